@@ -1,0 +1,2 @@
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Host memory standing in for a device buffer.
+final class CPUBuffer: DeviceBuffer, @unchecked Sendable {
+    let byteCount: Int
+    let pointer: UnsafeMutableRawPointer
+
+    init(byteCount: Int) {
+        self.byteCount = byteCount
+        self.pointer = .allocate(byteCount: max(byteCount, 1), alignment: 64)
+    }
+
+    deinit { pointer.deallocate() }
+}
+
+/// Runs each kernel's Swift twin; kernels parallelise themselves with ``CPUParallel``.
+struct CPUBackend: DeviceBackend {
+    func makeBuffer(byteCount: Int) -> any DeviceBuffer {
+        CPUBuffer(byteCount: byteCount)
+    }
+
+    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer) throws(RenderError) {
+        let target = try cpuBuffer(buffer, minimumBytes: bytes.count)
+        bytes.withUnsafeBytes { target.pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+
+    func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {
+        let source = try cpuBuffer(buffer, minimumBytes: byteCount)
+        return Array(UnsafeRawBufferPointer(start: source.pointer, count: byteCount))
+    }
+
+    func prepare(_ program: KernelProgram) {}
+
+    func launch(_ kernel: Kernel, arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
+        var copies: [UnsafeMutableRawPointer] = []
+        defer { copies.forEach { $0.deallocate() } }
+        func copy<T>(_ values: [T]) -> UnsafeMutableRawPointer {
+            let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, values.count * MemoryLayout<T>.stride),
+                                                       alignment: 16)
+            values.withUnsafeBytes { if let base = $0.baseAddress { raw.copyMemory(from: base, byteCount: $0.count) } }
+            copies.append(raw)
+            return raw
+        }
+        var mapped: [KernelInvocation.Argument] = []
+        for argument in arguments {
+            switch argument {
+            case .buffer(let buffer): mapped.append(.pointer(try cpuBuffer(buffer, minimumBytes: 0).pointer))
+            case .int32(let value): mapped.append(.int(value))
+            case .float32(let value): mapped.append(.float(value))
+            case .floats(let values): mapped.append(.pointer(copy(values)))
+            case .ints(let values): mapped.append(.pointer(copy(values)))
+            case .bytes(let values): mapped.append(.pointer(copy(values)))
+            case .local: mapped.append(.none)
+            }
+        }
+        kernel.cpu(KernelInvocation(globalSize: globalSize, arguments: mapped))
+    }
+
+    func finish() {}
+
+    private func cpuBuffer(_ buffer: any DeviceBuffer, minimumBytes: Int) throws(RenderError) -> CPUBuffer {
+        guard let cpu = buffer as? CPUBuffer else {
+            throw .deviceUnavailable("a buffer of another device was passed to the CPU device")
+        }
+        guard cpu.byteCount >= minimumBytes else {
+            throw .sizeMismatch(expected: minimumBytes, actual: cpu.byteCount)
+        }
+        return cpu
+    }
+}
+
+/// Splits CPU kernel work across cores.
+public enum CPUParallel {
+    /// Calls `body` with consecutive ranges that together cover `0..<count`, in parallel.
+    public static func forEachRange(_ count: Int, _ body: @Sendable (Range<Int>) -> Void) {
+        guard count > 0 else { return }
+        let chunks = min(count, ProcessInfo.processInfo.activeProcessorCount * 8)
+        if chunks == 1 {
+            body(0..<count)
+            return
+        }
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            body(count * chunk / chunks..<count * (chunk + 1) / chunks)
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import COpenCL
+import Foundation
+
+/// An OpenCL device's memory object.
+final class OpenCLBuffer: DeviceBuffer, @unchecked Sendable {
+    let byteCount: Int
+    let memory: cl_mem
+
+    init(byteCount: Int, memory: cl_mem) {
+        self.byteCount = byteCount
+        self.memory = memory
+    }
+
+    deinit { clReleaseMemObject(memory) }
+}
+
+/// One OpenCL device with its context, in-order queue and program cache.
+final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
+    private let device: cl_device_id
+    private let context: cl_context
+    private let queue: cl_command_queue
+    private let programs: OpenCLProgramCache
+    /// Serialises argument setting and enqueueing: a `cl_kernel` holds its arguments.
+    private let launchLock = NSLock()
+
+    private init(device: cl_device_id) throws(RenderError) {
+        self.device = device
+        var status: cl_int = 0
+        var deviceList: cl_device_id? = device
+        guard let context = clCreateContext(nil, 1, &deviceList, nil, nil, &status), status == CL_SUCCESS else {
+            throw .openCL(call: "clCreateContext", code: status)
+        }
+        guard let queue = clCreateCommandQueueWithProperties(context, device, nil, &status), status == CL_SUCCESS else {
+            clReleaseContext(context)
+            throw .openCL(call: "clCreateCommandQueueWithProperties", code: status)
+        }
+        self.context = context
+        self.queue = queue
+        self.programs = OpenCLProgramCache(context: context, device: device)
+    }
+
+    deinit {
+        programs.releaseAll()
+        clReleaseCommandQueue(queue)
+        clReleaseContext(context)
+    }
+
+    // MARK: Discovery
+
+    /// Every device of every platform, each with its own context.
+    static func discoverDevices() throws(RenderError) -> [Device] {
+        var platformCount: cl_uint = 0
+        let status = clGetPlatformIDs(0, nil, &platformCount)
+        guard status == CL_SUCCESS, platformCount > 0 else {
+            // -1001 is CL_PLATFORM_NOT_FOUND_KHR, the ICD loader's "no platform".
+            if status == -1001 || platformCount == 0 { throw .noOpenCLPlatform }
+            throw .openCL(call: "clGetPlatformIDs", code: status)
+        }
+        var platforms = [cl_platform_id?](repeating: nil, count: Int(platformCount))
+        try check(clGetPlatformIDs(platformCount, &platforms, nil), "clGetPlatformIDs")
+        var devices: [Device] = []
+        for case let platform? in platforms {
+            let platformName = platformInfo(platform, cl_platform_info(CL_PLATFORM_NAME))
+            var deviceCount: cl_uint = 0
+            guard clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), 0, nil, &deviceCount) == CL_SUCCESS,
+                  deviceCount > 0 else { continue }
+            var ids = [cl_device_id?](repeating: nil, count: Int(deviceCount))
+            try check(clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), deviceCount, &ids, nil),
+                      "clGetDeviceIDs")
+            for case let id? in ids {
+                let backend = try OpenCLBackend(device: id)
+                devices.append(Device(
+                    name: deviceString(id, cl_device_info(CL_DEVICE_NAME)),
+                    kind: .openCL(deviceType(id)),
+                    capabilities: DeviceCapabilities(
+                        platform: platformName,
+                        vendor: deviceString(id, cl_device_info(CL_DEVICE_VENDOR)),
+                        version: deviceString(id, cl_device_info(CL_DEVICE_VERSION)),
+                        computeUnits: Int(deviceValue(id, cl_device_info(CL_DEVICE_MAX_COMPUTE_UNITS), as: cl_uint.self)),
+                        globalMemoryBytes: Int(deviceValue(id, cl_device_info(CL_DEVICE_GLOBAL_MEM_SIZE), as: cl_ulong.self)),
+                        localMemoryBytes: Int(deviceValue(id, cl_device_info(CL_DEVICE_LOCAL_MEM_SIZE), as: cl_ulong.self)),
+                        maxWorkGroupSize: deviceValue(id, cl_device_info(CL_DEVICE_MAX_WORK_GROUP_SIZE), as: Int.self)),
+                    backend: backend))
+            }
+        }
+        guard !devices.isEmpty else { throw .deviceUnavailable("OpenCL platforms have no devices") }
+        return devices
+    }
+
+    private static func deviceType(_ id: cl_device_id) -> OpenCLDeviceType {
+        let type = deviceValue(id, cl_device_info(CL_DEVICE_TYPE), as: cl_device_type.self)
+        if type & cl_device_type(CL_DEVICE_TYPE_GPU) != 0 { return .gpu }
+        if type & cl_device_type(CL_DEVICE_TYPE_CPU) != 0 { return .cpu }
+        if type & cl_device_type(CL_DEVICE_TYPE_ACCELERATOR) != 0 { return .accelerator }
+        return .other
+    }
+
+    private static func platformInfo(_ platform: cl_platform_id, _ info: cl_platform_info) -> String {
+        var size = 0
+        guard clGetPlatformInfo(platform, info, 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
+        var chars = [CChar](repeating: 0, count: size)
+        clGetPlatformInfo(platform, info, size, &chars, nil)
+        return String(decoding: chars.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+    }
+
+    private static func deviceString(_ id: cl_device_id, _ info: cl_device_info) -> String {
+        var size = 0
+        guard clGetDeviceInfo(id, info, 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
+        var chars = [CChar](repeating: 0, count: size)
+        clGetDeviceInfo(id, info, size, &chars, nil)
+        return String(decoding: chars.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+    }
+
+    private static func deviceValue<T: FixedWidthInteger>(_ id: cl_device_id, _ info: cl_device_info, as type: T.Type) -> T {
+        var value: T = 0
+        clGetDeviceInfo(id, info, MemoryLayout<T>.size, &value, nil)
+        return value
+    }
+
+    // MARK: DeviceBackend
+
+    func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
+        var status: cl_int = 0
+        guard let memory = clCreateBuffer(context, cl_mem_flags(CL_MEM_READ_WRITE), max(byteCount, 1), nil, &status),
+              status == CL_SUCCESS else {
+            throw .openCL(call: "clCreateBuffer(\(byteCount) bytes)", code: status)
+        }
+        return OpenCLBuffer(byteCount: byteCount, memory: memory)
+    }
+
+    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer) throws(RenderError) {
+        let target = try openCLBuffer(buffer)
+        guard target.byteCount >= bytes.count else { throw .sizeMismatch(expected: bytes.count, actual: target.byteCount) }
+        guard !bytes.isEmpty else { return }
+        let status = bytes.withUnsafeBytes {
+            clEnqueueWriteBuffer(queue, target.memory, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
+        }
+        try Self.check(status, "clEnqueueWriteBuffer")
+    }
+
+    func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {
+        let source = try openCLBuffer(buffer)
+        guard source.byteCount >= byteCount else { throw .sizeMismatch(expected: byteCount, actual: source.byteCount) }
+        var bytes = [UInt8](repeating: 0, count: byteCount)
+        guard byteCount > 0 else { return bytes }
+        let status = bytes.withUnsafeMutableBytes {
+            clEnqueueReadBuffer(queue, source.memory, cl_bool(CL_TRUE), 0, byteCount, $0.baseAddress, 0, nil, nil)
+        }
+        try Self.check(status, "clEnqueueReadBuffer")
+        return bytes
+    }
+
+    func prepare(_ program: KernelProgram) throws(RenderError) {
+        _ = try programs.program(program)
+    }
+
+    func launch(_ kernel: Kernel, arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
+        let clKernel = try programs.kernel(kernel.entryPoint, in: kernel.program)
+        launchLock.lock()
+        defer { launchLock.unlock() }
+        var constants: [OpenCLBuffer] = []   // kept alive until the kernel is enqueued
+        for (index, argument) in arguments.enumerated() {
+            let position = cl_uint(index)
+            let status: cl_int
+            switch argument {
+            case .buffer(let buffer):
+                var memory: cl_mem? = try openCLBuffer(buffer).memory
+                status = clSetKernelArg(clKernel, position, MemoryLayout<cl_mem>.size, &memory)
+            case .int32(let value):
+                var value = cl_int(value)
+                status = clSetKernelArg(clKernel, position, MemoryLayout<cl_int>.size, &value)
+            case .float32(let value):
+                var value = cl_float(value)
+                status = clSetKernelArg(clKernel, position, MemoryLayout<cl_float>.size, &value)
+            case .floats(let values):
+                status = try setConstant(values, clKernel, position, &constants)
+            case .ints(let values):
+                status = try setConstant(values, clKernel, position, &constants)
+            case .bytes(let values):
+                status = try setConstant(values, clKernel, position, &constants)
+            case .local(let byteCount):
+                status = clSetKernelArg(clKernel, position, max(byteCount, 1), nil)
+            }
+            try Self.check(status, "clSetKernelArg(\(kernel.entryPoint), \(index))")
+        }
+        // Global sizes are rounded up to whole work-groups; kernels guard their own bounds.
+        let local = localSize.isEmpty ? [Int](repeating: 1, count: globalSize.count) : localSize
+        var global = zip(globalSize, local).map { size, group in (size + group - 1) / group * group }
+        var groups = local
+        let status = clEnqueueNDRangeKernel(queue, clKernel, cl_uint(global.count), nil, &global, &groups, 0, nil, nil)
+        try Self.check(status, "clEnqueueNDRangeKernel(\(kernel.entryPoint))")
+    }
+
+    func finish() throws(RenderError) {
+        try Self.check(clFinish(queue), "clFinish")
+    }
+
+    private func setConstant<T>(_ values: [T], _ kernel: cl_kernel, _ position: cl_uint,
+                                _ keep: inout [OpenCLBuffer]) throws(RenderError) -> cl_int {
+        var status: cl_int = 0
+        let byteCount = max(1, values.count * MemoryLayout<T>.stride)
+        var padded = values.withUnsafeBytes { Array($0) }
+        if padded.isEmpty { padded = [0] }
+        let memory = padded.withUnsafeMutableBytes {
+            clCreateBuffer(context, cl_mem_flags(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR), byteCount, $0.baseAddress, &status)
+        }
+        guard let memory, status == CL_SUCCESS else { throw .openCL(call: "clCreateBuffer(constant)", code: status) }
+        let buffer = OpenCLBuffer(byteCount: byteCount, memory: memory)
+        keep.append(buffer)
+        var handle: cl_mem? = memory
+        return clSetKernelArg(kernel, position, MemoryLayout<cl_mem>.size, &handle)
+    }
+
+    private func openCLBuffer(_ buffer: any DeviceBuffer) throws(RenderError) -> OpenCLBuffer {
+        guard let cl = buffer as? OpenCLBuffer else {
+            throw .deviceUnavailable("a buffer of another device was passed to an OpenCL device")
+        }
+        return cl
+    }
+
+    static func check(_ status: cl_int, _ call: String) throws(RenderError) {
+        guard status == CL_SUCCESS else { throw .openCL(call: call, code: status) }
+    }
+}

@@ -1,0 +1,83 @@
+import COpenCL
+import Foundation
+
+/// Built programs and their kernels for one OpenCL context, each built once per (source, options).
+final class OpenCLProgramCache: @unchecked Sendable {
+    private let context: cl_context
+    private let device: cl_device_id
+    private let lock = NSLock()
+    private var programs: [KernelProgram: cl_program] = [:]
+    private var kernels: [KernelKey: cl_kernel] = [:]
+
+    private struct KernelKey: Hashable {
+        let program: KernelProgram
+        let entryPoint: String
+    }
+
+    init(context: cl_context, device: cl_device_id) {
+        self.context = context
+        self.device = device
+    }
+
+    /// The kernel object for an entry point, building its program first when needed.
+    func kernel(_ entryPoint: String, in program: KernelProgram) throws(RenderError) -> cl_kernel {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = KernelKey(program: program, entryPoint: entryPoint)
+        if let kernel = kernels[key] { return kernel }
+        let built = try buildLocked(program)
+        var status: cl_int = 0
+        guard let kernel = clCreateKernel(built, entryPoint, &status), status == CL_SUCCESS else {
+            throw .openCL(call: "clCreateKernel(\(entryPoint))", code: status)
+        }
+        kernels[key] = kernel
+        return kernel
+    }
+
+    /// The built program, building it on first use.
+    func program(_ program: KernelProgram) throws(RenderError) -> cl_program {
+        lock.lock()
+        defer { lock.unlock() }
+        return try buildLocked(program)
+    }
+
+    func releaseAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        kernels.values.forEach { clReleaseKernel($0) }
+        programs.values.forEach { clReleaseProgram($0) }
+        kernels = [:]
+        programs = [:]
+    }
+
+    private func buildLocked(_ program: KernelProgram) throws(RenderError) -> cl_program {
+        if let built = programs[program] { return built }
+        var status: cl_int = 0
+        let created: cl_program? = program.source.withCString { text in
+            var pointer: UnsafePointer<CChar>? = text
+            return clCreateProgramWithSource(context, 1, &pointer, nil, &status)
+        }
+        guard let created, status == CL_SUCCESS else {
+            throw .openCL(call: "clCreateProgramWithSource(\(program.name))", code: status)
+        }
+        var device: cl_device_id? = self.device
+        let buildStatus = clBuildProgram(created, 1, &device, program.options, nil, nil)
+        guard buildStatus == CL_SUCCESS else {
+            let log = buildLog(created)
+            clReleaseProgram(created)
+            throw .buildFailed(program: program.name, log: log.isEmpty ? "status \(buildStatus)" : log)
+        }
+        programs[program] = created
+        return created
+    }
+
+    private func buildLog(_ program: cl_program) -> String {
+        var size = 0
+        let info = cl_program_build_info(CL_PROGRAM_BUILD_LOG)
+        guard clGetProgramBuildInfo(program, device, info, 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
+        var chars = [CChar](repeating: 0, count: size)
+        clGetProgramBuildInfo(program, device, info, size, &chars, nil)
+        return String(decoding: chars.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

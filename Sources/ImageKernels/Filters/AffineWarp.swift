@@ -1,0 +1,136 @@
+import Foundation
+
+/// A 2-D affine map (x, y) → (a x + b y + c, d x + e y + f) in pixel-index coordinates.
+public struct AffineMatrix: Hashable, Sendable {
+    public var a, b, c, d, e, f: Float
+
+    public init(a: Float, b: Float, c: Float, d: Float, e: Float, f: Float) {
+        (self.a, self.b, self.c, self.d, self.e, self.f) = (a, b, c, d, e, f)
+    }
+
+    public static let identity = AffineMatrix(a: 1, b: 0, c: 0, d: 0, e: 1, f: 0)
+
+    /// Rotation by `angle` radians (counter-clockwise as seen on screen, y pointing down) about
+    /// `center`, which then lands on `target` (on `center` itself when nil).
+    public static func rotation(by angle: Float, about center: (x: Float, y: Float),
+                                movingTo target: (x: Float, y: Float)? = nil) -> AffineMatrix {
+        let cosine = cos(angle), sine = sin(angle)
+        let target = target ?? center
+        // p' = R (p - center) + target, with R = [cos sin; -sin cos] for screen coordinates.
+        return AffineMatrix(a: cosine, b: sine, c: target.x - (cosine * center.x + sine * center.y),
+                            d: -sine, e: cosine, f: target.y - (-sine * center.x + cosine * center.y))
+    }
+
+    /// The map that undoes this one, or nil when it is singular.
+    public var inverted: AffineMatrix? {
+        let determinant = a * e - b * d
+        guard determinant.isFinite, abs(determinant) > 1e-12 else { return nil }
+        return AffineMatrix(a: e / determinant, b: -b / determinant, c: (b * f - c * e) / determinant,
+                            d: -d / determinant, e: a / determinant, f: (c * d - a * f) / determinant)
+    }
+
+    /// Where the map sends a point.
+    public func apply(to point: (x: Float, y: Float)) -> (x: Float, y: Float) {
+        (a * point.x + b * point.y + c, d * point.x + e * point.y + f)
+    }
+}
+
+/// Resamples every plane through an affine map with bilinear interpolation.
+public struct AffineWarp: Filter {
+    /// What is read outside the source.
+    public enum Border: Int32, Sendable {
+        /// The nearest edge pixel.
+        case replicate = 0
+        /// Zero.
+        case zero = 1
+    }
+
+    /// Maps source points to output points.
+    public let transform: AffineMatrix
+    /// Output plane size; nil keeps the input's.
+    public let width: Int?
+    public let height: Int?
+    public let border: Border
+    public var name: String { "affine" }
+
+    public init(_ transform: AffineMatrix, width: Int? = nil, height: Int? = nil, border: Border = .replicate) {
+        self.transform = transform
+        self.width = width
+        self.height = height
+        self.border = border
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        let input = try singleInput(inputs)
+        let width = width ?? input.width, height = height ?? input.height
+        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
+            throw .invalidInput(filter: name, reason: "output size must be in 1...32768")
+        }
+        guard transform.inverted != nil else { throw .invalidInput(filter: name, reason: "the map is singular") }
+        return input.with(width: width, height: height)
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        guard let inverse = transform.inverted else { throw .invalidInput(filter: name, reason: "the map is singular") }
+        let input = encoder.input.descriptor, output = encoder.output.descriptor
+        let kernel = Kernel(.affineWarp, pixelType: input.elementType,
+                            uint8: Self.resample(UInt8.self), float32: Self.resample(Float.self))
+        try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output),
+                                            .floats([inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f]),
+                                            .int(input.width), .int(input.height), .int(output.width), .int(output.height),
+                                            .int32(border.rawValue)],
+                                   over: encoder.output.descriptor)
+    }
+
+    private static func resample<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let inWidth = invocation.int(3), inHeight = invocation.int(4), outWidth = invocation.int(5)
+            let outHeight = invocation.int(6), zeroBorder = invocation.int(7) != 0
+            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
+                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+                let m = invocation.pointer(2, as: Float.self)
+                for row in rows {
+                    let plane = src + (row / outHeight) * inHeight * inWidth, fy = Float(row % outHeight)
+                    for x in 0..<outWidth {
+                        let fx = Float(x)
+                        let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
+                        let value = bilinearSample(plane, width: inWidth, height: inHeight, x: sx, y: sy,
+                                                   zeroBorder: zeroBorder)
+                        dst[row * outWidth + x] = T(rounding: value)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Bilinear sample at (x, y) with replicated or zero borders, in the kernel's order of operations.
+    @inline(__always)
+    static func bilinearSample<T: PixelElement>(_ plane: UnsafeMutablePointer<T>, width: Int, height: Int,
+                                                x: Float, y: Float, zeroBorder: Bool) -> Float {
+        @inline(__always) func pixel(_ px: Int, _ py: Int) -> Float {
+            if zeroBorder && (px < 0 || py < 0 || px >= width || py >= height) { return 0 }
+            return plane[min(max(py, 0), height - 1) * width + min(max(px, 0), width - 1)].floatValue
+        }
+        let fx = x.rounded(.down), fy = y.rounded(.down)
+        let x0 = Int(fx), y0 = Int(fy)
+        let ax = x - fx, ay = y - fy
+        let top = (1 - ax) * pixel(x0, y0) + ax * pixel(x0 + 1, y0)
+        let bottom = (1 - ax) * pixel(x0, y0 + 1) + ax * pixel(x0 + 1, y0 + 1)
+        return (1 - ay) * top + ay * bottom
+    }
+}
+
+extension Image {
+    /// Every plane resampled through `transform` (source → output); the output plane is
+    /// `width`×`height`, or the input's size when they are nil.
+    public func transformed(by transform: AffineMatrix, width: Int? = nil, height: Int? = nil,
+                            border: AffineWarp.Border = .replicate) -> Image {
+        applying(AffineWarp(transform, width: width, height: height, border: border))
+    }
+
+    /// Every plane rotated by `angle` radians about `center`, keeping the plane size.
+    public func rotated(by angle: Float, about center: (x: Float, y: Float),
+                        border: AffineWarp.Border = .replicate) -> Image {
+        transformed(by: .rotation(by: angle, about: center), border: border)
+    }
+}

@@ -1,0 +1,66 @@
+/// Histograms of codes over a grid of blocks, each normalised to sum 1: the spatial LBP descriptor.
+///
+/// Block (bx, by) of a W×H plane covers columns `bx·W/gridColumns ..< (bx+1)·W/gridColumns` and rows
+/// likewise (integer division), so every pixel belongs to exactly one block and block sizes differ by
+/// at most one pixel, on every device. Codes ≥ `bins` are not counted. The output has, per input plane,
+/// `gridRows × gridColumns` rows (blocks in row-major order) of `bins` floats.
+public struct BlockHistogram: Filter {
+    public let gridColumns: Int
+    public let gridRows: Int
+    public let bins: Int
+    public var name: String { "histograms \(gridColumns)×\(gridRows)×\(bins)" }
+
+    public init(gridColumns: Int = 8, gridRows: Int = 8, bins: Int = 256) {
+        self.gridColumns = gridColumns
+        self.gridRows = gridRows
+        self.bins = bins
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        let input = try singleInput(inputs, of: .uint8)
+        guard (1...256).contains(bins), gridColumns > 0, gridRows > 0,
+              gridColumns <= input.width, gridRows <= input.height else {
+            throw .invalidInput(filter: name, reason: "needs 1...256 bins and a grid no larger than the \(input.width)×\(input.height) image")
+        }
+        return input.with(width: bins, height: gridRows * gridColumns).with(elementType: .float32)
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor
+        try encoder.launch(Self.kernel, [.image(encoder.input), .image(encoder.output), .int(input.width),
+                                         .int(input.height), .int(gridColumns), .int(gridRows), .int(bins)],
+                           globalSize: [gridColumns, gridRows, input.planeCount], localSize: [8, 8, 1])
+    }
+
+    static let kernel = Kernel(.blockHistogram) { invocation in
+        let width = invocation.int(2), height = invocation.int(3), gridColumns = invocation.int(4)
+        let gridRows = invocation.int(5), bins = invocation.int(6)
+        CPUParallel.forEachRange(invocation.globalSize[2] * gridRows) { blockRows in
+            let codes = invocation.pointer(0, as: UInt8.self), histograms = invocation.pointer(1, as: Float.self)
+            for blockRow in blockRows {
+                let plane = blockRow / gridRows, by = blockRow % gridRows
+                let y0 = by * height / gridRows, y1 = (by + 1) * height / gridRows
+                for bx in 0..<gridColumns {
+                    let x0 = bx * width / gridColumns, x1 = (bx + 1) * width / gridColumns
+                    let h = histograms + (blockRow * gridColumns + bx) * bins
+                    h.update(repeating: 0, count: bins)
+                    for y in y0..<y1 {
+                        let line = codes + (plane * height + y) * width
+                        for x in x0..<x1 where Int(line[x]) < bins { h[Int(line[x])] += 1 }
+                    }
+                    let count = (x1 - x0) * (y1 - y0)
+                    guard count > 0 else { continue }
+                    let scale = 1 / Float(count)
+                    for b in 0..<bins { h[b] *= scale }
+                }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// Normalised code histograms over a `gridColumns`×`gridRows` grid of blocks.
+    public func blockHistograms(gridColumns: Int = 8, gridRows: Int = 8, bins: Int = 256) -> Image {
+        applying(BlockHistogram(gridColumns: gridColumns, gridRows: gridRows, bins: bins))
+    }
+}

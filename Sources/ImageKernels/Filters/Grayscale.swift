@@ -1,0 +1,58 @@
+/// BT.601 luma of RGB or RGBA images (alpha ignored); one-channel images pass through unchanged.
+/// `uint8` uses OpenCV's 14-bit fixed point and is exact; floats use 0.299 R + 0.587 G + 0.114 B.
+public struct Grayscale: Filter {
+    public var name: String { "grayscale" }
+
+    public init() {}
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        var input = try singleInput(inputs)
+        guard input.channels == 3 || input.channels == 4 else {
+            throw .invalidInput(filter: name, reason: "takes 3 or 4 channels, got \(input.channels)")
+        }
+        input.channels = 1
+        return input
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor
+        let kernel = Kernel(.grayscaleLuma, pixelType: input.elementType,
+                            uint8: Self.luma(Self.fixedPointLuma), float32: Self.luma(Self.floatLuma))
+        try encoder.launch(kernel, [.image(encoder.input), .image(encoder.output), .int(input.planePixelCount),
+                                    .int(input.channels)],
+                           globalSize: [input.planePixelCount, input.batch], localSize: [256, 1])
+    }
+
+    @Sendable private static func fixedPointLuma(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
+        let weighted: Int32 = 4899 * Int32(r) + 9617 * Int32(g) + 1868 * Int32(b)
+        return UInt8((weighted + 8192) >> 14)
+    }
+
+    @Sendable private static func floatLuma(_ r: Float, _ g: Float, _ b: Float) -> Float {
+        let redGreen: Float = 0.299 * r + 0.587 * g
+        return redGreen + 0.114 * b
+    }
+
+    /// The CPU twin: `combine` maps (R, G, B) to luma for every pixel of every image.
+    private static func luma<T: PixelElement>(_ combine: @escaping @Sendable (T, T, T) -> T) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let pixels = invocation.int(2), channels = invocation.int(3)
+            CPUParallel.forEachRange(invocation.globalSize[1]) { images in
+                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+                for image in images {
+                    let red = src + image * channels * pixels, green = red + pixels, blue = green + pixels
+                    let out = dst + image * pixels
+                    for i in 0..<pixels { out[i] = combine(red[i], green[i], blue[i]) }
+                }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// BT.601 luma; a one-channel image is returned as it is.
+    public func grayscale() -> Image {
+        if (try? descriptor.channels) == 1 { return self }
+        return applying(Grayscale())
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// Local binary pattern codes (Ojala et al., 2002) of a `uint8` or float image, as `uint8` codes.
+///
+/// The output is smaller than the input by the radius on every side (pixels without a full
+/// neighbourhood have no code), as in OpenCV's LBPH. With `uniform`, codes are mapped to the
+/// P(P−1)+3 uniform-pattern labels (59 for P = 8): uniform codes in increasing order, then one
+/// label for all others.
+public struct LocalBinaryPattern: Filter {
+    /// Which neighbourhood the codes compare.
+    public enum Pattern: Sendable, Equatable {
+        /// 3×3: bit 7 top-left, 6 top, 5 top-right, 4 right, 3 bottom-right, 2 bottom, 1 bottom-left,
+        /// 0 left; a neighbour ≥ the centre sets its bit.
+        case basic
+        /// P neighbours on a circle of radius R, sampled bilinearly as OpenCV's LBPH does (P ≤ 8).
+        case circular(neighbours: Int, radius: Int)
+    }
+
+    public let pattern: Pattern
+    public let uniform: Bool
+    public var name: String {
+        switch pattern {
+        case .basic: uniform ? "LBP uniform" : "LBP"
+        case .circular(let p, let r): "LBP(\(p),\(r))\(uniform ? " uniform" : "")"
+        }
+    }
+
+    public init(_ pattern: Pattern = .basic, uniform: Bool = false) {
+        self.pattern = pattern
+        self.uniform = uniform
+    }
+
+    var neighbours: Int {
+        if case .circular(let neighbours, _) = pattern { return neighbours }
+        return 8
+    }
+
+    var radius: Int {
+        if case .circular(_, let radius) = pattern { return radius }
+        return 1
+    }
+
+    /// How many distinct labels the output holds: 2^P, or P(P−1)+3 when uniform.
+    public var labelCount: Int {
+        uniform ? neighbours * (neighbours - 1) + 3 : 1 << neighbours
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        guard (1...8).contains(neighbours), (1...32).contains(radius) else {
+            throw .invalidInput(filter: name, reason: "needs 1...8 neighbours and a radius in 1...32")
+        }
+        let input = try singleInput(inputs)
+        guard input.width > 2 * radius, input.height > 2 * radius else {
+            throw .invalidInput(filter: name, reason: "input \(input.width)×\(input.height) is too small for radius \(radius)")
+        }
+        return input.with(width: input.width - 2 * radius, height: input.height - 2 * radius).with(elementType: .uint8)
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor, output = encoder.output.descriptor
+        let mapping = Self.mapping(neighbours: neighbours, uniform: uniform)
+        let sizes: [KernelArgument] = [.int(input.width), .int(input.height), .int(output.width), .int(output.height)]
+        switch pattern {
+        case .basic:
+            let kernel = Kernel(.lbpBasic, pixelType: input.elementType,
+                                uint8: Self.basicCodes(UInt8.self), float32: Self.basicCodes(Float.self))
+            try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output), .bytes(mapping)] + sizes,
+                                       over: output)
+        case .circular:
+            let samples = Self.circularSamples(neighbours: neighbours, radius: radius)
+            let kernel = Kernel(.lbpCircular, pixelType: input.elementType,
+                                uint8: Self.circularCodes(UInt8.self), float32: Self.circularCodes(Float.self))
+            try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output), .bytes(mapping),
+                                                .ints(samples.offsets), .floats(samples.weights),
+                                                .int(neighbours), .int(radius)] + sizes,
+                                       over: output)
+        }
+    }
+
+    /// The 256-entry code-to-label table: identity, or uniform labels for P-bit codes.
+    public static func mapping(neighbours: Int, uniform: Bool) -> [UInt8] {
+        guard uniform else { return (0...255).map { UInt8($0) } }
+        let codes = 1 << neighbours, mask = codes - 1
+        let nonUniform = UInt8(neighbours * (neighbours - 1) + 2)
+        var table = [UInt8](repeating: nonUniform, count: 256)
+        var next: UInt8 = 0
+        for code in 0..<codes {
+            let rotated = ((code << 1) | (code >> (neighbours - 1))) & mask
+            if (code ^ rotated).nonzeroBitCount <= 2 {
+                table[code] = next
+                next += 1
+            }
+        }
+        return table
+    }
+
+    /// OpenCV's sampling of circular neighbours: per neighbour the offsets (fy, fx, cy, cx) of its four
+    /// pixels and their bilinear weights, computed in single precision as OpenCV does.
+    public static func circularSamples(neighbours: Int, radius: Int) -> (offsets: [Int32], weights: [Float]) {
+        var offsets: [Int32] = [], weights: [Float] = []
+        for n in 0..<neighbours {
+            let angle = 2.0 * Double.pi * Double(n) / Double(Float(neighbours))
+            let x = Float(Double(radius) * cos(angle)), y = Float(Double(-radius) * sin(angle))
+            let fx = x.rounded(.down), fy = y.rounded(.down), cx = x.rounded(.up), cy = y.rounded(.up)
+            let ty = y - fy, tx = x - fx
+            offsets += [Int32(fy), Int32(fx), Int32(cy), Int32(cx)]
+            weights += [(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty, tx * ty]
+        }
+        return (offsets, weights)
+    }
+
+    private static func basicCodes<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let inWidth = invocation.int(3), inHeight = invocation.int(4)
+            let outWidth = invocation.int(5), outHeight = invocation.int(6)
+            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
+                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: UInt8.self)
+                let mapping = invocation.pointer(2, as: UInt8.self)
+                for row in rows {
+                    let plane = row / outHeight, y = row % outHeight
+                    let above = src + (plane * inHeight + y) * inWidth, centre = above + inWidth, below = centre + inWidth
+                    let out = dst + row * outWidth
+                    for x in 0..<outWidth {
+                        let v = centre[x + 1].floatValue
+                        var code = 0
+                        if above[x].floatValue >= v { code |= 128 }
+                        if above[x + 1].floatValue >= v { code |= 64 }
+                        if above[x + 2].floatValue >= v { code |= 32 }
+                        if centre[x + 2].floatValue >= v { code |= 16 }
+                        if below[x + 2].floatValue >= v { code |= 8 }
+                        if below[x + 1].floatValue >= v { code |= 4 }
+                        if below[x].floatValue >= v { code |= 2 }
+                        if centre[x].floatValue >= v { code |= 1 }
+                        out[x] = mapping[code]
+                    }
+                }
+            }
+        }
+    }
+
+    private static func circularCodes<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let neighbours = invocation.int(5), radius = invocation.int(6)
+            let inWidth = invocation.int(7), inHeight = invocation.int(8)
+            let outWidth = invocation.int(9), outHeight = invocation.int(10)
+            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
+                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: UInt8.self)
+                let mapping = invocation.pointer(2, as: UInt8.self)
+                let offsets = invocation.pointer(3, as: Int32.self), weights = invocation.pointer(4, as: Float.self)
+                for row in rows {
+                    let plane = row / outHeight, y = row % outHeight
+                    let line = src + (plane * inHeight + y + radius) * inWidth + radius
+                    for x in 0..<outWidth {
+                        let c = line + x, v = c[0].floatValue
+                        var code = 0
+                        for n in 0..<neighbours {
+                            let fy = Int(offsets[4 * n]), fx = Int(offsets[4 * n + 1])
+                            let cy = Int(offsets[4 * n + 2]), cx = Int(offsets[4 * n + 3])
+                            var t = weights[4 * n] * c[fy * inWidth + fx].floatValue
+                            t += weights[4 * n + 1] * c[fy * inWidth + cx].floatValue
+                            t += weights[4 * n + 2] * c[cy * inWidth + fx].floatValue
+                            t += weights[4 * n + 3] * c[cy * inWidth + cx].floatValue
+                            if t > v || abs(t - v) < Float.ulpOfOne { code |= 1 << n }
+                        }
+                        dst[row * outWidth + x] = mapping[code]
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// Basic 3×3 LBP codes, optionally mapped to the 59 uniform labels.
+    public func localBinaryPattern(uniform: Bool = false) -> Image {
+        applying(LocalBinaryPattern(.basic, uniform: uniform))
+    }
+
+    /// Circular LBP(P, R) codes with bilinear sampling, as OpenCV's LBPH computes them.
+    public func localBinaryPattern(neighbours: Int, radius: Int, uniform: Bool = false) -> Image {
+        applying(LocalBinaryPattern(.circular(neighbours: neighbours, radius: radius), uniform: uniform))
+    }
+}

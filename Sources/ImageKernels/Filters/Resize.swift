@@ -1,0 +1,103 @@
+/// Resizes every plane, bilinearly (OpenCV's half-pixel centres) or by area averaging.
+public struct Resize: Filter {
+    public enum Method: Sendable {
+        /// Bilinear interpolation between the four nearest source pixels.
+        case bilinear
+        /// The average of the source area under each output pixel, partial pixels weighted.
+        case area
+    }
+
+    public let width: Int
+    public let height: Int
+    public let method: Method
+    public var name: String { "resize \(method) → \(width)×\(height)" }
+
+    public init(width: Int, height: Int, method: Method = .bilinear) {
+        self.width = width
+        self.height = height
+        self.method = method
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        let input = try singleInput(inputs)
+        guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
+            throw .invalidInput(filter: name, reason: "size must be in 1...32768")
+        }
+        return input.with(width: width, height: height)
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor
+        let scaleX = Float(input.width) / Float(width), scaleY = Float(input.height) / Float(height)
+        var arguments: [KernelArgument] = [.image(encoder.input), .image(encoder.output), .int(input.width),
+                                           .int(input.height), .int(width), .int(height),
+                                           .float32(scaleX), .float32(scaleY)]
+        let kernel: Kernel
+        switch method {
+        case .bilinear:
+            kernel = Kernel(.resizeBilinear, pixelType: input.elementType,
+                            uint8: Self.bilinear(UInt8.self), float32: Self.bilinear(Float.self))
+        case .area:
+            arguments.append(.float32(1 / (scaleX * scaleY)))
+            kernel = Kernel(.resizeArea, pixelType: input.elementType,
+                            uint8: Self.area(UInt8.self), float32: Self.area(Float.self))
+        }
+        try encoder.launchPerPixel(kernel, arguments, over: encoder.output.descriptor)
+    }
+
+    private static func bilinear<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let inWidth = invocation.int(2), inHeight = invocation.int(3), outWidth = invocation.int(4)
+            let outHeight = invocation.int(5), scaleX = invocation.float(6), scaleY = invocation.float(7)
+            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
+                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+                for row in rows {
+                    let plane = src + (row / outHeight) * inHeight * inWidth
+                    let sy = (Float(row % outHeight) + 0.5) * scaleY - 0.5
+                    for x in 0..<outWidth {
+                        let sx = (Float(x) + 0.5) * scaleX - 0.5
+                        let value = AffineWarp.bilinearSample(plane, width: inWidth, height: inHeight,
+                                                                   x: sx, y: sy, zeroBorder: false)
+                        dst[row * outWidth + x] = T(rounding: value)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func area<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let inWidth = invocation.int(2), inHeight = invocation.int(3), outWidth = invocation.int(4)
+            let outHeight = invocation.int(5), scaleX = invocation.float(6), scaleY = invocation.float(7)
+            let inverseArea = invocation.float(8)
+            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
+                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+                for row in rows {
+                    let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
+                    let y0 = Float(y) * scaleY, y1 = min(Float(y + 1) * scaleY, Float(inHeight))
+                    for x in 0..<outWidth {
+                        let x0 = Float(x) * scaleX, x1 = min(Float(x + 1) * scaleX, Float(inWidth))
+                        var sum: Float = 0
+                        for iy in Int(y0.rounded(.down))..<min(Int(y1.rounded(.up)), inHeight) {
+                            let wy = min(Float(iy + 1), y1) - max(Float(iy), y0)
+                            var line: Float = 0
+                            for ix in Int(x0.rounded(.down))..<min(Int(x1.rounded(.up)), inWidth) {
+                                let wx = min(Float(ix + 1), x1) - max(Float(ix), x0)
+                                line += wx * plane[iy * inWidth + ix].floatValue
+                            }
+                            sum += wy * line
+                        }
+                        dst[row * outWidth + x] = T(rounding: sum * inverseArea)
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// Every plane resized to `width`×`height`.
+    public func resized(width: Int, height: Int, method: Resize.Method = .bilinear) -> Image {
+        applying(Resize(width: width, height: height, method: method))
+    }
+}

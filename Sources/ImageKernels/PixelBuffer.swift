@@ -1,0 +1,98 @@
+/// Pixels in memory: what a render returns and what a source image holds.
+public struct PixelBuffer: Sendable, Equatable {
+    /// The shape and element type of `bytes`.
+    public let descriptor: ImageDescriptor
+    /// Raw elements, plane after plane, in host byte order.
+    public let bytes: [UInt8]
+
+    /// Wraps raw bytes; fails when their count does not match the descriptor.
+    public init(descriptor: ImageDescriptor, bytes: [UInt8]) throws(RenderError) {
+        guard bytes.count == descriptor.byteCount else {
+            throw .sizeMismatch(expected: descriptor.byteCount, actual: bytes.count)
+        }
+        self.descriptor = descriptor
+        self.bytes = bytes
+    }
+
+    /// An 8-bit image from planar values.
+    public init(width: Int, height: Int, channels: Int = 1, batch: Int = 1, values: [UInt8]) throws(RenderError) {
+        try self.init(descriptor: ImageDescriptor(width: width, height: height, channels: channels,
+                                                  batch: batch, elementType: .uint8),
+                      bytes: values)
+    }
+
+    /// A float image from planar values.
+    public init(width: Int, height: Int, channels: Int = 1, batch: Int = 1, values: [Float]) throws(RenderError) {
+        let descriptor = ImageDescriptor(width: width, height: height, channels: channels,
+                                         batch: batch, elementType: .float32)
+        let bytes = values.withUnsafeBytes { Array($0) }
+        try self.init(descriptor: descriptor, bytes: bytes)
+    }
+
+    /// The elements as 8-bit values; empty unless the element type is `uint8`.
+    public var uint8Values: [UInt8] {
+        descriptor.elementType == .uint8 ? bytes : []
+    }
+
+    /// The elements as floats; `uint8` elements are converted as they are (0...255).
+    public var floatValues: [Float] {
+        switch descriptor.elementType {
+        case .uint8:
+            return bytes.map(Float.init)
+        case .float32:
+            return [Float](unsafeUninitializedCapacity: descriptor.elementCount) { out, count in
+                bytes.withUnsafeBytes { raw in
+                    for i in 0..<descriptor.elementCount {
+                        out[i] = raw.loadUnaligned(fromByteOffset: i * 4, as: Float.self)
+                    }
+                }
+                count = descriptor.elementCount
+            }
+        }
+    }
+
+    /// One plane (`index` in `0..<planeCount`) as a single-plane buffer.
+    public func plane(_ index: Int) -> PixelBuffer {
+        let planeBytes = descriptor.planePixelCount * descriptor.elementType.byteSize
+        var single = descriptor
+        single.batch = 1
+        single.channels = 1
+        let start = index * planeBytes
+        // The slice is exactly one plane of this descriptor, so the sizes agree.
+        return PixelBuffer(unchecked: single, bytes: Array(bytes[start..<start + planeBytes]))
+    }
+
+    /// Planes `range` of the batch, each with all channels.
+    public func images(_ range: Range<Int>) -> PixelBuffer {
+        let imageBytes = descriptor.planePixelCount * descriptor.channels * descriptor.elementType.byteSize
+        var sub = descriptor
+        sub.batch = range.count
+        return PixelBuffer(unchecked: sub, bytes: Array(bytes[range.lowerBound * imageBytes..<range.upperBound * imageBytes]))
+    }
+
+    /// Stacks single images of one shape into a batch.
+    public static func batch(_ images: [PixelBuffer]) throws(RenderError) -> PixelBuffer {
+        guard let first = images.first else {
+            throw .invalidInput(filter: "batch", reason: "no images to stack")
+        }
+        var descriptor = first.descriptor
+        descriptor.batch = 1
+        for image in images {
+            var shape = image.descriptor
+            shape.batch = 1
+            guard shape == descriptor else {
+                throw .invalidInput(filter: "batch", reason: "image \(image.descriptor) differs from \(first.descriptor)")
+            }
+        }
+        descriptor.batch = images.reduce(0) { $0 + $1.descriptor.batch }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(descriptor.byteCount)
+        for image in images { bytes += image.bytes }
+        return PixelBuffer(unchecked: descriptor, bytes: bytes)
+    }
+
+    init(unchecked descriptor: ImageDescriptor, bytes: [UInt8]) {
+        self.descriptor = descriptor
+        self.bytes = bytes
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+
+/// Renders image recipes on a device.
+///
+/// The context plans the graph (each node once, even when shared), keeps intermediate buffers in a
+/// pool and reuses them as soon as their last consumer has run, and builds each program once. If a
+/// built-in kernel fails to build on an OpenCL device, it says why and continues on the CPU device.
+/// Renders on one context are serialised; use several contexts for parallel work.
+public final class RenderContext: @unchecked Sendable {
+    private let lock = NSLock()
+    private var currentDevice: Device
+    private var pool: [Int: [any DeviceBuffer]] = [:]
+    private var totals = RenderStatistics()
+
+    /// A context on `device` (by default the best one here).
+    public init(device: Device = .best) {
+        currentDevice = device
+    }
+
+    /// The device renders run on.
+    public var device: Device {
+        lock.withLock { currentDevice }
+    }
+
+    /// Counts since the context was made.
+    public var statistics: RenderStatistics {
+        lock.withLock { totals }
+    }
+
+    /// Renders one recipe to pixels.
+    public func render(_ image: Image) throws(RenderError) -> PixelBuffer {
+        try render([image])[0]
+    }
+
+    /// Renders several recipes in one pass; nodes they share are computed once.
+    public func render(_ images: [Image]) throws(RenderError) -> [PixelBuffer] {
+        lock.lock()
+        defer { lock.unlock() }
+        let pass = RenderPass(context: self, device: currentDevice)
+        do {
+            return try pass.run(images)
+        } catch {
+            guard pass.builtInBuildFailed, currentDevice.kind != .cpu else { throw error }
+            Device.log("\(error)\nfalling back to the CPU device")
+            currentDevice = .cpu
+            pool = [:]
+            return try RenderPass(context: self, device: currentDevice).run(images)
+        }
+    }
+
+    /// Drops pooled buffers.
+    public func clearCaches() {
+        lock.withLock { pool = [:] }
+    }
+
+    /// One render: the plan, its live buffers and counters. Runs with the context's lock held.
+    final class RenderPass {
+        private let context: RenderContext
+        let device: Device
+        private(set) var builtInBuildFailed = false
+        private var temporaries: [any DeviceBuffer] = []
+
+        init(context: RenderContext, device: Device) {
+            self.context = context
+            self.device = device
+        }
+
+        func run(_ images: [Image]) throws(RenderError) -> [PixelBuffer] {
+            let order = Self.topologicalOrder(images)
+            var remainingUses: [ObjectIdentifier: Int] = [:]
+            for node in order {
+                if case .filter(_, let inputs) = node.content {
+                    for input in inputs { remainingUses[ObjectIdentifier(input.node), default: 0] += 1 }
+                }
+            }
+            for image in images { remainingUses[ObjectIdentifier(image.node), default: 0] += 1 }
+
+            var rendered: [ObjectIdentifier: DeviceImage] = [:]
+            for node in order {
+                let descriptor = try node.descriptor.get()
+                let output = DeviceImage(buffer: try takeBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
+                switch node.content {
+                case .buffer(let pixels):
+                    try device.backend.upload(pixels.bytes, to: output.buffer)
+                    context.totals.bytesUploaded += pixels.bytes.count
+                case .filter(let filter, let inputs):
+                    let inputImages = inputs.map { rendered[ObjectIdentifier($0.node)]! }
+                    try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, context: self))
+                    temporaries.forEach(giveBack)
+                    temporaries = []
+                    for input in inputs {
+                        let id = ObjectIdentifier(input.node)
+                        remainingUses[id]! -= 1
+                        if remainingUses[id] == 0, let done = rendered.removeValue(forKey: id) {
+                            giveBack(done.buffer)
+                        }
+                    }
+                }
+                rendered[ObjectIdentifier(node)] = output
+                context.totals.nodesRendered += 1
+            }
+            var results: [PixelBuffer] = []
+            for image in images {
+                let image = rendered[ObjectIdentifier(image.node)]!
+                let bytes = try device.backend.download(image.buffer, byteCount: image.descriptor.byteCount)
+                context.totals.bytesDownloaded += bytes.count
+                results.append(PixelBuffer(unchecked: image.descriptor, bytes: bytes))
+            }
+            rendered.values.forEach { giveBack($0.buffer) }
+            context.totals.renders += 1
+            return results
+        }
+
+        /// Every node the images depend on, inputs before the filters that read them, each once.
+        private static func topologicalOrder(_ images: [Image]) -> [Image.Node] {
+            var order: [Image.Node] = []
+            var visited: Set<ObjectIdentifier> = []
+            func visit(_ node: Image.Node) {
+                guard visited.insert(ObjectIdentifier(node)).inserted else { return }
+                if case .filter(_, let inputs) = node.content { inputs.forEach { visit($0.node) } }
+                order.append(node)
+            }
+            images.forEach { visit($0.node) }
+            return order
+        }
+
+        func launch(_ kernel: Kernel, _ arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
+            do {
+                try device.backend.launch(kernel, arguments: arguments, globalSize: globalSize, localSize: localSize)
+            } catch {
+                if case .buildFailed = error, kernel.isBuiltIn { builtInBuildFailed = true }
+                throw error
+            }
+            context.totals.launches += 1
+        }
+
+        func temporaryBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
+            let buffer = try takeBuffer(byteCount: byteCount)
+            temporaries.append(buffer)
+            return buffer
+        }
+
+        private func takeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
+            if let reused = context.pool[byteCount]?.popLast() {
+                context.totals.buffersReused += 1
+                return reused
+            }
+            context.totals.buffersAllocated += 1
+            return try device.backend.makeBuffer(byteCount: byteCount)
+        }
+
+        private func giveBack(_ buffer: any DeviceBuffer) {
+            context.pool[buffer.byteCount, default: []].append(buffer)
+        }
+    }
+}
+
+/// What a context has done: for tests, benchmarks and the curious.
+public struct RenderStatistics: Sendable, Equatable {
+    /// Completed renders.
+    public var renders = 0
+    /// Graph nodes computed (sources uploaded plus filters encoded).
+    public var nodesRendered = 0
+    /// Kernel launches.
+    public var launches = 0
+    /// Device buffers created.
+    public var buffersAllocated = 0
+    /// Device buffers taken again from the pool.
+    public var buffersReused = 0
+    public var bytesUploaded = 0
+    public var bytesDownloaded = 0
+}

@@ -1,0 +1,32 @@
+/// Why a recipe could not be planned or rendered.
+public enum RenderError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The OpenCL loader found no platform (no driver installed, or no ICD registered).
+    case noOpenCLPlatform
+    /// No device matched the requested choice.
+    case deviceUnavailable(String)
+    /// An OpenCL call failed with this status code.
+    case openCL(call: String, code: Int32)
+    /// An OpenCL program did not compile; `log` is the compiler's build log.
+    case buildFailed(program: String, log: String)
+    /// A filter cannot take these inputs or parameters.
+    case invalidInput(filter: String, reason: String)
+    /// A buffer does not match the descriptor it is said to hold.
+    case sizeMismatch(expected: Int, actual: Int)
+
+    public var description: String {
+        switch self {
+        case .noOpenCLPlatform:
+            "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)"
+        case .deviceUnavailable(let what):
+            "device unavailable: \(what)"
+        case .openCL(let call, let code):
+            "OpenCL call \(call) failed with status \(code)"
+        case .buildFailed(let program, let log):
+            "OpenCL program '\(program)' failed to build:\n\(log)"
+        case .invalidInput(let filter, let reason):
+            "\(filter): \(reason)"
+        case .sizeMismatch(let expected, let actual):
+            "buffer holds \(actual) bytes where \(expected) are needed"
+        }
+    }
+}
