@@ -1,0 +1,95 @@
+import Foundation
+import ImageKernels
+
+/// Decodes JPEG, PNG and PGM/PPM files into planar `uint8` pixel buffers (1, 3 or 4 channels),
+/// recognising the format by content, not by the file name.
+///
+/// ```swift
+/// let photo = try ImageDecoder.decode(contentsOf: "photo.jpg",
+///                                     options: DecodingOptions(grayscale: true, minimumLongSide: 640))
+/// ```
+public enum ImageDecoder {
+    /// Reads and decodes a file.
+    public static func decode(contentsOf path: String, options: DecodingOptions = DecodingOptions()) throws(ImageCodecError) -> PixelBuffer {
+        try decode(try readFile(path, limit: options.maximumFileBytes), path: path, options: options)
+    }
+
+    /// Decodes bytes already in memory; `path` names them in errors.
+    public static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions = DecodingOptions()) throws(ImageCodecError) -> PixelBuffer {
+        guard !bytes.isEmpty else { throw .empty(path: path) }
+        guard let format = ImageFormat(sniffing: bytes) else { throw .unrecognizedFormat(path: path) }
+        var image: PixelBuffer
+        switch format {
+        case .jpeg:
+            image = try JPEGCodec.decode(bytes, path: path, options: options)
+            if options.appliesOrientation, let orientation = ExifOrientation(jpeg: bytes) {
+                image = orientation.apply(to: image)
+            }
+        case .png:
+            image = try PNGCodec.decode(bytes, path: path, options: options)
+        case .pnm:
+            image = try PNMCodec.decode(bytes, path: path, options: options)
+        }
+        if options.grayscale && image.descriptor.channels != 1 {
+            image = try luma(of: image, path: path)
+        }
+        return image
+    }
+
+    /// Rejects a header's size before anything is allocated for it.
+    static func checkSize(width: Int, height: Int, path: String, options: DecodingOptions) throws(ImageCodecError) {
+        guard width > 0, height > 0 else {
+            throw .corrupt(path: path, detail: "header gives a size of \(width)×\(height)")
+        }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= options.maximumPixels,
+              width <= options.maximumPixels, height <= options.maximumPixels else {
+            throw .tooLarge(path: path, width: width, height: height, limit: options.maximumPixels)
+        }
+    }
+
+    /// A planar buffer from interleaved 8-bit samples.
+    static func planar(interleaved samples: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int) -> PixelBuffer {
+        let pixels = width * height
+        var planes = [UInt8](repeating: 0, count: pixels * channels)
+        planes.withUnsafeMutableBufferPointer { out in
+            for c in 0..<channels {
+                for i in 0..<pixels { out[c * pixels + i] = samples[i * channels + c] }
+            }
+        }
+        // Sizes follow from the arguments.
+        return try! PixelBuffer(width: width, height: height, channels: channels, values: planes)
+    }
+
+    /// BT.601 luma of an RGB(A) image, by the framework's own grayscale filter on the CPU device.
+    private static func luma(of image: PixelBuffer, path: String) throws(ImageCodecError) -> PixelBuffer {
+        do {
+            return try RenderContext(device: .cpu).render(Image(image).grayscale())
+        } catch {
+            throw .unsupported(path: path, detail: "cannot convert \(image.descriptor.channels) channels to gray: \(error)")
+        }
+    }
+
+    private static func readFile(_ path: String, limit: Int) throws(ImageCodecError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadable(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw .unreadable(path: path, reason: "is a folder") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .unreadable(path: path, reason: "permission denied or not a regular file")
+        }
+        defer { try? handle.close() }
+        do {
+            let size = try handle.seekToEnd()
+            guard size <= UInt64(limit) else {
+                throw ImageCodecError.unreadable(path: path, reason: "\(size) bytes exceed the limit of \(limit)")
+            }
+            try handle.seek(toOffset: 0)
+            return [UInt8](try handle.readToEnd() ?? Data())
+        } catch let error as ImageCodecError {
+            throw error
+        } catch {
+            throw .unreadable(path: path, reason: error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import ImageCodecs
+import Testing
+import TestSupport
+
+/// Bad files give their typed error, naming the file, without crashing or allocating for absurd sizes.
+@Suite struct BadInputTests {
+    static let photo = SharedData.root + "/wild-photos/test/obama1.jpg"
+
+    static func decodeError(_ bytes: [UInt8], _ name: String) -> ImageCodecError? {
+        do {
+            _ = try ImageDecoder.decode(bytes, path: name)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func zeroByteFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID()).jpg").path
+        FileManager.default.createFile(atPath: path, contents: Data())
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ImageCodecError.empty(path: path)) { try ImageDecoder.decode(contentsOf: path) }
+    }
+
+    @Test func missingFileAndFolder() {
+        #expect(throws: ImageCodecError.unreadable(path: "/nonexistent/x.png", reason: "no such file")) {
+            try ImageDecoder.decode(contentsOf: "/nonexistent/x.png")
+        }
+        #expect(throws: ImageCodecError.unreadable(path: "/tmp", reason: "is a folder")) {
+            try ImageDecoder.decode(contentsOf: "/tmp")
+        }
+    }
+
+    @Test func wrongMagic() {
+        #expect(Self.decodeError(Array("hello, this is text".utf8), "notes.jpg") == .unrecognizedFormat(path: "notes.jpg"))
+    }
+
+    @Test func truncatedJPEG() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.photo)))
+        for fraction in [2, 3, 10] {
+            let error = Self.decodeError(Array(bytes.prefix(bytes.count / fraction)), "cut.jpg")
+            guard case .truncated(let path, _) = error else {
+                Issue.record("1/\(fraction) of a JPEG gave \(String(describing: error))")
+                continue
+            }
+            #expect(path == "cut.jpg")
+        }
+    }
+
+    @Test func truncatedPNGAndPNM() throws {
+        let png = PNGBuilder.png(width: 64, height: 64, bitDepth: 8, colorType: 0,
+                                 rows: Array(repeating: [UInt8](repeating: 9, count: 64), count: 64))
+        let cut = Self.decodeError(Array(png.prefix(png.count / 2)), "cut.png")
+        #expect(cut?.path == "cut.png")
+        #expect({ if case .truncated = cut { true } else if case .corrupt = cut { true } else { false } }())
+        let pgm = Array("P5 4 4 255\n".utf8) + [1, 2, 3]
+        guard case .truncated(let path, _)? = Self.decodeError(pgm, "cut.pgm") else {
+            Issue.record("a short P5 was not reported as truncated")
+            return
+        }
+        #expect(path == "cut.pgm")
+    }
+
+    @Test func hugeHeadersAreRefusedBeforeAllocation() throws {
+        let pgm = Array("P5 200000 100000 255\n".utf8) + [0]
+        #expect(Self.decodeError(pgm, "huge.pgm") == .tooLarge(path: "huge.pgm", width: 200000, height: 100000, limit: 100_000_000))
+        let png = PNGBuilder.png(width: 60000, height: 60000, bitDepth: 8, colorType: 2, rows: [])
+        #expect(Self.decodeError(png, "huge.png") == .tooLarge(path: "huge.png", width: 60000, height: 60000, limit: 100_000_000))
+        // A real JPEG whose frame header is rewritten to claim 60000×60000.
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.photo)))
+        var i = 2
+        while jpeg[i] == 0xFF, !(0xC0...0xC2).contains(jpeg[i + 1]) { i += 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])) }
+        jpeg.replaceSubrange(i + 5..<i + 9, with: [0xEA, 0x60, 0xEA, 0x60])
+        #expect(Self.decodeError(jpeg, "huge.jpg") == .tooLarge(path: "huge.jpg", width: 60000, height: 60000, limit: 100_000_000))
+        // The limit is configurable.
+        #expect(throws: ImageCodecError.tooLarge(path: Self.photo, width: 1480, height: 832, limit: 1000)) {
+            try ImageDecoder.decode(contentsOf: Self.photo, options: .init(maximumPixels: 1000))
+        }
+    }
+
+    @Test func corruptJPEGData() {
+        let garbage: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + Array(repeating: 0x41, count: 200)
+        let error = Self.decodeError(garbage, "garbage.jpg")
+        #expect(error?.path == "garbage.jpg")
+        #expect(error != nil)
+    }
+}

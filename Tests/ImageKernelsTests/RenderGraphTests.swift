@@ -1,0 +1,128 @@
+import ImageKernels
+import Testing
+import TestSupport
+
+/// A user-defined filter in the style of a Core Image kernel: OpenCL C source plus a Swift twin.
+struct Invert: Filter {
+    var name: String { "invert" }
+
+    static let kernel = Kernel(
+        program: KernelProgram(name: "invert", source: """
+            __kernel void invert(__global const float* src, __global float* dst, int count) {
+                int i = get_global_id(0);
+                if (i < count) dst[i] = 1.0f - src[i];
+            }
+            """),
+        entryPoint: "invert"
+    ) { invocation in
+        let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
+        for i in 0..<invocation.int(2) { dst[i] = 1 - src[i] }
+    }
+
+    func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        try singleInput(inputs, of: .float32)
+    }
+
+    func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let count = encoder.output.descriptor.elementCount
+        try encoder.launchPerElement(Self.kernel, [.image(encoder.input), .image(encoder.output), .int(count)], count: count)
+    }
+}
+
+/// A filter whose OpenCL source does not compile.
+struct Broken: Filter {
+    var name: String { "broken" }
+
+    static let kernel = Kernel(
+        program: KernelProgram(name: "broken", source: "__kernel void broken(__global float* dst) { dst[0] = oops; }"),
+        entryPoint: "broken"
+    ) { _ in }
+
+    func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        try singleInput(inputs)
+    }
+
+    func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        try encoder.launchPerElement(Self.kernel, [.image(encoder.output)], count: 1)
+    }
+}
+
+@Suite struct RenderGraphTests {
+    static var devices: [DeviceChoice] { TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu] }
+
+    @Test(arguments: devices)
+    func customFilterRoundTrips(_ choice: DeviceChoice) throws {
+        var generator = SeededGenerator()
+        let input = TestImages.random(ImageDescriptor(width: 19, height: 7, batch: 3, elementType: .float32),
+                                      using: &generator)
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let once = try context.render(Image(input).applying(Invert()))
+        #expect(once.floatValues == input.floatValues.map { 1 - $0 }, "seed \(generator.seed)")
+        let twice = try context.render(Image(input).applying(Invert()).applying(Invert()))
+        #expect(zip(twice.floatValues, input.floatValues).allSatisfy { abs($0 - $1) < 1e-6 }, "seed \(generator.seed)")
+    }
+
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func syntaxErrorCarriesBuildLog() throws {
+        let image = Image(try PixelBuffer(width: 2, height: 2, values: [Float](repeating: 0, count: 4)))
+        let context = RenderContext(device: try TestDevices.openCL.get())
+        #expect {
+            try context.render(image.applying(Broken()))
+        } throws: { error in
+            guard case RenderError.buildFailed(let program, let log) = error else { return false }
+            return program == "broken" && log.contains("oops")
+        }
+        // A user kernel's failure is reported, not papered over: the context stays on OpenCL.
+        #expect(context.device.kind != .cpu)
+    }
+
+    @Test(arguments: devices)
+    func sharedSubgraphRendersOnce(_ choice: DeviceChoice) throws {
+        let source = Image(try PixelBuffer(width: 16, height: 12, batch: 2, values: [UInt8](repeating: 90, count: 384)))
+        let blurred = source.gaussianBlurred(sigma: 1)          // conversion (1 launch) + blur (2 launches)
+        let gamma = blurred.gammaAdjusted(0.5)                  // 1 launch
+        let equalized = blurred.contrastEqualized()             // 3 launches
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let results = try context.render([gamma, equalized, blurred])
+        #expect(results.count == 3)
+        #expect(context.statistics.launches == 7)
+        #expect(context.statistics.nodesRendered == 5)
+    }
+
+    @Test(arguments: devices)
+    func intermediateBuffersAreReused(_ choice: DeviceChoice) throws {
+        let source = Image(try PixelBuffer(width: 32, height: 32, batch: 4, values: [UInt8](repeating: 7, count: 4096)))
+        let chain = source.gammaAdjusted(0.2).differenceOfGaussians(sigma1: 1, sigma2: 2).contrastEqualized()
+            .localBinaryPattern().blockHistograms()
+        let context = RenderContext(device: try TestDevices.device(choice))
+        _ = try context.render(chain)
+        let first = context.statistics
+        // Within one render, the float planes of finished stages serve later ones.
+        #expect(first.buffersReused > 0)
+        _ = try context.render(chain)
+        let second = context.statistics
+        #expect(second.buffersAllocated == first.buffersAllocated, "a second render of the same chain allocates nothing")
+    }
+
+    @Test func invalidRecipeFailsWhenRendered() throws {
+        let image = Image(try PixelBuffer(width: 4, height: 4, values: [UInt8](repeating: 0, count: 16)))
+        let cropped = image.cropped(to: PixelRect(x: 2, y: 2, width: 4, height: 1))
+        #expect(throws: RenderError.self) { try cropped.descriptor }
+        #expect {
+            try RenderContext(device: .cpu).render(cropped.gammaAdjusted(0.5))
+        } throws: { error in
+            guard case RenderError.invalidInput(let filter, _) = error else { return false }
+            return filter.hasPrefix("crop")
+        }
+    }
+
+    @Test func gpuChoiceFailsClearlyWithoutGPU() throws {
+        let gpus = ((try? Device.openCLDevices()) ?? []).filter { $0.kind == .openCL(.gpu) }
+        if gpus.isEmpty {
+            #expect(throws: RenderError.self) { try Device.select(.gpu) }
+        } else {
+            #expect(try Device.select(.gpu).kind == .openCL(.gpu))
+        }
+        #expect(try Device.select(.cpu).kind == .cpu)
+    }
+}

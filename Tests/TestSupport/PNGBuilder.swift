@@ -1,0 +1,67 @@
+import Foundation
+
+/// Builds PNG files byte by byte (stored, uncompressed deflate), so tests can make the kinds of PNG
+/// that no encoder here writes: 16-bit, palette, and headers with absurd sizes.
+public enum PNGBuilder {
+    /// A PNG with the given header fields and raw scanlines (each prefixed with filter byte 0).
+    public static func png(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8,
+                           palette: [UInt8]? = nil, rows: [[UInt8]]) -> [UInt8] {
+        var ihdr = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
+        ihdr += [bitDepth, colorType, 0, 0, 0]
+        var raw: [UInt8] = []
+        for row in rows { raw += [0] + row }
+        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        file += chunk("IHDR", ihdr)
+        if let palette { file += chunk("PLTE", palette) }
+        file += chunk("IDAT", zlibStored(raw))
+        file += chunk("IEND", [])
+        return file
+    }
+
+    /// A chunk with its length and CRC.
+    public static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc32(body))
+    }
+
+    static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var offset = 0
+        repeat {
+            let length = min(65535, data.count - offset)
+            let final: UInt8 = offset + length == data.count ? 1 : 0
+            out += [final, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+            out += data[offset..<offset + length]
+            offset += length
+        } while offset < data.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return out + bigEndian(b << 16 | a)
+    }
+
+    static func crc32(_ data: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
+}
+
+/// Where the shared datasets are: `$SHARED_DATASETS`, else `../shared/datasets` beside the repository.
+public enum SharedData {
+    public static let root: String = {
+        if let override = ProcessInfo.processInfo.environment["SHARED_DATASETS"] { return override }
+        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        components.removeLast(4)
+        return components.joined(separator: "/") + "/shared/datasets"
+    }()
+}
