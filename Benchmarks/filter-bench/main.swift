@@ -1,1 +1,117 @@
-// placeholder
+// filter-bench: the face chain (gamma → DoG → Tan–Triggs → LBP → 8×8 block histograms) over a batch
+// of 128×128 faces on each device and as a naive single-threaded Swift loop, and JPEG decoding at
+// full size vs DCT-scaled. Medians of several runs after a warm-up; ratios within one run.
+//
+//   swift run -c release filter-bench [--faces 1000] [--runs 5] [--datasets ../shared/datasets]
+import Foundation
+import ImageCodecs
+import ImageKernels
+import ReferenceFilters
+
+struct Settings {
+    var faces = 1000
+    var runs = 5
+    var naiveFaces = 20
+    var datasets = "../shared/datasets"
+
+    init(_ arguments: [String]) {
+        var rest = arguments.dropFirst()
+        while let flag = rest.popFirst() {
+            let value = rest.popFirst() ?? ""
+            switch flag {
+            case "--faces": faces = Int(value) ?? faces
+            case "--runs": runs = max(1, Int(value) ?? runs)
+            case "--naive-faces": naiveFaces = Int(value) ?? naiveFaces
+            case "--datasets": datasets = value
+            default:
+                print("usage: filter-bench [--faces N] [--runs N] [--naive-faces N] [--datasets DIR]")
+                exit(2)
+            }
+        }
+    }
+}
+
+/// Median wall time of `runs` calls after one warm-up call.
+func median(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    try body()
+    var times: [Double] = []
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+func faceChain(_ faces: Image) -> Image {
+    faces.gammaAdjusted(0.2).differenceOfGaussians(sigma1: 1, sigma2: 2).contrastEqualized()
+        .localBinaryPattern().blockHistograms(gridColumns: 8, gridRows: 8, bins: 256)
+}
+
+func naiveFaceChain(_ face: PixelBuffer) -> PixelBuffer {
+    var image = Reference.converted(face, to: .float32)
+    image = Reference.gammaAdjusted(image, gamma: 0.2)
+    image = Reference.differenceOfGaussians(image, sigma1: 1, sigma2: 2)
+    image = Reference.contrastEqualized(image)
+    return Reference.blockHistograms(Reference.localBinaryPattern(image), gridColumns: 8, gridRows: 8, bins: 256)
+}
+
+func machine() -> String {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
+}
+
+let settings = Settings(CommandLine.arguments)
+do {
+    // Real faces: the 400 ORL images, area-resized to 128×128 on the CPU device, repeated to the batch size.
+    let orl = (1...40).flatMap { s in (1...10).map { "\(settings.datasets)/orl/s\(s)/\($0).pgm" } }
+    let decoded = try orl.map { try ImageDecoder.decode(contentsOf: $0) }
+    let resized = try RenderContext(device: .cpu).render(Image(try PixelBuffer.batch(decoded)).resized(width: 128, height: 128, method: .area))
+    let singles = (0..<decoded.count).map { resized.images($0..<$0 + 1) }
+    let batch = try PixelBuffer.batch((0..<settings.faces).map { singles[$0 % singles.count] })
+
+    var devices: [Device] = [.cpu]
+    if let openCL = try? Device.select(.opencl) { devices.insert(openCL, at: 0) }
+
+    print("# filter-bench")
+    print("Machine: \(machine()); OpenCL: \(devices.first { $0.kind != .cpu }.map(\.name) ?? "none")")
+    print("Face chain: gamma 0.2 → DoG σ1,2 → Tan–Triggs → LBP 3×3 → 8×8×256 histograms; \(settings.faces) ORL faces of 128×128; median of \(settings.runs) runs after a warm-up\n")
+    print("| variant | faces | seconds | faces/s | × naive |")
+    print("|---|---:|---:|---:|---:|")
+    let naiveBatch = Array(singles.prefix(settings.naiveFaces))
+    let naiveSeconds = median(runs: max(1, settings.runs / 2)) { for face in naiveBatch { _ = naiveFaceChain(face) } }
+    let naiveRate = Double(naiveBatch.count) / naiveSeconds
+    for device in devices {
+        let context = RenderContext(device: device)
+        let chain = faceChain(Image(batch))
+        let seconds = try median(runs: settings.runs) { _ = try context.render(chain) }
+        let rate = Double(settings.faces) / seconds
+        print("| \(device.kind) (\(device.name)) | \(settings.faces) | \(String(format: "%.3f", seconds)) | \(String(format: "%.0f", rate)) | \(String(format: "%.0f", rate / naiveRate)) |")
+    }
+    print("| naive single-threaded Swift (reference) | \(naiveBatch.count) | \(String(format: "%.3f", naiveSeconds)) | \(String(format: "%.1f", naiveRate)) | 1 |")
+
+    // JPEG decoding of the wild photos.
+    let folder = settings.datasets + "/wild-photos"
+    let jpegs = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? [])
+        .filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
+        .map { folder + "/" + $0 }
+    let files = try jpegs.map { path in (path, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) }
+    print("\nJPEG decode of \(files.count) wild photos (427×240 to 2000×1428), grayscale off, bytes in memory; median of \(settings.runs) runs\n")
+    print("| decode | ms per photo | mean pixels out | × full |")
+    print("|---|---:|---:|---:|")
+    var fullSeconds = 0.0
+    for (label, options) in [("full size", DecodingOptions()), ("DCT-scaled, long side ≥ 640", DecodingOptions(minimumLongSide: 640))] {
+        var pixels = 0
+        let seconds = try median(runs: settings.runs) {
+            pixels = 0
+            for (path, bytes) in files { pixels += try ImageDecoder.decode(bytes, path: path, options: options).descriptor.planePixelCount }
+        }
+        if fullSeconds == 0 { fullSeconds = seconds }
+        print("| \(label) | \(String(format: "%.2f", seconds * 1000 / Double(files.count))) | \(pixels / files.count) | \(String(format: "%.2f", fullSeconds / seconds)) |")
+    }
+} catch {
+    FileHandle.standardError.write(Data("filter-bench: \(error)\n".utf8))
+    exit(1)
+}

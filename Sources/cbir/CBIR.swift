@@ -1,0 +1,23 @@
+import ArgumentParser
+import ImageKernels
+
+@main
+struct CBIR: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cbir",
+        abstract: "Face search on an OpenCL/CPU image-kernel framework.",
+        subcommands: [Devices.self, FilterCommand.self])
+}
+
+extension DeviceChoice: ExpressibleByArgument {}
+
+/// The `--device` option shared by commands that render.
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "Device to render on: \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", ")). Default: auto, or $\(Device.environmentVariable).")
+    var device: DeviceChoice?
+
+    func selected() throws -> Device {
+        guard let device else { return .best }
+        return try Device.select(device)
+    }
+}
