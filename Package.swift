@@ -54,6 +54,6 @@ let package = Package(
                 path: "Tests/TestSupport"),
         .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
-        .testTarget(name: "cbirTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
+        .testTarget(name: "cbirTests", dependencies: ["cbir", "ImageCodecs", "ImageKernels", "TestSupport"]),
     ]
 )

@@ -52,8 +52,10 @@ public enum ImageDecoder {
         let pixels = width * height
         var planes = [UInt8](repeating: 0, count: pixels * channels)
         planes.withUnsafeMutableBufferPointer { out in
-            for c in 0..<channels {
-                for i in 0..<pixels { out[c * pixels + i] = samples[i * channels + c] }
+            guard let base = out.baseAddress, let source = samples.baseAddress else { return }
+            for i in 0..<pixels {
+                let pixel = source + i * channels
+                for c in 0..<channels { base[c * pixels + i] = pixel[c] }
             }
         }
         // Sizes follow from the arguments.

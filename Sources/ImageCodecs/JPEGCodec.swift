@@ -64,12 +64,13 @@ enum JPEGCodec {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    /// TurboJPEG's scaling factors (num/denom ≤ 1), largest first.
+    /// TurboJPEG's power-of-two reductions (1, 1/2, 1/4, 1/8), largest first: libjpeg-turbo has SIMD
+    /// inverse DCTs only for these; its other eighths decode slower than full size.
     private static let factors: [tjscalingfactor] = {
         var count: Int32 = 0
         guard let list = tjGetScalingFactors(&count) else { return [tjscalingfactor(num: 1, denom: 1)] }
         return UnsafeBufferPointer(start: list, count: Int(count))
-            .filter { $0.num <= $0.denom }
+            .filter { $0.num == 1 && $0.denom.nonzeroBitCount == 1 }
             .sorted { Double($0.num) / Double($0.denom) > Double($1.num) / Double($1.denom) }
     }()
 

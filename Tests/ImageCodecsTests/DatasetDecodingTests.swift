@@ -52,9 +52,11 @@ import TestSupport
         let path = Self.photos + "/misc/obama-1080p.jpg"
         let full = try ImageDecoder.decode(contentsOf: path)
         #expect(full.descriptor.width == 1920 && full.descriptor.height == 1080)
-        // 1920 × 3/8 = 720 is the smallest eighth-step scale still ≥ 640 (1/4 would give 480).
+        // 1920 / 2 = 960 is the smallest power-of-two reduction still ≥ 640 (1/4 would give 480).
         let scaled = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(minimumLongSide: 640))
-        #expect(scaled.descriptor.width == 720 && scaled.descriptor.height == 405)
+        #expect(scaled.descriptor.width == 960 && scaled.descriptor.height == 540)
+        let quarter = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(minimumLongSide: 480))
+        #expect(quarter.descriptor.width == 480 && quarter.descriptor.height == 270)
         let gray = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(grayscale: true, minimumLongSide: 200))
         #expect(gray.descriptor == ImageDescriptor(width: 240, height: 135, elementType: .uint8))
         // A request above the full size decodes at full size.

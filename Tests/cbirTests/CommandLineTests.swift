@@ -1,0 +1,55 @@
+import Foundation
+import ImageCodecs
+import ImageKernels
+import Testing
+import TestSupport
+
+/// The `cbir` tool end to end, as a user runs it.
+@Suite struct CommandLineTests {
+    static let photo = SharedData.root + "/wild-photos/test/obama1.jpg"
+
+    func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("cbir-\(UUID())-\(name)").path
+    }
+
+    @Test func devicesListsTheCPUAndMarksTheDefault() throws {
+        let output = try CommandRunner(product: "cbir").run(["devices"])
+        #expect(output.status == 0)
+        #expect(output.standardOutput.contains("CPU device:"))
+        #expect(output.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  * ") }.count == 1)
+        let forced = try CommandRunner(product: "cbir").run(["devices"], environment: ["IMAGEKERNELS_DEVICE": "cpu"])
+        #expect(forced.standardOutput.split(separator: "\n").contains { $0.hasPrefix("  * cpu") })
+    }
+
+    @Test(arguments: ["cpu", "auto"])
+    func filterWritesTheChainAndItsStages(_ device: String) throws {
+        let final = temporaryPath("lbp.png"), sheet = temporaryPath("stages.png")
+        defer { [final, sheet].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        let cbir = try CommandRunner(product: "cbir")
+        let chain = ["--gamma", "0.2", "--dog", "1,2", "--equalize", "--lbp", "--size", "300", "--device", device]
+        let one = try cbir.run(["filter", Self.photo, "-o", final] + chain)
+        #expect(one.status == 0, "\(one.standardError)")
+        // obama1.jpg is 1480×832; ≥ 300 px decodes at 1/4, 370×208; LBP trims one pixel per side.
+        let codes = try ImageDecoder.decode(contentsOf: final)
+        #expect(codes.descriptor == ImageDescriptor(width: 368, height: 206, elementType: .uint8))
+        #expect(Set(codes.bytes).count > 100, "LBP codes of a photo use most of the 256 values")
+        let all = try cbir.run(["filter", Self.photo, "-o", sheet, "--stages"] + chain)
+        #expect(all.status == 0, "\(all.standardError)")
+        let stages = try ImageDecoder.decode(contentsOf: sheet)
+        #expect(stages.descriptor.width == 4 * 370 + 368 + 4 * 8)
+        #expect(stages.descriptor.height == 208)
+    }
+
+    @Test func badInputFailsWithTheFileNamed() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        let empty = temporaryPath("empty.jpg")
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let output = try cbir.run(["filter", empty, "-o", temporaryPath("never.png")])
+        #expect(output.status != 0)
+        #expect(output.standardError.contains(empty) && output.standardError.contains("empty file"))
+        let badSigmas = try cbir.run(["filter", Self.photo, "-o", temporaryPath("never.png"), "--dog", "1"])
+        #expect(badSigmas.status != 0)
+        #expect(badSigmas.standardError.contains("--dog"))
+    }
+}
