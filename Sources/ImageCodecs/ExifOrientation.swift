@@ -61,19 +61,18 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
         let swaps = rawValue >= 5
         let outWidth = swaps ? h : w, outHeight = swaps ? w : h
         let elementSize = d.elementType.byteSize
-        var out = [UInt8](repeating: 0, count: image.bytes.count)
-        for plane in 0..<d.planeCount {
-            let source = plane * w * h, target = plane * outWidth * outHeight
-            for y in 0..<outHeight {
-                for x in 0..<outWidth {
-                    let (sx, sy) = storedPosition(x: x, y: y, width: w, height: h)
-                    let from = (source + sy * w + sx) * elementSize, to = (target + y * outWidth + x) * elementSize
-                    for byte in 0..<elementSize { out[to + byte] = image.bytes[from + byte] }
+        return PixelBuffer(descriptor: d.with(width: outWidth, height: outHeight)) { out in
+            for plane in 0..<d.planeCount {
+                let source = plane * w * h, target = plane * outWidth * outHeight
+                for y in 0..<outHeight {
+                    for x in 0..<outWidth {
+                        let (sx, sy) = storedPosition(x: x, y: y, width: w, height: h)
+                        let from = (source + sy * w + sx) * elementSize, to = (target + y * outWidth + x) * elementSize
+                        for byte in 0..<elementSize { out[to + byte] = image.bytes[from + byte] }
+                    }
                 }
             }
         }
-        // Same element count, other plane dimensions.
-        return try! PixelBuffer(descriptor: d.with(width: outWidth, height: outHeight), bytes: out)
     }
 
     private func storedPosition(x: Int, y: Int, width w: Int, height h: Int) -> (Int, Int) {

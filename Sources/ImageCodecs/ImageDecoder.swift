@@ -50,16 +50,14 @@ public enum ImageDecoder {
     /// A planar buffer from interleaved 8-bit samples.
     static func planar(interleaved samples: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int) -> PixelBuffer {
         let pixels = width * height
-        var planes = [UInt8](repeating: 0, count: pixels * channels)
-        planes.withUnsafeMutableBufferPointer { out in
-            guard let base = out.baseAddress, let source = samples.baseAddress else { return }
+        let descriptor = ImageDescriptor(width: width, height: height, channels: channels, elementType: .uint8)
+        return PixelBuffer(descriptor: descriptor) { out in
+            guard let source = samples.baseAddress, samples.count >= out.count else { return }
             for i in 0..<pixels {
                 let pixel = source + i * channels
-                for c in 0..<channels { base[c * pixels + i] = pixel[c] }
+                for c in 0..<channels { out[c * pixels + i] = pixel[c] }
             }
         }
-        // Sizes follow from the arguments.
-        return try! PixelBuffer(width: width, height: height, channels: channels, values: planes)
     }
 
     /// BT.601 luma of an RGB(A) image, by the framework's own grayscale filter on the CPU device.

@@ -14,6 +14,14 @@ public struct PixelBuffer: Sendable, Equatable {
         self.bytes = bytes
     }
 
+    /// A buffer of `descriptor.byteCount` zeroed bytes that `body` fills: sized by construction, so it
+    /// cannot fail.
+    public init(descriptor: ImageDescriptor, initializingWith body: (UnsafeMutableRawBufferPointer) -> Void) {
+        var bytes = [UInt8](repeating: 0, count: descriptor.byteCount)
+        bytes.withUnsafeMutableBytes(body)
+        self.init(unchecked: descriptor, bytes: bytes)
+    }
+
     /// An 8-bit image from planar values.
     public init(width: Int, height: Int, channels: Int = 1, batch: Int = 1, values: [UInt8]) throws(RenderError) {
         try self.init(descriptor: ImageDescriptor(width: width, height: height, channels: channels,

@@ -84,13 +84,13 @@ public final class RenderContext: @unchecked Sendable {
                     try device.backend.upload(pixels.bytes, to: output.buffer)
                     context.totals.bytesUploaded += pixels.bytes.count
                 case .filter(let filter, let inputs):
-                    let inputImages = inputs.map { rendered[ObjectIdentifier($0.node)]! }
+                    let inputImages = try inputs.map { (input) throws(RenderError) in try Self.find(input, in: rendered) }
                     try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, context: self))
                     temporaries.forEach(giveBack)
                     temporaries = []
                     for input in inputs {
                         let id = ObjectIdentifier(input.node)
-                        remainingUses[id]! -= 1
+                        remainingUses[id, default: 1] -= 1
                         if remainingUses[id] == 0, let done = rendered.removeValue(forKey: id) {
                             giveBack(done.buffer)
                         }
@@ -101,7 +101,7 @@ public final class RenderContext: @unchecked Sendable {
             }
             var results: [PixelBuffer] = []
             for image in images {
-                let image = rendered[ObjectIdentifier(image.node)]!
+                let image = try Self.find(image, in: rendered)
                 let bytes = try device.backend.download(image.buffer, byteCount: image.descriptor.byteCount)
                 context.totals.bytesDownloaded += bytes.count
                 results.append(PixelBuffer(unchecked: image.descriptor, bytes: bytes))
@@ -109,6 +109,14 @@ public final class RenderContext: @unchecked Sendable {
             rendered.values.forEach { giveBack($0.buffer) }
             context.totals.renders += 1
             return results
+        }
+
+        /// The rendered form of an image; the topological order guarantees it is there.
+        private static func find(_ image: Image, in rendered: [ObjectIdentifier: DeviceImage]) throws(RenderError) -> DeviceImage {
+            guard let found = rendered[ObjectIdentifier(image.node)] else {
+                throw .invalidInput(filter: "render", reason: "a node was used before it was rendered")
+            }
+            return found
         }
 
         /// Every node the images depend on, inputs before the filters that read them, each once.

@@ -280,7 +280,7 @@ public enum Reference {
         case .uint8: bytes = values.map { UInt8(rounding: $0) }
         case .float32: bytes = values.withUnsafeBytes { Array($0) }
         }
-        // The values come from loops over the descriptor's own shape.
+
         guard let buffer = try? PixelBuffer(descriptor: descriptor, bytes: bytes) else {
             preconditionFailure("reference produced \(values.count) values for \(descriptor)")
         }

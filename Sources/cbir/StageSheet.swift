@@ -8,8 +8,9 @@ enum StageSheet {
         let values = buffer.floatValues.map { $0.isFinite ? $0 : 0 }
         let low = values.min() ?? 0, high = values.max() ?? 0
         let scale = high > low ? 255 / (high - low) : 0
-        let bytes = values.map { UInt8(rounding: ($0 - low) * scale) }
-        return try! PixelBuffer(descriptor: buffer.descriptor.with(elementType: .uint8), bytes: bytes)
+        return PixelBuffer(descriptor: buffer.descriptor.with(elementType: .uint8)) { out in
+            for (i, value) in values.enumerated() { out[i] = UInt8(rounding: (value - low) * scale) }
+        }
     }
 
     /// Gray images placed left to right, top-aligned, 8 px apart on a white background.

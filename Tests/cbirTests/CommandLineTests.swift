@@ -21,6 +21,28 @@ import TestSupport
         #expect(forced.standardOutput.split(separator: "\n").contains { $0.hasPrefix("  * cpu") })
     }
 
+    @Test func missingOpenCLPlatformFallsBackToTheCPU() throws {
+        // The ICD loader reads vendors from OCL_ICD_VENDORS: an empty folder means no platform at all.
+        let noVendors = temporaryPath("no-icd")
+        try FileManager.default.createDirectory(atPath: noVendors, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: noVendors) }
+        let cbir = try CommandRunner(product: "cbir")
+        let environment = ["OCL_ICD_VENDORS": noVendors, "IMAGEKERNELS_DEVICE": "auto"]
+        let devices = try cbir.run(["devices"], environment: environment)
+        #expect(devices.status == 0)
+        #expect(devices.standardOutput.contains("OpenCL: no OpenCL platform found"))
+        #expect(devices.standardOutput.split(separator: "\n").contains { $0.hasPrefix("  * cpu") })
+        #expect(devices.standardError.contains("no OpenCL platform found; using the CPU device"))
+        let output = temporaryPath("fallback.png")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let filtered = try cbir.run(["filter", Self.photo, "-o", output, "--lbp", "--size", "200"], environment: environment)
+        #expect(filtered.status == 0)
+        #expect(filtered.standardOutput.contains("on cpu"))
+        let forced = try cbir.run(["filter", Self.photo, "-o", output, "--device", "opencl"], environment: environment)
+        #expect(forced.status != 0)
+        #expect(forced.standardError.contains("no OpenCL platform found"))
+    }
+
     @Test(arguments: ["cpu", "auto"])
     func filterWritesTheChainAndItsStages(_ device: String) throws {
         let final = temporaryPath("lbp.png"), sheet = temporaryPath("stages.png")

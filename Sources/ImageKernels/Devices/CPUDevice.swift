@@ -21,7 +21,7 @@ struct CPUBackend: DeviceBackend {
 
     func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer) throws(RenderError) {
         let target = try cpuBuffer(buffer, minimumBytes: bytes.count)
-        bytes.withUnsafeBytes { target.pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        bytes.withUnsafeBytes { if let base = $0.baseAddress { target.pointer.copyMemory(from: base, byteCount: $0.count) } }
     }
 
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {

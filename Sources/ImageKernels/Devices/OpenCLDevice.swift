@@ -96,19 +96,11 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
     }
 
     private static func platformInfo(_ platform: cl_platform_id, _ info: cl_platform_info) -> String {
-        var size = 0
-        guard clGetPlatformInfo(platform, info, 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
-        var chars = [CChar](repeating: 0, count: size)
-        clGetPlatformInfo(platform, info, size, &chars, nil)
-        return String(decoding: chars.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        openCLString { clGetPlatformInfo(platform, info, $0, $1, $2) }
     }
 
     private static func deviceString(_ id: cl_device_id, _ info: cl_device_info) -> String {
-        var size = 0
-        guard clGetDeviceInfo(id, info, 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
-        var chars = [CChar](repeating: 0, count: size)
-        clGetDeviceInfo(id, info, size, &chars, nil)
-        return String(decoding: chars.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        openCLString { clGetDeviceInfo(id, info, $0, $1, $2) }
     }
 
     private static func deviceValue<T: FixedWidthInteger>(_ id: cl_device_id, _ info: cl_device_info, as type: T.Type) -> T {
@@ -216,6 +208,16 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
             throw .deviceUnavailable("a buffer of another device was passed to an OpenCL device")
         }
         return cl
+    }
+
+    /// A string from an OpenCL info query `(size, value, sizeReturned) -> status`: asked once for its
+    /// size, then read; empty when the query fails.
+    static func openCLString(_ query: (Int, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?) -> cl_int) -> String {
+        var size = 0
+        guard query(0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
+        var chars = [UInt8](repeating: 0, count: size)
+        guard chars.withUnsafeMutableBytes({ query(size, $0.baseAddress, nil) }) == CL_SUCCESS else { return "" }
+        return String(decoding: chars.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     static func check(_ status: cl_int, _ call: String) throws(RenderError) {

@@ -72,12 +72,7 @@ final class OpenCLProgramCache: @unchecked Sendable {
     }
 
     private func buildLog(_ program: cl_program) -> String {
-        var size = 0
-        let info = cl_program_build_info(CL_PROGRAM_BUILD_LOG)
-        guard clGetProgramBuildInfo(program, device, info, 0, nil, &size) == CL_SUCCESS, size > 0 else { return "" }
-        var chars = [CChar](repeating: 0, count: size)
-        clGetProgramBuildInfo(program, device, info, size, &chars, nil)
-        return String(decoding: chars.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self)
+        OpenCLBackend.openCLString { clGetProgramBuildInfo(program, device, cl_program_build_info(CL_PROGRAM_BUILD_LOG), $0, $1, $2) }
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
