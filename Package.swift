@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+// Targets grouped: system libraries · framework · face recognition · tools · tests
 import PackageDescription
 
 let package = Package(
@@ -7,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "ImageKernels", targets: ["ImageKernels"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
+        .library(name: "FaceRecognition", targets: ["FaceRecognition"]),
         .executable(name: "cbir", targets: ["cbir"]),
     ],
     dependencies: [
@@ -35,10 +37,16 @@ let package = Package(
                     .embedInCode("AffineWarp.cl"),
                     .embedInCode("Resize.cl"),
                     .embedInCode("BlockHistogram.cl"),
+                    .embedInCode("HistogramDifference.cl"),
+                    .embedInCode("BlockSum.cl"),
+                    .embedInCode("ChiSquareNearest.cl"),
                 ]),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "Kernels"]),
-        .target(name: "ReferenceFilters", dependencies: ["ImageKernels"]),
+        .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
+
+        // Face recognition
+        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "Kernels"]),
 
         // Tools
         .executableTarget(name: "cbir", dependencies: [
@@ -48,12 +56,17 @@ let package = Package(
         .executableTarget(name: "filter-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "ReferenceFilters",
         ], path: "Benchmarks/filter-bench"),
+        .executableTarget(name: "nbnn-bench", dependencies: [
+            "ImageKernels", "ImageCodecs", "FaceRecognition", "ReferenceFilters",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/nbnn-bench"),
 
         // Tests
         .target(name: "TestSupport", dependencies: ["ImageKernels", "ReferenceFilters"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
+        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "cbirTests", dependencies: ["cbir", "ImageCodecs", "ImageKernels", "TestSupport"]),
     ]
 )

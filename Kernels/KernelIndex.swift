@@ -13,6 +13,9 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
     case affineWarp = "AffineWarp"
     case resize = "Resize"
     case blockHistogram = "BlockHistogram"
+    case histogramDifference = "HistogramDifference"
+    case blockSum = "BlockSum"
+    case chiSquareNearest = "ChiSquareNearest"
 
     /// The file's OpenCL C text.
     public var source: String {
@@ -32,6 +35,9 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
         case .affineWarp: PackageResources.AffineWarp_cl
         case .resize: PackageResources.Resize_cl
         case .blockHistogram: PackageResources.BlockHistogram_cl
+        case .histogramDifference: PackageResources.HistogramDifference_cl
+        case .blockSum: PackageResources.BlockSum_cl
+        case .chiSquareNearest: PackageResources.ChiSquareNearest_cl
         }
     }
 }
@@ -55,6 +61,9 @@ public enum KernelFunction: String, CaseIterable, Sendable {
     case resizeBilinear = "resize_bilinear"
     case resizeArea = "resize_area"
     case blockHistogram = "block_histogram"
+    case histogramDifference = "histogram_difference"
+    case blockSum = "block_sum"
+    case chiSquareNearest = "chisquare_nearest"
 
     /// The file that defines this entry point.
     public var sourceFile: KernelSourceFile {
@@ -70,6 +79,9 @@ public enum KernelFunction: String, CaseIterable, Sendable {
         case .affineWarp: .affineWarp
         case .resizeBilinear, .resizeArea: .resize
         case .blockHistogram: .blockHistogram
+        case .histogramDifference: .histogramDifference
+        case .blockSum: .blockSum
+        case .chiSquareNearest: .chiSquareNearest
         }
     }
 }

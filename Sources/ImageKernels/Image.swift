@@ -16,6 +16,7 @@ public struct Image: Sendable {
         enum Content: Sendable {
             case buffer(PixelBuffer)
             case filter(any Filter, [Image])
+            case resident(ResidentImage)
         }
         let content: Content
         let descriptor: Result<ImageDescriptor, RenderError>
@@ -31,6 +32,11 @@ public struct Image: Sendable {
     /// An image whose pixels are this buffer.
     public init(_ buffer: PixelBuffer) {
         node = Node(content: .buffer(buffer), descriptor: .success(buffer.descriptor))
+    }
+
+    /// An image already on a device (see ``RenderContext/makeResidentImage(_:)``).
+    init(_ resident: ResidentImage) {
+        node = Node(content: .resident(resident), descriptor: .success(resident.descriptor))
     }
 
     /// The result of a filter over these inputs; an invalid combination fails when rendered.

@@ -54,8 +54,8 @@ public struct Kernel: Sendable {
         self.isBuiltIn = false
     }
 
-    /// A built-in kernel, named by the typed index of the `Kernels` target.
-    init(_ function: KernelFunction, options: String = "", cpu: @escaping @Sendable (KernelInvocation) -> Void) {
+    /// A kernel from the framework's own sources, named by the typed index of the `Kernels` target.
+    public init(_ function: KernelFunction, options: String = "", cpu: @escaping @Sendable (KernelInvocation) -> Void) {
         self.program = KernelProgram(function.sourceFile, options: options)
         self.entryPoint = function.rawValue
         self.cpu = cpu

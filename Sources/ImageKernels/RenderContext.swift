@@ -48,6 +48,24 @@ public final class RenderContext: @unchecked Sendable {
         }
     }
 
+    /// An image that stays on this context's device between renders and can be rewritten in place,
+    /// for data many renders read: a gallery of face descriptors, say.
+    public func makeResidentImage(_ pixels: PixelBuffer) throws(RenderError) -> ResidentImage {
+        lock.lock()
+        defer { lock.unlock() }
+        let buffer = try currentDevice.backend.makeBuffer(byteCount: pixels.descriptor.byteCount)
+        try currentDevice.backend.upload(pixels.bytes, to: buffer, offset: 0)
+        totals.bytesUploaded += pixels.bytes.count
+        return ResidentImage(descriptor: pixels.descriptor, buffer: buffer, device: currentDevice, context: self)
+    }
+
+    func write(_ bytes: [UInt8], to resident: ResidentImage, offset: Int) throws(RenderError) {
+        lock.lock()
+        defer { lock.unlock() }
+        try resident.device.backend.upload(bytes, to: resident.buffer, offset: offset)
+        totals.bytesUploaded += bytes.count
+    }
+
     /// Drops pooled buffers.
     public func clearCaches() {
         lock.withLock { pool = [:] }
@@ -76,13 +94,24 @@ public final class RenderContext: @unchecked Sendable {
             for image in images { remainingUses[ObjectIdentifier(image.node), default: 0] += 1 }
 
             var rendered: [ObjectIdentifier: DeviceImage] = [:]
+            var residents: Set<ObjectIdentifier> = []   // their buffers belong to a ResidentImage, not the pool
             for node in order {
                 let descriptor = try node.descriptor.get()
+                if case .resident(let resident) = node.content {
+                    guard resident.device === device else {
+                        throw .deviceUnavailable("a resident image of \(resident.device) was rendered on \(device)")
+                    }
+                    rendered[ObjectIdentifier(node)] = DeviceImage(buffer: resident.buffer, descriptor: descriptor)
+                    residents.insert(ObjectIdentifier(node))
+                    continue
+                }
                 let output = DeviceImage(buffer: try takeBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
                 switch node.content {
                 case .buffer(let pixels):
-                    try device.backend.upload(pixels.bytes, to: output.buffer)
+                    try device.backend.upload(pixels.bytes, to: output.buffer, offset: 0)
                     context.totals.bytesUploaded += pixels.bytes.count
+                case .resident:
+                    break
                 case .filter(let filter, let inputs):
                     let inputImages = try inputs.map { (input) throws(RenderError) in try Self.find(input, in: rendered) }
                     try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, context: self))
@@ -91,7 +120,7 @@ public final class RenderContext: @unchecked Sendable {
                     for input in inputs {
                         let id = ObjectIdentifier(input.node)
                         remainingUses[id, default: 1] -= 1
-                        if remainingUses[id] == 0, let done = rendered.removeValue(forKey: id) {
+                        if remainingUses[id] == 0, !residents.contains(id), let done = rendered.removeValue(forKey: id) {
                             giveBack(done.buffer)
                         }
                     }
@@ -106,7 +135,7 @@ public final class RenderContext: @unchecked Sendable {
                 context.totals.bytesDownloaded += bytes.count
                 results.append(PixelBuffer(unchecked: image.descriptor, bytes: bytes))
             }
-            rendered.values.forEach { giveBack($0.buffer) }
+            for (id, image) in rendered where !residents.contains(id) { giveBack(image.buffer) }
             context.totals.renders += 1
             return results
         }

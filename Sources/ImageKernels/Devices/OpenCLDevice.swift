@@ -120,12 +120,14 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         return OpenCLBuffer(byteCount: byteCount, memory: memory)
     }
 
-    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer) throws(RenderError) {
+    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         let target = try openCLBuffer(buffer)
-        guard target.byteCount >= bytes.count else { throw .sizeMismatch(expected: bytes.count, actual: target.byteCount) }
+        guard offset >= 0, target.byteCount >= offset + bytes.count else {
+            throw .sizeMismatch(expected: offset + bytes.count, actual: target.byteCount)
+        }
         guard !bytes.isEmpty else { return }
         let status = bytes.withUnsafeBytes {
-            clEnqueueWriteBuffer(queue, target.memory, cl_bool(CL_TRUE), 0, $0.count, $0.baseAddress, 0, nil, nil)
+            clEnqueueWriteBuffer(queue, target.memory, cl_bool(CL_TRUE), offset, $0.count, $0.baseAddress, 0, nil, nil)
         }
         try Self.check(status, "clEnqueueWriteBuffer")
     }

@@ -1,0 +1,52 @@
+// The fused, tiled chi-square search: for every gallery face and every active probe block j, the
+// chi-square distance to block j of the face (restricted) or the smallest over all of its blocks
+// (FULL), in one launch. One work-item per face; each covers all probe blocks.
+//
+// Gallery layout: tiles of LANES faces; within a tile, block-major, then bin, then lane, so the
+// work-items of a tile read consecutive addresses. sums holds each gallery block's total.
+// The probe arrives sparse: per active block, its nonzero bins (index, value, 1/value).
+// Only the probe's nonzero bins need a divide: for the symmetric form
+//   sum_i (p-g)^2/(p+g) = sum_{p_i>0} (p-g)^2/(p+g) + (sum_i g_i - sum_{p_i>0} g_i),
+// and for the asymmetric form sum_{p_i>0} (p-g)^2 / p (terms with p = 0 skipped).
+
+#define LANES 16
+
+__kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
+                                __global const int* probeBlocks, __global const int* starts,
+                                __global const int* binIndices, __global const float* values,
+                                __global const float* inverses, __global float* distances,
+                                int probeCount, int blocks, int bins, int slots) {
+    int slot = get_global_id(0);
+    if (slot >= slots) return;
+    int tile = slot / LANES, lane = slot % LANES;
+    __global const float* face = tiles + (size_t)tile * blocks * bins * LANES + lane;
+    __global const float* faceSums = sums + (size_t)tile * blocks * LANES + lane;
+    for (int jj = 0; jj < probeCount; ++jj) {
+#ifdef FULL
+        int first = 0, last = blocks;
+#else
+        int first = probeBlocks[jj], last = probeBlocks[jj] + 1;
+#endif
+        float best = INFINITY;
+        for (int b = first; b < last; ++b) {
+            __global const float* g = face + (size_t)b * bins * LANES;
+            float terms = 0.0f, covered = 0.0f;
+            for (int k = starts[jj]; k < starts[jj + 1]; ++k) {
+                float p = values[k], v = g[binIndices[k] * LANES];
+                float d = p - v;
+#ifdef ASYMMETRIC
+                terms += d * d * inverses[k];
+#else
+                terms += d * d / (p + v);
+                covered += v;
+#endif
+            }
+#ifdef ASYMMETRIC
+            best = fmin(best, terms);
+#else
+            best = fmin(best, terms + (faceSums[b * LANES] - covered));
+#endif
+        }
+        distances[(size_t)slot * probeCount + jj] = fmax(best, 0.0f);
+    }
+}

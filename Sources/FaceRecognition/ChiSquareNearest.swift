@@ -1,0 +1,88 @@
+import ImageKernels
+import Kernels
+
+/// The fused, tiled search kernel as a filter: for every gallery face (inputs: the gallery's tiles and
+/// block sums) and every active probe block, the chi-square distance to the block at the same
+/// position (restricted) or to the nearest block of the face (`full`). Output: one row of
+/// `probe.count` distances per face slot.
+struct ChiSquareNearest: Filter {
+    let probe: SparseProbe
+    let full: Bool
+    let form: HistogramDifference.Form
+    let blocks: Int
+    let bins: Int
+    let slots: Int
+
+    /// Faces per gallery tile: the kernel's LANES.
+    static let lanes = 16
+
+    var name: String { "χ² nearest (\(full ? "all blocks" : "same block"), \(form.rawValue))" }
+
+    func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        guard inputs.count == 2, inputs.allSatisfy({ $0.elementType == .float32 }),
+              inputs[0].elementCount >= slots * blocks * bins, inputs[1].elementCount >= slots * blocks else {
+            throw .invalidInput(filter: name, reason: "needs the gallery's tiles and sums for \(slots) faces")
+        }
+        return ImageDescriptor(width: max(probe.count, 1), height: 1, batch: max(slots, 1), elementType: .float32)
+    }
+
+    func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        guard probe.count > 0, slots > 0 else { return }
+        var options: [String] = []
+        if full { options.append("-DFULL") }
+        if form == .asymmetric { options.append("-DASYMMETRIC") }
+        let kernel = Kernel(.chiSquareNearest, options: options.joined(separator: " "),
+                            cpu: Self.cpuTwin(full: full, asymmetric: form == .asymmetric))
+        try encoder.launch(kernel, [.image(encoder.inputs[0]), .image(encoder.inputs[1]), .ints(probe.blocks),
+                                    .ints(probe.starts), .ints(probe.binIndices), .floats(probe.values),
+                                    .floats(probe.inverses), .image(encoder.output), .int(probe.count),
+                                    .int(blocks), .int(bins), .int(slots)],
+                           globalSize: [slots], localSize: [Self.lanes])
+    }
+
+    /// The CPU twin: one tile of 16 faces at a time, the faces of a tile in the lanes of SIMD16 vectors.
+    private static func cpuTwin(full: Bool, asymmetric: Bool) -> @Sendable (KernelInvocation) -> Void {
+        { invocation in
+            let probeCount = invocation.int(8), blocks = invocation.int(9), bins = invocation.int(10)
+            let slots = invocation.int(11)
+            CPUParallel.forEachRange((slots + lanes - 1) / lanes) { tiles in
+                let gallery = invocation.pointer(0, as: Float.self), sums = invocation.pointer(1, as: Float.self)
+                let probeBlocks = invocation.pointer(2, as: Int32.self), starts = invocation.pointer(3, as: Int32.self)
+                let binIndices = invocation.pointer(4, as: Int32.self), values = invocation.pointer(5, as: Float.self)
+                let inverses = invocation.pointer(6, as: Float.self), distances = invocation.pointer(7, as: Float.self)
+                for tile in tiles {
+                    let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
+                    let faceSums = UnsafeRawPointer(sums + tile * blocks * lanes)
+                    for jj in 0..<probeCount {
+                        let position = Int(probeBlocks[jj])
+                        let candidates = full ? 0..<blocks : position..<position + 1
+                        let entries = Int(starts[jj])..<Int(starts[jj + 1])
+                        var best = SIMD16<Float>(repeating: .infinity)
+                        for b in candidates {
+                            let g = face + b * bins * lanes * 4
+                            var terms = SIMD16<Float>(), covered = SIMD16<Float>()
+                            for k in entries {
+                                let p = values[k]
+                                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD16<Float>.self)
+                                let d = p - v
+                                if asymmetric {
+                                    terms += d * d * inverses[k]
+                                } else {
+                                    terms += d * d / (p + v)
+                                    covered += v
+                                }
+                            }
+                            let distance = asymmetric
+                                ? terms
+                                : terms + (faceSums.loadUnaligned(fromByteOffset: b * lanes * 4, as: SIMD16<Float>.self) - covered)
+                            best = pointwiseMin(best, distance)
+                        }
+                        for lane in 0..<min(lanes, slots - tile * lanes) {
+                            distances[(tile * lanes + lane) * probeCount + jj] = max(best[lane], 0)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import ImageKernels
+
+/// Everything that shapes a face descriptor. It travels with every descriptor: comparing descriptors
+/// made with different parameters is an error, not a silent wrong answer.
+public struct DescriptorParameters: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// Which local binary pattern.
+    public enum Pattern: Hashable, Sendable, Codable {
+        /// 3×3, 8 neighbours.
+        case basic
+        /// P neighbours on a circle of radius R, bilinearly sampled (P ≤ 8).
+        case circular(neighbours: Int, radius: Int)
+    }
+
+    /// Faces are resized to this square size first.
+    public var faceSize: Int
+    /// Gamma exponent, or nil to skip.
+    public var gamma: Float?
+    /// Difference-of-Gaussians σ1 (narrow) and σ2 (wide), or nil to skip.
+    public var sigmas: [Float]?
+    /// Tan–Triggs contrast equalisation.
+    public var equalizes: Bool
+    public var pattern: Pattern
+    /// Map codes to uniform-pattern labels (59 for 8 neighbours).
+    public var uniform: Bool
+    public var gridColumns: Int
+    public var gridRows: Int
+
+    public init(faceSize: Int = 128, gamma: Float? = 0.2, sigmas: [Float]? = [1, 2], equalizes: Bool = true,
+                pattern: Pattern = .basic, uniform: Bool = false, gridColumns: Int = 8, gridRows: Int = 8) {
+        self.faceSize = faceSize
+        self.gamma = gamma
+        self.sigmas = sigmas
+        self.equalizes = equalizes
+        self.pattern = pattern
+        self.uniform = uniform
+        self.gridColumns = gridColumns
+        self.gridRows = gridRows
+    }
+
+    /// The default: gamma 0.2, DoG 1–2, Tan–Triggs, basic LBP, 256 bins, 8×8 grid on 128×128 faces.
+    public static let standard = DescriptorParameters()
+
+    var lbp: LocalBinaryPattern {
+        switch pattern {
+        case .basic: LocalBinaryPattern(.basic, uniform: uniform)
+        case .circular(let p, let r): LocalBinaryPattern(.circular(neighbours: p, radius: r), uniform: uniform)
+        }
+    }
+
+    /// Histogram bins per block: 2^P, or the uniform label count.
+    public var bins: Int { lbp.labelCount }
+    /// Blocks per face.
+    public var blockCount: Int { gridColumns * gridRows }
+    /// Floats per descriptor.
+    public var length: Int { blockCount * bins }
+
+    public var description: String {
+        var parts = ["\(faceSize)px"]
+        if let gamma { parts.append("γ\(gamma)") }
+        if let sigmas { parts.append("DoG\(sigmas.map { "\($0)" }.joined(separator: ","))") }
+        if equalizes { parts.append("TT") }
+        switch pattern {
+        case .basic: parts.append("LBP")
+        case .circular(let p, let r): parts.append("LBP(\(p),\(r))")
+        }
+        parts.append("\(bins)bins")
+        parts.append("\(gridColumns)×\(gridRows)")
+        return parts.joined(separator: " ")
+    }
+
+    func validate() throws(RecognitionError) {
+        guard (16...1024).contains(faceSize) else { throw .invalidParameters("face size \(faceSize) is outside 16...1024") }
+        if let sigmas, sigmas.count != 2 { throw .invalidParameters("DoG needs two σ, got \(sigmas.count)") }
+        let coded = faceSize - 2 * lbp.radius
+        guard gridColumns > 0, gridRows > 0, gridColumns <= coded, gridRows <= coded else {
+            throw .invalidParameters("a \(gridColumns)×\(gridRows) grid does not fit \(coded)×\(coded) codes")
+        }
+    }
+}
+
+extension LocalBinaryPattern {
+    var radius: Int {
+        if case .circular(_, let radius) = pattern { return radius }
+        return 1
+    }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import ImageKernels
+
+/// Face descriptors of many faces, grouped by image, packed for the search kernels and kept on the
+/// device between queries. Faces are appended and removed in place: a change re-sends only the tiles
+/// it touched, and freed slots are reused.
+///
+/// Layout: tiles of 16 faces; within a tile block-major, then bin, then face, so the 16 faces of a tile
+/// are read as one vector (see `Kernels/ChiSquareNearest.cl`). Safe to use from any thread.
+public final class Gallery: @unchecked Sendable {
+    public let parameters: DescriptorParameters
+    public let context: RenderContext
+
+    private struct Entry {
+        let face: FaceID
+        let image: ImageID
+    }
+
+    private let lock = NSLock()
+    private static let lanes = ChiSquareNearest.lanes
+    private var tiles: [Float] = []          // tileCount × blocks × bins × lanes
+    private var sums: [Float] = []           // tileCount × blocks × lanes
+    private var slots: [Entry?] = []         // tileCount × lanes
+    private var freeSlots: [Int] = []
+    private var slotOfFace: [FaceID: Int] = [:]
+    private var slotsOfImage: [ImageID: [Int]] = [:]
+    private var device: (tiles: ResidentImage, sums: ResidentImage, capacity: Int)?
+    private var dirtyTiles: Set<Int> = []
+    private var plainHistograms: ResidentImage?
+
+    public init(parameters: DescriptorParameters, context: RenderContext = RenderContext()) {
+        self.parameters = parameters
+        self.context = context
+    }
+
+    /// Faces in the gallery.
+    public var count: Int { lock.withLock { slotOfFace.count } }
+
+    /// Images with at least one face in the gallery.
+    public var imageCount: Int { lock.withLock { slotsOfImage.count } }
+
+    /// Device bytes per face slot: its histograms plus its block sums.
+    public var bytesPerFace: Int { (parameters.length + parameters.blockCount) * 4 }
+
+    private var tileFloats: Int { parameters.length * Self.lanes }
+    private var tileSumFloats: Int { parameters.blockCount * Self.lanes }
+
+    /// Adds faces; each identifier must be new.
+    public func append(_ faces: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)]) throws(RecognitionError) {
+        try locked { () throws(RecognitionError) in
+            var seen: Set<FaceID> = []
+            for entry in faces {
+                try entry.descriptor.checkComparable(with: parameters)
+                guard slotOfFace[entry.face] == nil, seen.insert(entry.face).inserted else {
+                    throw .identifier("\(entry.face) is already in the gallery")
+                }
+            }
+            for entry in faces { store(entry.descriptor, Entry(face: entry.face, image: entry.image)) }
+        }
+    }
+
+    /// Adds one face.
+    public func append(_ descriptor: FaceDescriptor, face: FaceID, image: ImageID) throws(RecognitionError) {
+        try append([(descriptor, face, image)])
+    }
+
+    /// Removes a face; its slot is reused by a later append.
+    public func remove(face: FaceID) throws(RecognitionError) {
+        try locked { () throws(RecognitionError) in
+            guard let slot = slotOfFace[face] else { throw .identifier("\(face) is not in the gallery") }
+            clear(slot)
+        }
+    }
+
+    /// Removes every face of an image.
+    public func remove(image: ImageID) {
+        lock.withLock { (slotsOfImage[image] ?? []).forEach(clear) }
+    }
+
+    /// Every face of the gallery and the image it belongs to.
+    public var faces: [(face: FaceID, image: ImageID)] {
+        lock.withLock { slots.compactMap { $0.map { ($0.face, $0.image) } } }
+    }
+
+    /// Runs `body` holding the lock, passing its typed error on.
+    private func locked<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Storage
+
+    private func store(_ descriptor: FaceDescriptor, _ entry: Entry) {
+        let slot = freeSlots.popLast() ?? addTile()
+        let tile = slot / Self.lanes, lane = slot % Self.lanes, bins = parameters.bins
+        let histograms = descriptor.histograms
+        for block in 0..<parameters.blockCount {
+            var total: Float = 0
+            for bin in 0..<bins {
+                let value = histograms[block * bins + bin]
+                tiles[tile * tileFloats + (block * bins + bin) * Self.lanes + lane] = value
+                total += value
+            }
+            sums[tile * tileSumFloats + block * Self.lanes + lane] = total
+        }
+        slots[slot] = entry
+        slotOfFace[entry.face] = slot
+        slotsOfImage[entry.image, default: []].append(slot)
+        changed(tile)
+    }
+
+    private func clear(_ slot: Int) {
+        guard let entry = slots[slot] else { return }
+        let tile = slot / Self.lanes, lane = slot % Self.lanes
+        for i in 0..<parameters.length { tiles[tile * tileFloats + i * Self.lanes + lane] = 0 }
+        for block in 0..<parameters.blockCount { sums[tile * tileSumFloats + block * Self.lanes + lane] = 0 }
+        slots[slot] = nil
+        slotOfFace[entry.face] = nil
+        slotsOfImage[entry.image]?.removeAll { $0 == slot }
+        if slotsOfImage[entry.image]?.isEmpty == true { slotsOfImage[entry.image] = nil }
+        freeSlots.append(slot)
+        changed(tile)
+    }
+
+    /// Adds an empty tile; returns its first slot and frees the others (lowest slot used first).
+    private func addTile() -> Int {
+        let first = slots.count
+        tiles += [Float](repeating: 0, count: tileFloats)
+        sums += [Float](repeating: 0, count: tileSumFloats)
+        slots += [Entry?](repeating: nil, count: Self.lanes)
+        freeSlots += (first + 1..<first + Self.lanes).reversed()
+        return first
+    }
+
+    private func changed(_ tile: Int) {
+        dirtyTiles.insert(tile)
+        plainHistograms = nil
+    }
+
+    /// Brings the device copy up to date: only changed tiles are sent, unless the gallery outgrew it.
+    private func synchronize() throws(RenderError) -> (tiles: ResidentImage, sums: ResidentImage) {
+        let tileCount = slots.count / Self.lanes
+        if let device, device.capacity >= tileCount {
+            for tile in dirtyTiles.sorted() {
+                try device.tiles.write(floatBytes(tiles[tile * tileFloats..<(tile + 1) * tileFloats]),
+                                       atByteOffset: tile * tileFloats * 4)
+                try device.sums.write(floatBytes(sums[tile * tileSumFloats..<(tile + 1) * tileSumFloats]),
+                                      atByteOffset: tile * tileSumFloats * 4)
+            }
+            dirtyTiles = []
+            return (device.tiles, device.sums)
+        }
+        let capacity = max(4, tileCount * 2)
+        let bins = parameters.bins, blocks = parameters.blockCount
+        var paddedTiles = tiles, paddedSums = sums
+        paddedTiles += [Float](repeating: 0, count: (capacity - tileCount) * tileFloats)
+        paddedSums += [Float](repeating: 0, count: (capacity - tileCount) * tileSumFloats)
+        let tileImage = try context.makeResidentImage(
+            try PixelBuffer(width: bins * Self.lanes, height: blocks, batch: capacity, values: paddedTiles))
+        let sumImage = try context.makeResidentImage(
+            try PixelBuffer(width: Self.lanes, height: blocks, batch: capacity, values: paddedSums))
+        device = (tileImage, sumImage, capacity)
+        dirtyTiles = []
+        return (tileImage, sumImage)
+    }
+
+    private func floatBytes(_ values: ArraySlice<Float>) -> [UInt8] {
+        values.withUnsafeBytes { Array($0) }
+    }
+
+    // MARK: Search
+
+    /// Compares a probe face with every face, reporting each face's distance and each image's to
+    /// `collector` (see ``Matcher`` for what the distances mean).
+    public func search<Collector: MatchCollector>(_ probe: FaceDescriptor, options: SearchOptions,
+                                                  into collector: inout Collector) throws(RecognitionError) {
+        try probe.checkComparable(with: parameters)
+        try options.weights.check(against: parameters)
+        let sparse = SparseProbe(probe, weights: options.weights)
+        let distances: [Float]
+        let slotCount: Int
+        do {
+            (distances, slotCount) = try locked { () throws(RenderError) in
+                (try blockDistances(probe, sparse, options), slots.count)
+            }
+        } catch {
+            throw .render(error)
+        }
+        report(distances, slotCount: slotCount, sparse: sparse, matcher: options.matcher, into: &collector)
+    }
+
+    /// d[slot][jj]: per face slot and active probe block, the chi-square distance to the same block
+    /// (restricted) or to the face's nearest block.
+    private func blockDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> [Float] {
+        let slotCount = slots.count
+        guard sparse.count > 0, slotCount > 0 else { return [] }
+        switch options.path {
+        case .fused:
+            let (tileImage, sumImage) = try synchronize()
+            let search = ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks, form: options.form,
+                                          blocks: parameters.blockCount, bins: parameters.bins, slots: slotCount)
+            return try context.render(Image(applying: search, to: [tileImage.image, sumImage.image])).floatValues
+        case .twoKernel:
+            return try twoKernelDistances(probe, sparse, options)
+        }
+    }
+
+    /// The reference design: per-bin terms (``HistogramDifference``) of histogram images, sums per
+    /// block (``BlockSum``), minima on the host. For all-block matchers, each probe block is replicated
+    /// into a whole histogram image and compared with every face's histogram image.
+    private func twoKernelDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> [Float] {
+        let slotCount = slots.count, blocks = parameters.blockCount, bins = parameters.bins
+        let gallery = try plainGallery().image
+        var distances = [Float](repeating: 0, count: slotCount * sparse.count)
+        if !options.matcher.comparesAllBlocks {
+            let expected = Image(try PixelBuffer(width: bins, height: blocks, values: probe.histograms))
+            let sums = try context.render(gallery.chiSquareTerms(expected: expected, form: options.form).blockSums()).floatValues
+            for slot in 0..<slotCount {
+                for (jj, block) in sparse.blocks.enumerated() { distances[slot * sparse.count + jj] = sums[slot * blocks + Int(block)] }
+            }
+            return distances
+        }
+        for (jj, block) in sparse.blocks.enumerated() {
+            let replicated = [[Float]](repeating: Array(probe.block(Int(block))), count: blocks).flatMap { $0 }
+            let expected = Image(try PixelBuffer(width: bins, height: blocks, values: replicated))
+            let sums = try context.render(gallery.chiSquareTerms(expected: expected, form: options.form).blockSums()).floatValues
+            for slot in 0..<slotCount {
+                distances[slot * sparse.count + jj] = sums[slot * blocks..<(slot + 1) * blocks].min() ?? .infinity
+            }
+        }
+        return distances
+    }
+
+    /// The gallery as one histogram image per face slot (rows = blocks, columns = bins), on the device.
+    private func plainGallery() throws(RenderError) -> ResidentImage {
+        if let plainHistograms { return plainHistograms }
+        let bins = parameters.bins, length = parameters.length
+        var plain = [Float](repeating: 0, count: slots.count * length)
+        for slot in slots.indices where slots[slot] != nil {
+            let tile = slot / Self.lanes, lane = slot % Self.lanes
+            for i in 0..<length { plain[slot * length + i] = tiles[tile * tileFloats + i * Self.lanes + lane] }
+        }
+        let image = try context.makeResidentImage(
+            try PixelBuffer(width: bins, height: parameters.blockCount, batch: slots.count, values: plain))
+        plainHistograms = image
+        return image
+    }
+
+    /// Weighs the block distances into face and image distances and hands them to the collector.
+    private func report<Collector: MatchCollector>(_ d: [Float], slotCount: Int, sparse: SparseProbe, matcher: Matcher,
+                                                   into collector: inout Collector) {
+        let (entries, images) = lock.withLock { (slots, slotsOfImage) }
+        let count = sparse.count
+        var faceDistance = [Float](repeating: 0, count: slotCount)
+        for slot in 0..<min(slotCount, entries.count) where entries[slot] != nil {
+            var total: Float = 0
+            for jj in 0..<count { total += sparse.weights[jj] * d[slot * count + jj] }
+            faceDistance[slot] = total
+            if let entry = entries[slot] { collector.collect(FaceMatch(face: entry.face, image: entry.image, distance: total)) }
+        }
+        for (image, imageSlots) in images {
+            let live = imageSlots.filter { $0 < slotCount }
+            guard let best = live.min(by: { (faceDistance[$0], $0) < (faceDistance[$1], $1) }), let bestEntry = entries[best] else { continue }
+            var distance = faceDistance[best]
+            if matcher.ranksImages {
+                distance = 0
+                for jj in 0..<count {
+                    var nearest = Float.infinity
+                    for slot in live { nearest = min(nearest, d[slot * count + jj]) }
+                    distance += sparse.weights[jj] * nearest
+                }
+            }
+            collector.collect(ImageMatch(image: image, distance: distance, bestFace: bestEntry.face))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ImageKernels
+
+/// Why a descriptor could not be made, stored or compared.
+public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Descriptors made with different parameters cannot be compared.
+    case parametersMismatch(expected: DescriptorParameters, actual: DescriptorParameters)
+    /// A weight map's grid differs from the descriptors' grid.
+    case weightMapMismatch(map: String, grid: String)
+    /// A weight-map file or text could not be read.
+    case invalidWeightMap(source: String, reason: String)
+    /// Descriptor parameters that cannot work (a grid larger than the face, say).
+    case invalidParameters(String)
+    /// A face or image identifier already in the gallery, or one that is not.
+    case identifier(String)
+    /// Rendering on the device failed.
+    case render(RenderError)
+
+    public var description: String {
+        switch self {
+        case .parametersMismatch(let expected, let actual):
+            "descriptor parameters differ: expected \(expected), got \(actual)"
+        case .weightMapMismatch(let map, let grid):
+            "weight map is \(map) but descriptors use a \(grid) grid"
+        case .invalidWeightMap(let source, let reason):
+            "\(source): not a weight map: \(reason)"
+        case .invalidParameters(let reason):
+            "invalid descriptor parameters: \(reason)"
+        case .identifier(let reason):
+            reason
+        case .render(let error):
+            error.description
+        }
+    }
+}

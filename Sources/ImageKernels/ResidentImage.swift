@@ -1,0 +1,26 @@
+/// Pixels kept on one context's device between renders and rewritten in place, so that data many
+/// renders read (a gallery of descriptors) crosses to the device once, not once per render.
+public final class ResidentImage: @unchecked Sendable {
+    public let descriptor: ImageDescriptor
+    let buffer: any DeviceBuffer
+    let device: Device
+    private let context: RenderContext
+
+    init(descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext) {
+        self.descriptor = descriptor
+        self.buffer = buffer
+        self.device = device
+        self.context = context
+    }
+
+    /// A recipe leaf that reads these pixels; render it with the context that made them.
+    public var image: Image { Image(self) }
+
+    /// Overwrites bytes from `offset` on; renders after this see the new values.
+    public func write(_ bytes: [UInt8], atByteOffset offset: Int) throws(RenderError) {
+        guard offset >= 0, offset + bytes.count <= descriptor.byteCount else {
+            throw .sizeMismatch(expected: descriptor.byteCount, actual: offset + bytes.count)
+        }
+        try context.write(bytes, to: self, offset: offset)
+    }
+}

@@ -1,0 +1,49 @@
+import FaceRecognition
+import ImageKernels
+
+extension Reference {
+    /// Chi-square distance between two histograms, straight from the definition, in double precision:
+    /// symmetric Σ(a−b)²/(a+b) skipping a+b = 0, or asymmetric Σ(e−t)²/e skipping e = 0 (e = `a`).
+    public static func chiSquare(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, form: HistogramDifference.Form) -> Double {
+        var sum = 0.0
+        for (x, y) in zip(a, b) {
+            let e = Double(x), t = Double(y)
+            switch form {
+            case .symmetric where e + t > 0: sum += (e - t) * (e - t) / (e + t)
+            case .asymmetric where e > 0: sum += (e - t) * (e - t) / e
+            default: break
+            }
+        }
+        return sum
+    }
+
+    /// Every face's and image's distance to the probe by the matcher's definition, in a plain loop:
+    /// nearest first.
+    public static func search(_ probe: FaceDescriptor, in gallery: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)],
+                              options: SearchOptions) -> (faces: [FaceMatch], images: [ImageMatch]) {
+        let blocks = probe.parameters.blockCount
+        let active = options.weights.weights.enumerated().filter { $0.element > 0 }
+        // blockDistance[f][j]: probe block j against face f's block j, or its nearest block.
+        let blockDistance: [[Double]] = gallery.map { entry in
+            active.map { j, _ in
+                let candidates = options.matcher.comparesAllBlocks ? Array(0..<blocks) : [j]
+                return candidates.map { chiSquare(probe.block(j), entry.descriptor.block($0), form: options.form) }.min() ?? 0
+            }
+        }
+        let faceDistance = blockDistance.map { row in zip(row, active).reduce(0.0) { $0 + Double($1.1.element) * $1.0 } }
+        let faces = gallery.indices.map { FaceMatch(face: gallery[$0].face, image: gallery[$0].image, distance: Float(faceDistance[$0])) }
+        var images: [ImageMatch] = []
+        for (image, members) in Dictionary(grouping: gallery.indices, by: { gallery[$0].image }) {
+            let best = members.min { (faceDistance[$0], gallery[$0].face) < (faceDistance[$1], gallery[$1].face) }!
+            var distance = faceDistance[best]
+            if options.matcher.ranksImages {
+                distance = active.indices.reduce(0.0) { total, jj in
+                    total + Double(active[jj].element) * members.map { blockDistance[$0][jj] }.min()!
+                }
+            }
+            images.append(ImageMatch(image: image, distance: Float(distance), bestFace: gallery[best].face))
+        }
+        return (faces.sorted { ($0.distance, $0.face) < ($1.distance, $1.face) },
+                images.sorted { ($0.distance, $0.image) < ($1.distance, $1.image) })
+    }
+}
