@@ -41,48 +41,76 @@ struct ChiSquareNearest: Filter {
     }
 
     /// The CPU twin: one tile of 16 faces at a time, the faces of a tile in the lanes of SIMD16 vectors.
+    /// With all blocks compared, the gallery block is the outer loop, so each block (bins × 16 floats)
+    /// stays in the L1 cache while every probe block is compared with it.
     private static func cpuTwin(full: Bool, asymmetric: Bool) -> @Sendable (KernelInvocation) -> Void {
         { invocation in
             let probeCount = invocation.int(8), blocks = invocation.int(9), bins = invocation.int(10)
             let slots = invocation.int(11)
             CPUParallel.forEachRange((slots + lanes - 1) / lanes) { tiles in
+                let probe = Probe(blocks: invocation.pointer(2, as: Int32.self), starts: invocation.pointer(3, as: Int32.self),
+                                  binIndices: invocation.pointer(4, as: Int32.self), values: invocation.pointer(5, as: Float.self),
+                                  inverses: invocation.pointer(6, as: Float.self))
                 let gallery = invocation.pointer(0, as: Float.self), sums = invocation.pointer(1, as: Float.self)
-                let probeBlocks = invocation.pointer(2, as: Int32.self), starts = invocation.pointer(3, as: Int32.self)
-                let binIndices = invocation.pointer(4, as: Int32.self), values = invocation.pointer(5, as: Float.self)
-                let inverses = invocation.pointer(6, as: Float.self), distances = invocation.pointer(7, as: Float.self)
+                let distances = invocation.pointer(7, as: Float.self)
+                let best = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: probeCount)
+                defer { best.deallocate() }
                 for tile in tiles {
                     let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
                     let faceSums = UnsafeRawPointer(sums + tile * blocks * lanes)
-                    for jj in 0..<probeCount {
-                        let position = Int(probeBlocks[jj])
-                        let candidates = full ? 0..<blocks : position..<position + 1
-                        let entries = Int(starts[jj])..<Int(starts[jj + 1])
-                        var best = SIMD16<Float>(repeating: .infinity)
-                        for b in candidates {
-                            let g = face + b * bins * lanes * 4
-                            var terms = SIMD16<Float>(), covered = SIMD16<Float>()
-                            for k in entries {
-                                let p = values[k]
-                                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD16<Float>.self)
-                                let d = p - v
-                                if asymmetric {
-                                    terms += d * d * inverses[k]
-                                } else {
-                                    terms += d * d / (p + v)
-                                    covered += v
-                                }
-                            }
-                            let distance = asymmetric
-                                ? terms
-                                : terms + (faceSums.loadUnaligned(fromByteOffset: b * lanes * 4, as: SIMD16<Float>.self) - covered)
-                            best = pointwiseMin(best, distance)
+                    func distance(_ jj: Int, to block: Int) -> SIMD16<Float> {
+                        let g = face + block * bins * lanes * 4
+                        let total = faceSums.loadUnaligned(fromByteOffset: block * lanes * 4, as: SIMD16<Float>.self)
+                        return asymmetric ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
+                    }
+                    if full {
+                        best.initialize(repeating: SIMD16(repeating: .infinity), count: probeCount)
+                        for block in 0..<blocks {
+                            for jj in 0..<probeCount { best[jj] = pointwiseMin(best[jj], distance(jj, to: block)) }
                         }
-                        for lane in 0..<min(lanes, slots - tile * lanes) {
-                            distances[(tile * lanes + lane) * probeCount + jj] = max(best[lane], 0)
-                        }
+                    } else {
+                        for jj in 0..<probeCount { best[jj] = distance(jj, to: Int(probe.blocks[jj])) }
+                    }
+                    for lane in 0..<min(lanes, slots - tile * lanes) {
+                        for jj in 0..<probeCount { distances[(tile * lanes + lane) * probeCount + jj] = max(best[jj][lane], 0) }
                     }
                 }
             }
+        }
+    }
+
+    /// The sparse probe as the CPU twin reads it.
+    private struct Probe {
+        let blocks: UnsafeMutablePointer<Int32>
+        let starts: UnsafeMutablePointer<Int32>
+        let binIndices: UnsafeMutablePointer<Int32>
+        let values: UnsafeMutablePointer<Float>
+        let inverses: UnsafeMutablePointer<Float>
+
+        /// Σ over the probe's nonzero bins of (p−g)²/(p+g), plus the gallery block's uncovered mass.
+        @inline(__always)
+        func symmetricDistance(_ jj: Int, _ g: UnsafeRawPointer, total: SIMD16<Float>) -> SIMD16<Float> {
+            var terms = SIMD16<Float>(), covered = SIMD16<Float>()
+            for k in Int(starts[jj])..<Int(starts[jj + 1]) {
+                let p = values[k]
+                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD16<Float>.self)
+                let d = p - v
+                terms += d * d / (p + v)
+                covered += v
+            }
+            return terms + (total - covered)
+        }
+
+        /// Σ over the probe's nonzero bins of (p−g)²/p.
+        @inline(__always)
+        func asymmetricDistance(_ jj: Int, _ g: UnsafeRawPointer) -> SIMD16<Float> {
+            var terms = SIMD16<Float>()
+            for k in Int(starts[jj])..<Int(starts[jj + 1]) {
+                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD16<Float>.self)
+                let d = values[k] - v
+                terms += d * d * inverses[k]
+            }
+            return terms
         }
     }
 }

@@ -151,7 +151,7 @@ public final class Gallery: @unchecked Sendable {
             dirtyTiles = []
             return (device.tiles, device.sums)
         }
-        let capacity = max(4, tileCount * 2)
+        let capacity = max(4, tileCount + tileCount / 4)   // room to grow by a quarter before a full re-send
         let bins = parameters.bins, blocks = parameters.blockCount
         var paddedTiles = tiles, paddedSums = sums
         paddedTiles += [Float](repeating: 0, count: (capacity - tileCount) * tileFloats)

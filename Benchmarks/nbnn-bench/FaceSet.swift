@@ -1,0 +1,44 @@
+import FaceRecognition
+import Foundation
+import ImageCodecs
+import ImageKernels
+
+/// A folder of person sub-folders, each holding that person's face images (any supported format),
+/// in name order: the ORL layout.
+struct FaceSet {
+    let name: String
+    /// Per person, its images in name order.
+    let people: [(name: String, images: [PixelBuffer])]
+
+    init(folder: String) throws {
+        let manager = FileManager.default
+        let names = try manager.contentsOfDirectory(atPath: folder).filter { name in
+            var isFolder: ObjCBool = false
+            return manager.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder) && isFolder.boolValue
+        }.sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+        var people: [(String, [PixelBuffer])] = []
+        for person in names {
+            let files = try manager.contentsOfDirectory(atPath: folder + "/" + person)
+                .filter { !$0.hasPrefix(".") }
+                .sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+            var images: [PixelBuffer] = []
+            for file in files {
+                do {
+                    images.append(try ImageDecoder.decode(contentsOf: folder + "/" + person + "/" + file,
+                                                          options: DecodingOptions(grayscale: true)))
+                } catch {
+                    progress("skipping \(error)")
+                }
+            }
+            if !images.isEmpty { people.append((person, images)) }
+        }
+        guard !people.isEmpty else { throw ValidationFailure("no person folders with images in \(folder)") }
+        self.name = (folder as NSString).lastPathComponent
+        self.people = people
+    }
+}
+
+struct ValidationFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import FaceRecognition
+import Foundation
+import ImageKernels
+
+/// `nbnn-bench`: search speed of every matcher, path and device against the naive loop, and rank-1
+/// accuracy on ORL (or any folder of people).
+@main
+struct NBNNBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nbnn-bench",
+        abstract: "Time chi-square and NBNN face search, and measure rank-1 accuracy.")
+
+    enum DeviceSelection: String, ExpressibleByArgument, CaseIterable { case cpu, opencl, all }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case markdown, json }
+
+    @Flag(help: "Finish in under a minute: the reference scenario and the 5/5 protocol only.")
+    var quick = false
+
+    @Option(help: "Devices to time: cpu, opencl or all.")
+    var device: DeviceSelection = .all
+
+    @Option(help: "markdown tables or one JSON object.")
+    var format: Format = .markdown
+
+    @Option(help: "Timed runs per figure (median reported).")
+    var runs = 5
+
+    @Option(help: "Folder of the shared datasets.")
+    var datasets = "../shared/datasets"
+
+    @Option(help: "Measure accuracy on this folder of person sub-folders instead of ORL.")
+    var dataset: String?
+
+    @Option(help: "With --dataset: gallery images per person (the first K in name order); the rest are probes.")
+    var galleryPerPerson = 1
+
+    @Flag(help: "Skip the speed tables.")
+    var accuracyOnly = false
+
+    @Flag(help: "Skip the accuracy tables.")
+    var speedOnly = false
+
+    struct Output: Encodable {
+        let machine: String
+        let speed: [SpeedRow]
+        let accuracy: [AccuracyRow]
+    }
+
+    func run() throws {
+        var devices: [Device] = []
+        if device != .opencl { devices.append(.cpu) }
+        if device != .cpu {
+            do { devices.append(try Device.select(.opencl)) } catch { progress("\(error); timing the CPU device only") }
+        }
+        guard !devices.isEmpty else { throw ValidationFailure("no device to time") }
+        let orl = try FaceSet(folder: datasets + "/orl")
+
+        var speed: [SpeedRow] = []
+        if !accuracyOnly {
+            var faces: [Int: [FaceDescriptor]] = [:], probes: [Int: FaceDescriptor] = [:]
+            for parameters in [DescriptorParameters.standard, DescriptorParameters(uniform: true)] {
+                let describer = try FaceDescriber(parameters: parameters, context: RenderContext(device: .cpu))
+                let all = try orl.people.flatMap { try describer.describe($0.images) }
+                faces[parameters.bins] = all
+                probes[parameters.bins] = all.last
+            }
+            speed = try SpeedBenchmark(devices: devices, runs: runs, quick: quick, faces: faces, probe: probes).run()
+        }
+
+        var accuracy: [AccuracyRow] = []
+        if !speedOnly {
+            let fastest = fastestDevice(devices, speed)
+            let context = RenderContext(device: fastest)
+            if let dataset {
+                let set = try FaceSet(folder: dataset)
+                accuracy = try AccuracyBenchmark(set: set, context: context, protocols: [galleryPerPerson], quick: quick).run()
+            } else {
+                accuracy = try AccuracyBenchmark(set: orl, context: context, protocols: quick ? [5] : [5, 1], quick: quick).run()
+            }
+        }
+
+        let output = Output(machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
+                            speed: speed, accuracy: accuracy)
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+        case .markdown:
+            print(Report.markdown(output, runs: runs))
+        }
+    }
+
+    /// The device with the smaller fused full-NBNN time in the reference scenario (the CPU when untimed).
+    private func fastestDevice(_ devices: [Device], _ speed: [SpeedRow]) -> Device {
+        devices.min { a, b in
+            func time(_ d: Device) -> Double {
+                speed.first { $0.device == "\(d.kind)" && $0.path == "fused" && $0.matcher == "nbnn" && $0.gallery_faces == 800 }?
+                    .seconds_per_query ?? .infinity
+            }
+            return time(a) < time(b)
+        } ?? .cpu
+    }
+}

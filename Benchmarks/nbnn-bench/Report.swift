@@ -1,0 +1,41 @@
+import Foundation
+
+/// Markdown tables of a benchmark run.
+enum Report {
+    static func markdown(_ output: NBNNBench.Output, runs: Int) -> String {
+        var lines = ["# nbnn-bench", "", "Machine: \(output.machine)", ""]
+        if !output.speed.isEmpty {
+            lines += ["## Speed (seconds per query, median after a warm-up; uniform weights, 8×8 grid)", "",
+                      "| matcher | path | device | bins | gallery faces | runs | seconds/query | × naive | bytes/face |",
+                      "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+            for row in output.speed {
+                let naive = output.speed.first {
+                    $0.path == "naive" && $0.matcher == row.matcher && $0.bins == row.bins && $0.gallery_faces == row.gallery_faces
+                }
+                let ratio = naive.map { String(format: "%.0f", $0.seconds_per_query / row.seconds_per_query) } ?? "–"
+                lines.append("| \(row.matcher) | \(row.path) | \(row.device) | \(row.bins) | \(row.gallery_faces) | \(row.runs) | "
+                             + "\(seconds(row.seconds_per_query)) | \(ratio) | \(row.bytes_per_face) |")
+            }
+            lines.append("")
+        }
+        if !output.accuracy.isEmpty {
+            let matchers = Array(NSOrderedSet(array: output.accuracy.map(\.matcher))) as? [String] ?? []
+            lines += ["## Rank-1 accuracy", "",
+                      "| dataset | protocol | configuration | " + matchers.joined(separator: " | ") + " |",
+                      "|---|---|---|" + String(repeating: "---:|", count: matchers.count)]
+            var seen: Set<String> = []
+            for row in output.accuracy where seen.insert(row.dataset + row.protocol + row.config).inserted {
+                let values = matchers.map { matcher in
+                    output.accuracy.first { $0.dataset == row.dataset && $0.protocol == row.protocol && $0.config == row.config
+                        && $0.matcher == matcher }.map { String(format: "%.3f", $0.rank1) } ?? "–"
+                }
+                lines.append("| \(row.dataset) | \(row.protocol) | \(row.config) | " + values.joined(separator: " | ") + " |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value < 0.01 ? String(format: "%.5f", value) : String(format: "%.4f", value)
+    }
+}
