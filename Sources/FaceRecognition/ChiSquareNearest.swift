@@ -40,9 +40,10 @@ struct ChiSquareNearest: Filter {
                            globalSize: [slots], localSize: [Self.lanes])
     }
 
-    /// The CPU twin: one tile of 16 faces at a time, the faces of a tile in the lanes of SIMD16 vectors.
-    /// With all blocks compared, the gallery block is the outer loop, so each block (bins × 16 floats)
-    /// stays in the L1 cache while every probe block is compared with it.
+    /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
+    /// vector (16 lanes would not fit the registers of baseline x86-64 and spill). With all blocks
+    /// compared, the gallery block is the outer loop, so each block stays in the L1 cache while every
+    /// probe block is compared with it.
     private static func cpuTwin(full: Bool, asymmetric: Bool) -> @Sendable (KernelInvocation) -> Void {
         { invocation in
             let probeCount = invocation.int(8), blocks = invocation.int(9), bins = invocation.int(10)
@@ -53,26 +54,29 @@ struct ChiSquareNearest: Filter {
                                   inverses: invocation.pointer(6, as: Float.self))
                 let gallery = invocation.pointer(0, as: Float.self), sums = invocation.pointer(1, as: Float.self)
                 let distances = invocation.pointer(7, as: Float.self)
-                let best = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: probeCount)
+                let best = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: probeCount)
                 defer { best.deallocate() }
                 for tile in tiles {
-                    let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
-                    let faceSums = UnsafeRawPointer(sums + tile * blocks * lanes)
-                    func distance(_ jj: Int, to block: Int) -> SIMD16<Float> {
-                        let g = face + block * bins * lanes * 4
-                        let total = faceSums.loadUnaligned(fromByteOffset: block * lanes * 4, as: SIMD16<Float>.self)
-                        return asymmetric ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
-                    }
-                    if full {
-                        best.initialize(repeating: SIMD16(repeating: .infinity), count: probeCount)
-                        for block in 0..<blocks {
-                            for jj in 0..<probeCount { best[jj] = pointwiseMin(best[jj], distance(jj, to: block)) }
+                    for half in 0..<2 {
+                        let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes + half * 8)
+                        let faceSums = UnsafeRawPointer(sums + tile * blocks * lanes + half * 8)
+                        func distance(_ jj: Int, to block: Int) -> SIMD8<Float> {
+                            let g = face + block * bins * lanes * 4
+                            let total = faceSums.loadUnaligned(fromByteOffset: block * lanes * 4, as: SIMD8<Float>.self)
+                            return asymmetric ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
                         }
-                    } else {
-                        for jj in 0..<probeCount { best[jj] = distance(jj, to: Int(probe.blocks[jj])) }
-                    }
-                    for lane in 0..<min(lanes, slots - tile * lanes) {
-                        for jj in 0..<probeCount { distances[(tile * lanes + lane) * probeCount + jj] = max(best[jj][lane], 0) }
+                        if full {
+                            best.initialize(repeating: SIMD8(repeating: .infinity), count: probeCount)
+                            for block in 0..<blocks {
+                                for jj in 0..<probeCount { best[jj] = pointwiseMin(best[jj], distance(jj, to: block)) }
+                            }
+                        } else {
+                            for jj in 0..<probeCount { best[jj] = distance(jj, to: Int(probe.blocks[jj])) }
+                        }
+                        for lane in 0..<min(8, slots - tile * lanes - half * 8) {
+                            let slot = tile * lanes + half * 8 + lane
+                            for jj in 0..<probeCount { distances[slot * probeCount + jj] = max(best[jj][lane], 0) }
+                        }
                     }
                 }
             }
@@ -89,11 +93,11 @@ struct ChiSquareNearest: Filter {
 
         /// Σ over the probe's nonzero bins of (p−g)²/(p+g), plus the gallery block's uncovered mass.
         @inline(__always)
-        func symmetricDistance(_ jj: Int, _ g: UnsafeRawPointer, total: SIMD16<Float>) -> SIMD16<Float> {
-            var terms = SIMD16<Float>(), covered = SIMD16<Float>()
+        func symmetricDistance(_ jj: Int, _ g: UnsafeRawPointer, total: SIMD8<Float>) -> SIMD8<Float> {
+            var terms = SIMD8<Float>(), covered = SIMD8<Float>()
             for k in Int(starts[jj])..<Int(starts[jj + 1]) {
                 let p = values[k]
-                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD16<Float>.self)
+                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD8<Float>.self)
                 let d = p - v
                 terms += d * d / (p + v)
                 covered += v
@@ -103,10 +107,10 @@ struct ChiSquareNearest: Filter {
 
         /// Σ over the probe's nonzero bins of (p−g)²/p.
         @inline(__always)
-        func asymmetricDistance(_ jj: Int, _ g: UnsafeRawPointer) -> SIMD16<Float> {
-            var terms = SIMD16<Float>()
+        func asymmetricDistance(_ jj: Int, _ g: UnsafeRawPointer) -> SIMD8<Float> {
+            var terms = SIMD8<Float>()
             for k in Int(starts[jj])..<Int(starts[jj + 1]) {
-                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD16<Float>.self)
+                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD8<Float>.self)
                 let d = values[k] - v
                 terms += d * d * inverses[k]
             }
