@@ -11,6 +11,27 @@
 
 #define LANES 16
 
+// Chi-square distance between the probe block's nonzero bins [first, last) and gallery block g.
+float chisquare_block(__global const float* g, float total, int first, int last, __global const int* binIndices,
+                      __global const float* values, __global const float* inverses) {
+    float terms = 0.0f, covered = 0.0f;
+    for (int k = first; k < last; ++k) {
+        float p = values[k], v = g[binIndices[k] * LANES];
+        float d = p - v;
+#ifdef ASYMMETRIC
+        terms += d * d * inverses[k];
+#else
+        terms += d * d / (p + v);
+        covered += v;
+#endif
+    }
+#ifdef ASYMMETRIC
+    return terms;
+#else
+    return terms + (total - covered);
+#endif
+}
+
 __kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
                                 __global const int* probeBlocks, __global const int* starts,
                                 __global const int* binIndices, __global const float* values,
@@ -21,32 +42,21 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
     int tile = slot / LANES, lane = slot % LANES;
     __global const float* face = tiles + (size_t)tile * blocks * bins * LANES + lane;
     __global const float* faceSums = sums + (size_t)tile * blocks * LANES + lane;
-    for (int jj = 0; jj < probeCount; ++jj) {
 #ifdef FULL
-        int first = 0, last = blocks;
-#else
-        int first = probeBlocks[jj], last = probeBlocks[jj] + 1;
-#endif
-        float best = INFINITY;
-        for (int b = first; b < last; ++b) {
-            __global const float* g = face + (size_t)b * bins * LANES;
-            float terms = 0.0f, covered = 0.0f;
-            for (int k = starts[jj]; k < starts[jj + 1]; ++k) {
-                float p = values[k], v = g[binIndices[k] * LANES];
-                float d = p - v;
-#ifdef ASYMMETRIC
-                terms += d * d * inverses[k];
-#else
-                terms += d * d / (p + v);
-                covered += v;
-#endif
-            }
-#ifdef ASYMMETRIC
-            best = fmin(best, terms);
-#else
-            best = fmin(best, terms + (faceSums[b * LANES] - covered));
-#endif
-        }
-        distances[(size_t)slot * probeCount + jj] = fmax(best, 0.0f);
+    // Gallery block outside, probe blocks inside: each gallery block is read once per work-item.
+    float best[PROBE_COUNT];
+    for (int jj = 0; jj < PROBE_COUNT; ++jj) best[jj] = INFINITY;
+    for (int b = 0; b < blocks; ++b) {
+        __global const float* g = face + (size_t)b * bins * LANES;
+        float total = faceSums[b * LANES];
+        for (int jj = 0; jj < PROBE_COUNT; ++jj) best[jj] = fmin(best[jj], chisquare_block(g, total, starts[jj], starts[jj + 1], binIndices, values, inverses));
     }
+    for (int jj = 0; jj < PROBE_COUNT; ++jj) distances[(size_t)slot * probeCount + jj] = fmax(best[jj], 0.0f);
+#else
+    for (int jj = 0; jj < probeCount; ++jj) {
+        int b = probeBlocks[jj];
+        float d = chisquare_block(face + (size_t)b * bins * LANES, faceSums[b * LANES], starts[jj], starts[jj + 1], binIndices, values, inverses);
+        distances[(size_t)slot * probeCount + jj] = fmax(d, 0.0f);
+    }
+#endif
 }

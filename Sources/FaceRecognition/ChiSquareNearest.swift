@@ -29,7 +29,7 @@ struct ChiSquareNearest: Filter {
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         guard probe.count > 0, slots > 0 else { return }
         var options: [String] = []
-        if full { options.append("-DFULL") }
+        if full { options.append("-DFULL -DPROBE_COUNT=\(probe.count)") }
         if form == .asymmetric { options.append("-DASYMMETRIC") }
         let kernel = Kernel(.chiSquareNearest, options: options.joined(separator: " "),
                             cpu: Self.cpuTwin(full: full, asymmetric: form == .asymmetric))
@@ -37,7 +37,7 @@ struct ChiSquareNearest: Filter {
                                     .ints(probe.starts), .ints(probe.binIndices), .floats(probe.values),
                                     .floats(probe.inverses), .image(encoder.output), .int(probe.count),
                                     .int(blocks), .int(bins), .int(slots)],
-                           globalSize: [slots], localSize: [Self.lanes])
+                           globalSize: [slots], localSize: [64])
     }
 
     /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
