@@ -26,27 +26,31 @@ struct AccuracyBenchmark {
     }
 
     var configurations: [Configuration] {
-        let all = DescriptorParameters.standard
+        let standard = DescriptorParameters.standard
         func with(_ change: (inout DescriptorParameters) -> Void) -> DescriptorParameters {
-            var copy = all
+            var copy = standard
             change(&copy)
             return copy
         }
-        let full = Configuration(name: "γ+DoG+TT, 256 bins, 8×8", parameters: all, weights: .uniform())
-        if quick { return [full] }
+        let first = Configuration(name: "standard: LBP(8,2), 256 bins, 8×8", parameters: standard, weights: .uniform())
+        if quick { return [first] }
         return [
-            full,
-            Configuration(name: "no gamma", parameters: with { $0.gamma = nil }, weights: .uniform()),
-            Configuration(name: "no DoG", parameters: with { $0.sigmas = nil }, weights: .uniform()),
-            Configuration(name: "no Tan–Triggs", parameters: with { $0.equalizes = false }, weights: .uniform()),
-            Configuration(name: "no preprocessing", parameters: with { $0.gamma = nil; $0.sigmas = nil; $0.equalizes = false },
+            first,
+            Configuration(name: "+ gamma 0.2", parameters: with { $0.gamma = 0.2 }, weights: .uniform()),
+            Configuration(name: "+ DoG σ1–2", parameters: with { $0.sigmas = [1, 2] }, weights: .uniform()),
+            Configuration(name: "+ Tan–Triggs", parameters: with { $0.equalizes = true }, weights: .uniform()),
+            Configuration(name: "+ gamma, DoG, Tan–Triggs", parameters: with { $0.gamma = 0.2; $0.sigmas = [1, 2]; $0.equalizes = true },
                           weights: .uniform()),
             Configuration(name: "59 bins", parameters: with { $0.uniform = true }, weights: .uniform()),
             Configuration(name: "10×10 grid", parameters: with { $0.gridColumns = 10; $0.gridRows = 10 },
                           weights: .uniform(columns: 10, rows: 10)),
             Configuration(name: "59 bins, 10×10 grid", parameters: with { $0.uniform = true; $0.gridColumns = 10; $0.gridRows = 10 },
                           weights: .uniform(columns: 10, rows: 10)),
-            Configuration(name: "reference 8×8 weights", parameters: all, weights: .reference),
+            Configuration(name: "basic 3×3 LBP", parameters: with { $0.pattern = .basic }, weights: .uniform()),
+            Configuration(name: "LBP(8,1), as OpenCV's LBPH", parameters: with { $0.pattern = .circular(neighbours: 8, radius: 1) },
+                          weights: .uniform()),
+            Configuration(name: "reference 8×8 weights", parameters: standard, weights: .reference),
+            Configuration(name: "Tan–Triggs preset (basic LBP, γ, DoG, TT)", parameters: .tanTriggs, weights: .uniform()),
         ]
     }
 

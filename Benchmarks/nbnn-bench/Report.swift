@@ -19,7 +19,8 @@ enum Report {
             lines.append("")
         }
         if !output.accuracy.isEmpty {
-            let matchers = Array(NSOrderedSet(array: output.accuracy.map(\.matcher))) as? [String] ?? []
+            var matchers: [String] = []
+            for row in output.accuracy where !matchers.contains(row.matcher) { matchers.append(row.matcher) }
             lines += ["## Rank-1 accuracy", "",
                       "| dataset | protocol | configuration | " + matchers.joined(separator: " | ") + " |",
                       "|---|---|---|" + String(repeating: "---:|", count: matchers.count)]
