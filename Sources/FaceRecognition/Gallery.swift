@@ -6,7 +6,9 @@ import ImageKernels
 /// it touched, and freed slots are reused.
 ///
 /// Layout: tiles of 16 faces; within a tile block-major, then bin, then face, so the 16 faces of a tile
-/// are read as one vector (see `Kernels/ChiSquareNearest.cl`). Safe to use from any thread.
+/// are read as one vector (see `Kernels/ChiSquareNearest.cl`). On the device the tiles live in
+/// segments of at most 256 MiB: devices cap single allocations, and a growing gallery re-sends only
+/// its last segment. Safe to use from any thread.
 public final class Gallery: @unchecked Sendable {
     public let parameters: DescriptorParameters
     public let context: RenderContext
@@ -24,13 +26,28 @@ public final class Gallery: @unchecked Sendable {
     private var freeSlots: [Int] = []
     private var slotOfFace: [FaceID: Int] = [:]
     private var slotsOfImage: [ImageID: [Int]] = [:]
-    private var device: (tiles: ResidentImage, sums: ResidentImage, capacity: Int)?
+    private var segments: [Segment] = []
     private var dirtyTiles: Set<Int> = []
-    private var plainHistograms: ResidentImage?
 
-    public init(parameters: DescriptorParameters, context: RenderContext = RenderContext()) {
+    /// A run of tiles on the device.
+    private struct Segment {
+        let firstTile: Int
+        let capacity: Int
+        let tiles: ResidentImage
+        let sums: ResidentImage
+        /// The segment's faces as plain histogram images, for the two-kernel path; made on demand.
+        var plain: ResidentImage?
+    }
+
+    /// Largest device allocation a segment's tiles take.
+    public let segmentBytes: Int
+
+    /// An empty gallery for descriptors of `parameters`, on the context's device, in device segments of
+    /// at most `segmentBytes` (at least one tile).
+    public init(parameters: DescriptorParameters, context: RenderContext = RenderContext(), segmentBytes: Int = 256 << 20) {
         self.parameters = parameters
         self.context = context
+        self.segmentBytes = segmentBytes
     }
 
     /// Faces in the gallery.
@@ -44,6 +61,7 @@ public final class Gallery: @unchecked Sendable {
 
     private var tileFloats: Int { parameters.length * Self.lanes }
     private var tileSumFloats: Int { parameters.blockCount * Self.lanes }
+    private var tilesPerSegment: Int { max(1, segmentBytes / (tileFloats * 4)) }
 
     /// Adds faces; each identifier must be new.
     public func append(_ faces: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)]) throws(RecognitionError) {
@@ -135,34 +153,54 @@ public final class Gallery: @unchecked Sendable {
 
     private func changed(_ tile: Int) {
         dirtyTiles.insert(tile)
-        plainHistograms = nil
+        let segment = tile / tilesPerSegment
+        if segment < segments.count { segments[segment].plain = nil }
     }
 
-    /// Brings the device copy up to date: only changed tiles are sent, unless the gallery outgrew it.
-    private func synchronize() throws(RenderError) -> (tiles: ResidentImage, sums: ResidentImage) {
-        let tileCount = slots.count / Self.lanes
-        if let device, device.capacity >= tileCount {
-            for tile in dirtyTiles.sorted() {
-                try device.tiles.write(floatBytes(tiles[tile * tileFloats..<(tile + 1) * tileFloats]),
-                                       atByteOffset: tile * tileFloats * 4)
-                try device.sums.write(floatBytes(sums[tile * tileSumFloats..<(tile + 1) * tileSumFloats]),
-                                      atByteOffset: tile * tileSumFloats * 4)
+    /// Brings the device copy up to date: changed tiles are sent in place; a segment the gallery
+    /// outgrew is made again, a quarter larger than needed, up to the segment size.
+    private func synchronize() throws(RenderError) {
+        let tileCount = slots.count / Self.lanes, perSegment = tilesPerSegment
+        let segmentCount = (tileCount + perSegment - 1) / perSegment
+        if segments.count > segmentCount { segments.removeLast(segments.count - segmentCount) }
+        for index in 0..<segmentCount {
+            let first = index * perSegment, used = min(perSegment, tileCount - first)
+            if index < segments.count, segments[index].capacity >= used {
+                for tile in dirtyTiles where tile >= first && tile < first + used {
+                    try segments[index].tiles.write(floatBytes(tiles[tile * tileFloats..<(tile + 1) * tileFloats]),
+                                                    atByteOffset: (tile - first) * tileFloats * 4)
+                    try segments[index].sums.write(floatBytes(sums[tile * tileSumFloats..<(tile + 1) * tileSumFloats]),
+                                                   atByteOffset: (tile - first) * tileSumFloats * 4)
+                }
+                continue
             }
-            dirtyTiles = []
-            return (device.tiles, device.sums)
+            let capacity = min(perSegment, max(4, used + used / 4))
+            let segment = try makeSegment(firstTile: first, used: used, capacity: capacity)
+            if index < segments.count { segments[index] = segment } else { segments.append(segment) }
         }
-        let capacity = max(4, tileCount + tileCount / 4)   // room to grow by a quarter before a full re-send
-        let bins = parameters.bins, blocks = parameters.blockCount
-        var paddedTiles = tiles, paddedSums = sums
-        paddedTiles += [Float](repeating: 0, count: (capacity - tileCount) * tileFloats)
-        paddedSums += [Float](repeating: 0, count: (capacity - tileCount) * tileSumFloats)
-        let tileImage = try context.makeResidentImage(
-            try PixelBuffer(width: bins * Self.lanes, height: blocks, batch: capacity, values: paddedTiles))
-        let sumImage = try context.makeResidentImage(
-            try PixelBuffer(width: Self.lanes, height: blocks, batch: capacity, values: paddedSums))
-        device = (tileImage, sumImage, capacity)
         dirtyTiles = []
-        return (tileImage, sumImage)
+    }
+
+    private func makeSegment(firstTile: Int, used: Int, capacity: Int) throws(RenderError) -> Segment {
+        let bins = parameters.bins, blocks = parameters.blockCount
+        var tileValues = Array(tiles[firstTile * tileFloats..<(firstTile + used) * tileFloats])
+        var sumValues = Array(sums[firstTile * tileSumFloats..<(firstTile + used) * tileSumFloats])
+        tileValues += [Float](repeating: 0, count: (capacity - used) * tileFloats)
+        sumValues += [Float](repeating: 0, count: (capacity - used) * tileSumFloats)
+        return Segment(
+            firstTile: firstTile, capacity: capacity,
+            tiles: try context.makeResidentImage(try PixelBuffer(width: bins * Self.lanes, height: blocks, batch: capacity,
+                                                                 values: tileValues)),
+            sums: try context.makeResidentImage(try PixelBuffer(width: Self.lanes, height: blocks, batch: capacity,
+                                                                values: sumValues)))
+    }
+
+    /// Face slots of each segment, in order.
+    private var segmentSlots: [Range<Int>] {
+        segments.map { segment in
+            let first = segment.firstTile * Self.lanes
+            return first..<min(slots.count, first + tilesPerSegment * Self.lanes)
+        }
     }
 
     private func floatBytes(_ values: ArraySlice<Float>) -> [UInt8] {
@@ -195,23 +233,31 @@ public final class Gallery: @unchecked Sendable {
     private func blockDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> [Float] {
         let slotCount = slots.count
         guard sparse.count > 0, slotCount > 0 else { return [] }
+        try synchronize()
         switch options.path {
         case .fused:
-            let (tileImage, sumImage) = try synchronize()
-            let search = ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks, form: options.form,
-                                          blocks: parameters.blockCount, bins: parameters.bins, slots: slotCount)
-            return try context.render(Image(applying: search, to: [tileImage.image, sumImage.image])).floatValues
+            let searches = zip(segments, segmentSlots).map { segment, slots in
+                Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks, form: options.form,
+                                                 blocks: parameters.blockCount, bins: parameters.bins, slots: slots.count),
+                      to: [segment.tiles.image, segment.sums.image])
+            }
+            return try context.render(searches).flatMap(\.floatValues)
         case .twoKernel:
-            return try twoKernelDistances(probe, sparse, options)
+            var distances: [Float] = []
+            for index in segments.indices {
+                distances += try twoKernelDistances(probe, sparse, options, segment: index)
+            }
+            return distances
         }
     }
 
     /// The reference design: per-bin terms (``HistogramDifference``) of histogram images, sums per
     /// block (``BlockSum``), minima on the host. For all-block matchers, each probe block is replicated
     /// into a whole histogram image and compared with every face's histogram image.
-    private func twoKernelDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> [Float] {
-        let slotCount = slots.count, blocks = parameters.blockCount, bins = parameters.bins
-        let gallery = try plainGallery().image
+    private func twoKernelDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions,
+                                    segment: Int) throws(RenderError) -> [Float] {
+        let slotCount = segmentSlots[segment].count, blocks = parameters.blockCount, bins = parameters.bins
+        let gallery = try plainHistograms(segment).image
         var distances = [Float](repeating: 0, count: slotCount * sparse.count)
         if !options.matcher.comparesAllBlocks {
             let expected = Image(try PixelBuffer(width: bins, height: blocks, values: probe.histograms))
@@ -232,18 +278,18 @@ public final class Gallery: @unchecked Sendable {
         return distances
     }
 
-    /// The gallery as one histogram image per face slot (rows = blocks, columns = bins), on the device.
-    private func plainGallery() throws(RenderError) -> ResidentImage {
-        if let plainHistograms { return plainHistograms }
-        let bins = parameters.bins, length = parameters.length
-        var plain = [Float](repeating: 0, count: slots.count * length)
-        for slot in slots.indices where slots[slot] != nil {
-            let tile = slot / Self.lanes, lane = slot % Self.lanes
-            for i in 0..<length { plain[slot * length + i] = tiles[tile * tileFloats + i * Self.lanes + lane] }
+    /// A segment's faces as one histogram image per face slot (rows = blocks, columns = bins).
+    private func plainHistograms(_ segment: Int) throws(RenderError) -> ResidentImage {
+        if let plain = segments[segment].plain { return plain }
+        let length = parameters.length, slotRange = segmentSlots[segment]
+        var plain = [Float](repeating: 0, count: slotRange.count * length)
+        for slot in slotRange where slots[slot] != nil {
+            let tile = slot / Self.lanes, lane = slot % Self.lanes, row = slot - slotRange.lowerBound
+            for i in 0..<length { plain[row * length + i] = tiles[tile * tileFloats + i * Self.lanes + lane] }
         }
         let image = try context.makeResidentImage(
-            try PixelBuffer(width: bins, height: parameters.blockCount, batch: slots.count, values: plain))
-        plainHistograms = image
+            try PixelBuffer(width: parameters.bins, height: parameters.blockCount, batch: slotRange.count, values: plain))
+        segments[segment].plain = image
         return image
     }
 

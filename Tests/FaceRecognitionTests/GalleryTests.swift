@@ -43,25 +43,30 @@ import TestSupport
         let all = RandomGallery.entries(parameters, faces: 70, using: &generator)
         var entries = Array(all[0..<10])
         let probe = RandomGallery.descriptor(parameters, using: &generator)
-        let gallery = Gallery(parameters: parameters, context: RenderContext(device: try TestDevices.device(choice)))
-        let options = SearchOptions(matcher: .nbnn, weights: .uniform(columns: 4, rows: 4))
+        // Segments of two tiles (32 faces), so that growth and edits cross segment boundaries.
+        let tileBytes = parameters.length * 16 * 4
+        let gallery = Gallery(parameters: parameters, context: RenderContext(device: try TestDevices.device(choice)),
+                              segmentBytes: 2 * tileBytes)
         func check(_ step: String) throws {
-            var found = Everything()
-            try gallery.search(probe, options: options, into: &found)
-            let expected = Reference.search(probe, in: entries, options: options)
-            #expect(found.faces.count == entries.count, "\(step)")
-            let distances = Dictionary(uniqueKeysWithValues: found.images.map { ($0.image, $0.distance) })
-            #expect(expected.images.allSatisfy { match in distances[match.image].map { MatcherReferenceTests.close($0, match.distance) } ?? false },
-                    "\(step), seed \(generator.seed)")
+            for path in SearchPath.allCases {
+                let options = SearchOptions(matcher: .nbnn, weights: .uniform(columns: 4, rows: 4), path: path)
+                var found = Everything()
+                try gallery.search(probe, options: options, into: &found)
+                let expected = Reference.search(probe, in: entries, options: options)
+                #expect(found.faces.count == entries.count, "\(step)")
+                let distances = Dictionary(uniqueKeysWithValues: found.images.map { ($0.image, $0.distance) })
+                #expect(expected.images.allSatisfy { match in distances[match.image].map { MatcherReferenceTests.close($0, match.distance) } ?? false },
+                        "\(step), \(path), seed \(generator.seed)")
+            }
         }
         try gallery.append(entries)
-        try check("first 10 faces")                              // the device copy is made, room for 4 tiles
+        try check("first 10 faces")                              // one segment
         try gallery.append(Array(all[10..<40]))
         entries = Array(all[0..<40])
-        try check("40 faces")                                    // changed tiles are sent in place
+        try check("40 faces")                                    // the first segment fills, a second begins
         try gallery.append(Array(all[40...]))
         entries = all
-        try check("70 faces")                                    // 5 tiles: the device copy grows
+        try check("70 faces")                                    // 5 tiles in 3 segments
         let removedImage = entries[5].image, removedFace = entries[57].face
         gallery.remove(image: removedImage)
         try gallery.remove(face: removedFace)
