@@ -5,6 +5,7 @@
 // Gallery layout: tiles of LANES faces; within a tile, block-major, then bin, then lane, so the
 // work-items of a tile read consecutive addresses. sums holds each gallery block's total.
 // The probe arrives sparse: per active block, its nonzero bins (index, value, 1/value).
+// With FACE_SUM, each face gets one value, the weighted sum over probe blocks, instead of one per block.
 // Only the probe's nonzero bins need a divide: for the symmetric form
 //   sum_i (p-g)^2/(p+g) = sum_{p_i>0} (p-g)^2/(p+g) + (sum_i g_i - sum_{p_i>0} g_i),
 // and for the asymmetric form sum_{p_i>0} (p-g)^2 / p (terms with p = 0 skipped).
@@ -32,10 +33,22 @@ float chisquare_block(__global const float* g, float total, int first, int last,
 #endif
 }
 
+// Block distances are stored per (face, probe block), or added with their weights into the face's sum.
+void store_distance(__global float* distances, __global const float* weights, int slot, int jj, int probeCount,
+                    float d) {
+#ifdef FACE_SUM
+    if (jj == 0) distances[slot] = 0.0f;
+    distances[slot] += weights[jj] * fmax(d, 0.0f);
+#else
+    distances[(size_t)slot * probeCount + jj] = fmax(d, 0.0f);
+#endif
+}
+
 __kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
                                 __global const int* probeBlocks, __global const int* starts,
                                 __global const int* binIndices, __global const float* values,
-                                __global const float* inverses, __global float* distances,
+                                __global const float* inverses, __global const float* weights,
+                                __global float* distances,
                                 int probeCount, int blocks, int bins, int slots) {
     int slot = get_global_id(0);
     if (slot >= slots) return;
@@ -51,12 +64,12 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
         float total = faceSums[b * LANES];
         for (int jj = 0; jj < PROBE_COUNT; ++jj) best[jj] = fmin(best[jj], chisquare_block(g, total, starts[jj], starts[jj + 1], binIndices, values, inverses));
     }
-    for (int jj = 0; jj < PROBE_COUNT; ++jj) distances[(size_t)slot * probeCount + jj] = fmax(best[jj], 0.0f);
+    for (int jj = 0; jj < PROBE_COUNT; ++jj) store_distance(distances, weights, slot, jj, probeCount, best[jj]);
 #else
     for (int jj = 0; jj < probeCount; ++jj) {
         int b = probeBlocks[jj];
         float d = chisquare_block(face + (size_t)b * bins * LANES, faceSums[b * LANES], starts[jj], starts[jj + 1], binIndices, values, inverses);
-        distances[(size_t)slot * probeCount + jj] = fmax(d, 0.0f);
+        store_distance(distances, weights, slot, jj, probeCount, d);
     }
 #endif
 }

@@ -216,11 +216,11 @@ public final class Gallery: @unchecked Sendable {
         try probe.checkComparable(with: parameters)
         try options.weights.check(against: parameters)
         let sparse = SparseProbe(probe, weights: options.weights)
-        let distances: [Float]
+        let distances: SlotDistances
         let slotCount: Int
         do {
             (distances, slotCount) = try locked { () throws(RenderError) in
-                (try blockDistances(probe, sparse, options), slots.count)
+                (try slotDistances(probe, sparse, options), slots.count)
             }
         } catch {
             throw .render(error)
@@ -228,26 +228,35 @@ public final class Gallery: @unchecked Sendable {
         report(distances, slotCount: slotCount, sparse: sparse, matcher: options.matcher, into: &collector)
     }
 
-    /// d[slot][jj]: per face slot and active probe block, the chi-square distance to the same block
-    /// (restricted) or to the face's nearest block.
-    private func blockDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> [Float] {
-        let slotCount = slots.count
-        guard sparse.count > 0, slotCount > 0 else { return [] }
+    /// What the search kernels give per face slot.
+    private enum SlotDistances {
+        /// The face's weighted distance.
+        case faces([Float])
+        /// d[slot][jj], the distance from active probe block jj to the same block of the face
+        /// (restricted) or to its nearest block: needed to pool an image's faces block by block.
+        case blocks([Float])
+    }
+
+    private func slotDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> SlotDistances {
+        guard sparse.count > 0, !slots.isEmpty else { return .blocks([]) }
         try synchronize()
         switch options.path {
         case .fused:
+            let faceSums = !options.matcher.ranksImages
             let searches = zip(segments, segmentSlots).map { segment, slots in
-                Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks, form: options.form,
-                                                 blocks: parameters.blockCount, bins: parameters.bins, slots: slots.count),
+                Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks, faceSums: faceSums,
+                                                 form: options.form, blocks: parameters.blockCount, bins: parameters.bins,
+                                                 slots: slots.count),
                       to: [segment.tiles.image, segment.sums.image])
             }
-            return try context.render(searches).flatMap(\.floatValues)
+            let values = try context.render(searches).flatMap(\.floatValues)
+            return faceSums ? .faces(values) : .blocks(values)
         case .twoKernel:
             var distances: [Float] = []
             for index in segments.indices {
                 distances += try twoKernelDistances(probe, sparse, options, segment: index)
             }
-            return distances
+            return .blocks(distances)
         }
     }
 
@@ -293,27 +302,39 @@ public final class Gallery: @unchecked Sendable {
         return image
     }
 
-    /// Weighs the block distances into face and image distances and hands them to the collector.
-    private func report<Collector: MatchCollector>(_ d: [Float], slotCount: Int, sparse: SparseProbe, matcher: Matcher,
-                                                   into collector: inout Collector) {
+    /// Weighs block distances into face and image distances and hands them to the collector.
+    private func report<Collector: MatchCollector>(_ distances: SlotDistances, slotCount: Int, sparse: SparseProbe,
+                                                   matcher: Matcher, into collector: inout Collector) {
         let (entries, images) = lock.withLock { (slots, slotsOfImage) }
-        let count = sparse.count
+        let count = sparse.count, live = min(slotCount, entries.count)
         var faceDistance = [Float](repeating: 0, count: slotCount)
-        for slot in 0..<min(slotCount, entries.count) where entries[slot] != nil {
-            var total: Float = 0
-            for jj in 0..<count { total += sparse.weights[jj] * d[slot * count + jj] }
-            faceDistance[slot] = total
-            if let entry = entries[slot] { collector.collect(FaceMatch(face: entry.face, image: entry.image, distance: total)) }
+        switch distances {
+        case .faces(let values):
+            for slot in 0..<min(live, values.count) { faceDistance[slot] = values[slot] }
+        case .blocks(let d) where count > 0:
+            for slot in 0..<live where entries[slot] != nil {
+                var total: Float = 0
+                for jj in 0..<count { total += sparse.weights[jj] * d[slot * count + jj] }
+                faceDistance[slot] = total
+            }
+        case .blocks:
+            break
+        }
+        for slot in 0..<live {
+            if let entry = entries[slot] { collector.collect(FaceMatch(face: entry.face, image: entry.image, distance: faceDistance[slot])) }
         }
         for (image, imageSlots) in images {
-            let live = imageSlots.filter { $0 < slotCount }
-            guard let best = live.min(by: { (faceDistance[$0], $0) < (faceDistance[$1], $1) }), let bestEntry = entries[best] else { continue }
+            var best = -1
+            for slot in imageSlots where slot < live && (best < 0 || (faceDistance[slot], slot) < (faceDistance[best], best)) {
+                best = slot
+            }
+            guard best >= 0, let bestEntry = entries[best] else { continue }
             var distance = faceDistance[best]
-            if matcher.ranksImages {
+            if matcher.ranksImages, case .blocks(let d) = distances {
                 distance = 0
                 for jj in 0..<count {
                     var nearest = Float.infinity
-                    for slot in live { nearest = min(nearest, d[slot * count + jj]) }
+                    for slot in imageSlots where slot < live { nearest = min(nearest, d[slot * count + jj]) }
                     distance += sparse.weights[jj] * nearest
                 }
             }

@@ -50,9 +50,7 @@ public struct PixelBuffer: Sendable, Equatable {
         case .float32:
             return [Float](unsafeUninitializedCapacity: descriptor.elementCount) { out, count in
                 bytes.withUnsafeBytes { raw in
-                    for i in 0..<descriptor.elementCount {
-                        out[i] = raw.loadUnaligned(fromByteOffset: i * 4, as: Float.self)
-                    }
+                    UnsafeMutableRawBufferPointer(out).copyMemory(from: raw)
                 }
                 count = descriptor.elementCount
             }
