@@ -12,6 +12,11 @@ struct FaceSet {
 
     init(folder: String) throws {
         let manager = FileManager.default
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
+              manager.isReadableFile(atPath: folder) else {
+            throw ValidationFailure("\(folder): not a readable folder")
+        }
         let names = try manager.contentsOfDirectory(atPath: folder).filter { name in
             var isFolder: ObjCBool = false
             return manager.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder) && isFolder.boolValue
