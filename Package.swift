@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// Targets grouped: system libraries · framework · face recognition · tools · tests
+// Targets grouped: system libraries · framework · face recognition and detection · tools · tests
 import PackageDescription
 
 let package = Package(
@@ -45,8 +45,9 @@ let package = Package(
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
 
-        // Face recognition
+        // Face recognition and detection
         .target(name: "FaceRecognition", dependencies: ["ImageKernels", "Kernels"]),
+        .target(name: "FaceDetection", dependencies: ["ImageKernels", "Kernels"]),
 
         // Tools
         .executableTarget(name: "cbir", dependencies: [
@@ -66,6 +67,7 @@ let package = Package(
                 path: "Tests/TestSupport"),
         .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TestSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "cbirTests", dependencies: ["cbir", "ImageCodecs", "ImageKernels", "TestSupport"]),
     ]
