@@ -40,6 +40,7 @@ let package = Package(
                     .embedInCode("HistogramDifference.cl"),
                     .embedInCode("BlockSum.cl"),
                     .embedInCode("ChiSquareNearest.cl"),
+                    .embedInCode("IntegralImage.cl"),
                 ]),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "Kernels"]),
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),

@@ -16,6 +16,7 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
     case histogramDifference = "HistogramDifference"
     case blockSum = "BlockSum"
     case chiSquareNearest = "ChiSquareNearest"
+    case integralImage = "IntegralImage"
 
     /// The file's OpenCL C text.
     public var source: String {
@@ -38,6 +39,7 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
         case .histogramDifference: PackageResources.HistogramDifference_cl
         case .blockSum: PackageResources.BlockSum_cl
         case .chiSquareNearest: PackageResources.ChiSquareNearest_cl
+        case .integralImage: PackageResources.IntegralImage_cl
         }
     }
 }
@@ -64,6 +66,8 @@ public enum KernelFunction: String, CaseIterable, Sendable {
     case histogramDifference = "histogram_difference"
     case blockSum = "block_sum"
     case chiSquareNearest = "chisquare_nearest"
+    case integralRows = "integral_rows"
+    case integralColumns = "integral_columns"
 
     /// The file that defines this entry point.
     public var sourceFile: KernelSourceFile {
@@ -82,6 +86,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
         case .histogramDifference: .histogramDifference
         case .blockSum: .blockSum
         case .chiSquareNearest: .chiSquareNearest
+        case .integralRows, .integralColumns: .integralImage
         }
     }
 }

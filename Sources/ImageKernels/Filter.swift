@@ -29,6 +29,17 @@ extension Filter {
     }
 }
 
+extension Filter {
+    /// The single input's descriptor, checked to hold one of `types`.
+    public func singleInput(_ inputs: [ImageDescriptor], oneOf types: [ElementType]) throws(RenderError) -> ImageDescriptor {
+        let input = try singleInput(inputs)
+        guard types.contains(input.elementType) else {
+            throw .invalidInput(filter: name, reason: "takes \(types.map(\.rawValue).joined(separator: " or ")) images, got \(input.elementType.rawValue)")
+        }
+        return input
+    }
+}
+
 /// A rendered image on a device: its buffer and what it holds.
 public struct DeviceImage: Sendable {
     public let buffer: any DeviceBuffer

@@ -4,12 +4,14 @@ public enum ElementType: String, Sendable, Hashable, CaseIterable {
     case uint8
     /// 32-bit floats: filter intermediates; values from `uint8` images map to 0...1.
     case float32
+    /// Unsigned 32-bit integers: integral images (sums wrap modulo 2³², as OpenCV's do).
+    case uint32
 
     /// Bytes per element.
     public var byteSize: Int {
         switch self {
         case .uint8: 1
-        case .float32: 4
+        case .float32, .uint32: 4
         }
     }
 }

@@ -42,11 +42,22 @@ public struct PixelBuffer: Sendable, Equatable {
         descriptor.elementType == .uint8 ? bytes : []
     }
 
-    /// The elements as floats; `uint8` elements are converted as they are (0...255).
+    /// The elements as 32-bit integers; empty unless the element type is `uint32`.
+    public var uint32Values: [UInt32] {
+        guard descriptor.elementType == .uint32 else { return [] }
+        return [UInt32](unsafeUninitializedCapacity: descriptor.elementCount) { out, count in
+            bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(out).copyMemory(from: $0) }
+            count = descriptor.elementCount
+        }
+    }
+
+    /// The elements as floats; integer elements are converted as they are (0...255 for `uint8`).
     public var floatValues: [Float] {
         switch descriptor.elementType {
         case .uint8:
             return bytes.map(Float.init)
+        case .uint32:
+            return uint32Values.map(Float.init)
         case .float32:
             return [Float](unsafeUninitializedCapacity: descriptor.elementCount) { out, count in
                 bytes.withUnsafeBytes { raw in

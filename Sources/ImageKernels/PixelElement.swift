@@ -32,12 +32,14 @@ extension ElementType {
         switch self {
         case .uint8: "-DPIXEL=uchar"
         case .float32: "-DPIXEL=float -DPIXEL_FLOAT"
+        case .uint32: "-DPIXEL=uint"
         }
     }
 }
 
 extension Kernel {
-    /// A built-in kernel for `PIXEL`-typed sources, with the CPU twin for that element type.
+    /// A built-in kernel for `PIXEL`-typed sources, with the CPU twin for that element type (filters
+    /// using it accept only `uint8` and `float32`; see ``Filter/singleInput(_:oneOf:)``).
     init(_ function: KernelFunction, pixelType: ElementType,
          uint8: @escaping @Sendable (KernelInvocation) -> Void,
          float32: @escaping @Sendable (KernelInvocation) -> Void) {

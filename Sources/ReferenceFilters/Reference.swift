@@ -15,6 +15,8 @@ public enum Reference {
         case .uint8:
             if image.descriptor.elementType == .uint8 { return image }
             return make(image.descriptor.with(elementType: .uint8), values.map { $0 * 255 })
+        case .uint32:
+            return make(image.descriptor.with(elementType: .uint32), values)
         }
     }
 
@@ -269,6 +271,24 @@ public enum Reference {
         return make(d.with(width: bins, height: gridRows * gridColumns).with(elementType: .float32), out)
     }
 
+    /// Integral image by the 2-D recurrence S(x, y) = v + S(x−1, y) + S(x, y−1) − S(x−1, y−1),
+    /// modulo 2³², with a zero first row and column.
+    public static func integral(_ image: PixelBuffer, squared: Bool = false) -> PixelBuffer {
+        let d = image.descriptor, v = image.bytes
+        let out = d.with(width: d.width + 1, height: d.height + 1).with(elementType: .uint32)
+        var sums = [UInt32](repeating: 0, count: out.elementCount)
+        for p in 0..<d.planeCount {
+            for y in 1...d.height {
+                for x in 1...d.width {
+                    let pixel = UInt32(v[index(p, x - 1, y - 1, d)])
+                    sums[index(p, x, y, out)] = (squared ? pixel * pixel : pixel)
+                        &+ sums[index(p, x - 1, y, out)] &+ sums[index(p, x, y - 1, out)] &- sums[index(p, x - 1, y - 1, out)]
+                }
+            }
+        }
+        return PixelBuffer(descriptor: out) { raw in sums.withUnsafeBytes { raw.copyMemory(from: $0) } }
+    }
+
     static func index(_ plane: Int, _ x: Int, _ y: Int, _ d: ImageDescriptor) -> Int {
         (plane * d.height + y) * d.width + x
     }
@@ -279,6 +299,7 @@ public enum Reference {
         switch descriptor.elementType {
         case .uint8: bytes = values.map { UInt8(rounding: $0) }
         case .float32: bytes = values.withUnsafeBytes { Array($0) }
+        case .uint32: bytes = values.map { UInt32(clamping: Int64($0)) }.withUnsafeBytes { Array($0) }
         }
 
         guard let buffer = try? PixelBuffer(descriptor: descriptor, bytes: bytes) else {

@@ -18,7 +18,7 @@ import TestSupport
 
     @Test func zeroByteFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID()).jpg").path
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(throws: ImageCodecError.empty(path: path)) { try ImageDecoder.decode(contentsOf: path) }
     }

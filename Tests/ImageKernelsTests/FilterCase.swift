@@ -95,6 +95,10 @@ struct FilterCase: Sendable, CustomStringConvertible {
         FilterCase(description: "histograms 5×3×59, codes past the bins", input: randomBatch(.uint8, sizes: 9...41, maximum: 70),
                    recipe: { $0.blockHistograms(gridColumns: 5, gridRows: 3, bins: 59) },
                    reference: { Reference.blockHistograms($0, gridColumns: 5, gridRows: 3, bins: 59) }, tolerance: 1e-6),
+        FilterCase(description: "integral uint8", input: randomBatch(.uint8),
+                   recipe: { $0.integral() }, reference: { Reference.integral($0) }),
+        FilterCase(description: "squared integral uint8", input: randomBatch(.uint8),
+                   recipe: { $0.integral(squared: true) }, reference: { Reference.integral($0, squared: true) }),
     ]
 
     static let rotation = AffineMatrix.rotation(by: 0.3, about: (x: 8.5, y: 7), movingTo: (x: 11, y: 9))

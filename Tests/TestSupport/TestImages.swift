@@ -12,6 +12,9 @@ public enum TestImages {
         case .float32:
             let values = (0..<descriptor.elementCount).map { _ in Float.random(in: 0..<1, using: &generator) }
             bytes = values.withUnsafeBytes { Array($0) }
+        case .uint32:
+            let values = (0..<descriptor.elementCount).map { _ in UInt32.random(in: 0...UInt32(maximum), using: &generator) }
+            bytes = values.withUnsafeBytes { Array($0) }
         }
         // The byte count comes from the descriptor itself.
         return try! PixelBuffer(descriptor: descriptor, bytes: bytes)
@@ -22,13 +25,13 @@ public enum TestImages {
         Int.random(in: range, using: &generator) | 1
     }
 
-    /// Nil when the buffers agree (bytes equal for `uint8`; |a − b| ≤ tolerance·max(1, |b|) for floats),
+    /// Nil when the buffers agree (bytes equal for integers; |a − b| ≤ tolerance·max(1, |b|) for floats),
     /// else a description of the first difference.
     public static func difference(_ actual: PixelBuffer, _ expected: PixelBuffer, tolerance: Float) -> String? {
         guard actual.descriptor == expected.descriptor else {
             return "descriptor \(actual.descriptor), expected \(expected.descriptor)"
         }
-        if actual.descriptor.elementType == .uint8 {
+        if actual.descriptor.elementType != .float32 {
             guard let i = actual.bytes.indices.first(where: { actual.bytes[$0] != expected.bytes[$0] }) else { return nil }
             let mismatches = zip(actual.bytes, expected.bytes).filter { $0 != $1 }.count
             return "\(mismatches) elements differ; first at \(i): \(actual.bytes[i]) vs \(expected.bytes[i])"

@@ -65,7 +65,7 @@ import TestSupport
     @Test func badInputFailsWithTheFileNamed() throws {
         let cbir = try CommandRunner(product: "cbir")
         let empty = temporaryPath("empty.jpg")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         defer { try? FileManager.default.removeItem(atPath: empty) }
         let output = try cbir.run(["filter", empty, "-o", temporaryPath("never.png")])
         #expect(output.status != 0)

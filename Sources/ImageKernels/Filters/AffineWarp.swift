@@ -61,7 +61,7 @@ public struct AffineWarp: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        let input = try singleInput(inputs)
+        let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         let width = width ?? input.width, height = height ?? input.height
         guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
             throw .invalidInput(filter: name, reason: "output size must be in 1...32768")

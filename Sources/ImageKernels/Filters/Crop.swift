@@ -25,7 +25,7 @@ public struct Crop: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        let input = try singleInput(inputs)
+        let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
               rect.x + rect.width <= input.width, rect.y + rect.height <= input.height else {
             throw .invalidInput(filter: name, reason: "rectangle is not inside the \(input.width)×\(input.height) image")

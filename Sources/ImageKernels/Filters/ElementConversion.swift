@@ -9,7 +9,11 @@ public struct ElementConversion: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        try singleInput(inputs).with(elementType: target)
+        let input = try singleInput(inputs)
+        guard [(ElementType.uint8, ElementType.float32), (.float32, .uint8)].contains(where: { $0 == (input.elementType, target) }) else {
+            throw .invalidInput(filter: name, reason: "converts between uint8 and float32 only, not \(input.elementType.rawValue)")
+        }
+        return input.with(elementType: target)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
@@ -22,7 +26,7 @@ public struct ElementConversion: Filter {
             try encoder.launchPerElement(Self.toUInt8, [.image(encoder.input), .image(encoder.output),
                                                         .float32(255), .int(count)], count: count)
         default:
-            throw .invalidInput(filter: name, reason: "input is already \(target.rawValue)")
+            throw .invalidInput(filter: name, reason: "cannot convert \(encoder.input.descriptor.elementType.rawValue) to \(target.rawValue)")
         }
     }
 

@@ -6,7 +6,7 @@ public struct Grayscale: Filter {
     public init() {}
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        var input = try singleInput(inputs)
+        var input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard input.channels == 3 || input.channels == 4 else {
             throw .invalidInput(filter: name, reason: "takes 3 or 4 channels, got \(input.channels)")
         }

@@ -49,7 +49,7 @@ public struct LocalBinaryPattern: Filter {
         guard (1...8).contains(neighbours), (1...32).contains(radius) else {
             throw .invalidInput(filter: name, reason: "needs 1...8 neighbours and a radius in 1...32")
         }
-        let input = try singleInput(inputs)
+        let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard input.width > 2 * radius, input.height > 2 * radius else {
             throw .invalidInput(filter: name, reason: "input \(input.width)×\(input.height) is too small for radius \(radius)")
         }

@@ -19,7 +19,7 @@ public struct Resize: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        let input = try singleInput(inputs)
+        let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
             throw .invalidInput(filter: name, reason: "size must be in 1...32768")
         }
