@@ -44,9 +44,10 @@ struct FilterCase: Sendable, CustomStringConvertible {
         FilterCase(description: "DoG σ1−σ2", input: randomBatch(.float32),
                    recipe: { $0.differenceOfGaussians(sigma1: 1, sigma2: 2) },
                    reference: { Reference.differenceOfGaussians($0, sigma1: 1, sigma2: 2) }, tolerance: 1e-5),
+        // Tan–Triggs gets the same input as its reference: x^0.1 and mean^(−10) make it ill-conditioned near
+        // zero, so feeding it the device's DoG output against a double-precision DoG failed about 1 run in 16.
         FilterCase(description: "Tan–Triggs", input: randomBatch(.float32),
-                   recipe: { $0.differenceOfGaussians(sigma1: 1, sigma2: 2).contrastEqualized() },
-                   reference: { Reference.contrastEqualized(Reference.differenceOfGaussians($0, sigma1: 1, sigma2: 2)) },
+                   recipe: { $0.contrastEqualized() }, reference: { Reference.contrastEqualized($0) },
                    tolerance: 1e-4),
         FilterCase(description: "LBP 3×3 uint8", input: randomBatch(.uint8, maximum: 3),
                    recipe: { $0.localBinaryPattern() }, reference: { Reference.localBinaryPattern($0) }),
