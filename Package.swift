@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ImageKernels", targets: ["ImageKernels"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
         .library(name: "FaceRecognition", targets: ["FaceRecognition"]),
+        .library(name: "FaceDetection", targets: ["FaceDetection"]),
         .executable(name: "cbir", targets: ["cbir"]),
     ],
     dependencies: [
@@ -41,6 +42,7 @@ let package = Package(
                     .embedInCode("BlockSum.cl"),
                     .embedInCode("ChiSquareNearest.cl"),
                     .embedInCode("IntegralImage.cl"),
+                    .embedInCode("CascadeDetection.cl"),
                 ]),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "Kernels"]),
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
@@ -68,7 +70,7 @@ let package = Package(
                 path: "Tests/TestSupport"),
         .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "TestSupport"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "cbirTests", dependencies: ["cbir", "ImageCodecs", "ImageKernels", "TestSupport"]),
     ]

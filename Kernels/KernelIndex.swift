@@ -17,6 +17,7 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
     case blockSum = "BlockSum"
     case chiSquareNearest = "ChiSquareNearest"
     case integralImage = "IntegralImage"
+    case cascadeDetection = "CascadeDetection"
 
     /// The file's OpenCL C text.
     public var source: String {
@@ -40,6 +41,7 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
         case .blockSum: PackageResources.BlockSum_cl
         case .chiSquareNearest: PackageResources.ChiSquareNearest_cl
         case .integralImage: PackageResources.IntegralImage_cl
+        case .cascadeDetection: PackageResources.CascadeDetection_cl
         }
     }
 }
@@ -68,6 +70,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
     case chiSquareNearest = "chisquare_nearest"
     case integralRows = "integral_rows"
     case integralColumns = "integral_columns"
+    case cascadeDetect = "cascade_detect"
 
     /// The file that defines this entry point.
     public var sourceFile: KernelSourceFile {
@@ -87,6 +90,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
         case .blockSum: .blockSum
         case .chiSquareNearest: .chiSquareNearest
         case .integralRows, .integralColumns: .integralImage
+        case .cascadeDetect: .cascadeDetection
         }
     }
 }

@@ -1,14 +1,25 @@
+import ImageKernels
+
 /// Why a cascade model could not be loaded or a detection could not run.
 public enum DetectionError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The model file could not be read.
     case unreadableModel(path: String, reason: String)
     /// The model file is not a cascade this detector understands.
     case malformedModel(path: String, reason: String)
+    /// The model needs something this detector does not do yet.
+    case unsupportedModel(path: String, reason: String)
+    /// The image cannot be searched (not one plane of `uint8`, say).
+    case invalidImage(String)
+    /// Rendering on the device failed.
+    case render(RenderError)
 
     public var description: String {
         switch self {
         case .unreadableModel(let path, let reason): "\(path): cannot read cascade model: \(reason)"
         case .malformedModel(let path, let reason): "\(path): not a usable cascade model: \(reason)"
+        case .unsupportedModel(let path, let reason): "\(path): unsupported cascade model: \(reason)"
+        case .invalidImage(let reason): "cannot detect: \(reason)"
+        case .render(let error): error.description
         }
     }
 }

@@ -1,0 +1,112 @@
+import Foundation
+import ImageKernels
+
+/// How to search an image for objects.
+public struct DetectionOptions: Sendable, Equatable {
+    /// Each pyramid level is this much smaller than the one before.
+    public var scaleFactor: Double
+    /// Clusters of at most this many raw detections are dropped (OpenCV's minNeighbors).
+    public var minNeighbors: Int
+    /// Smallest and largest object sizes searched, in pixels (0 and nil: no limit).
+    public var minSize: Int
+    public var maxSize: Int?
+
+    public init(scaleFactor: Double = 1.1, minNeighbors: Int = 3, minSize: Int = 0, maxSize: Int? = nil) {
+        self.scaleFactor = scaleFactor
+        self.minNeighbors = minNeighbors
+        self.minSize = minSize
+        self.maxSize = maxSize
+    }
+}
+
+/// Finds objects with a boosted cascade as OpenCV's `CascadeClassifier.detectMultiScale` does: a pyramid
+/// of bilinearly resized levels, windows every 2 pixels (every pixel above scale 2) and entirely inside,
+/// evaluated on the device, then grouped. All levels go through one render of the filter graph.
+public final class CascadeDetector: Sendable {
+    public let model: CascadeModel
+    public let context: RenderContext
+    private let packed: PackedCascade
+
+    public init(model: CascadeModel, context: RenderContext = RenderContext()) throws(DetectionError) {
+        guard !model.hasTiltedFeatures else {
+            throw .unsupportedModel(path: model.path, reason: "tilted Haar features are not evaluated yet")
+        }
+        self.model = model
+        self.context = context
+        do { packed = try PackedCascade(model, context: context) } catch { throw .render(error) }
+    }
+
+    /// One pyramid level: its scale, size, and window grid.
+    struct Level {
+        let factor: Double
+        let width: Int
+        let height: Int
+        let step: Int
+        let windowsX: Int
+        let windowsY: Int
+        let windowWidth: Int
+        let windowHeight: Int
+    }
+
+    /// OpenCV's levels for an image of this size.
+    func levels(width: Int, height: Int, options: DetectionOptions) -> [Level] {
+        var levels: [Level] = []
+        var factor = 1.0
+        while true {
+            defer { factor *= options.scaleFactor }
+            let windowWidth = Int((Double(model.windowWidth) * factor).rounded(.toNearestOrEven))
+            let windowHeight = Int((Double(model.windowHeight) * factor).rounded(.toNearestOrEven))
+            let scaledWidth = Int((Double(width) / factor).rounded(.toNearestOrEven))
+            let scaledHeight = Int((Double(height) / factor).rounded(.toNearestOrEven))
+            let processingWidth = scaledWidth - model.windowWidth, processingHeight = scaledHeight - model.windowHeight
+            if processingWidth <= 0 || processingHeight <= 0 { break }
+            if let maxSize = options.maxSize, windowWidth > maxSize || windowHeight > maxSize { break }
+            if windowWidth < options.minSize || windowHeight < options.minSize { continue }
+            let step = factor > 2 ? 1 : 2
+            levels.append(Level(factor: factor, width: scaledWidth, height: scaledHeight, step: step,
+                                windowsX: (processingWidth + step - 1) / step, windowsY: (processingHeight + step - 1) / step,
+                                windowWidth: windowWidth, windowHeight: windowHeight))
+        }
+        return levels
+    }
+
+    /// The objects in a one-plane `uint8` image, strongest cluster first.
+    public func detect(in image: PixelBuffer, options: DetectionOptions = DetectionOptions()) throws(DetectionError) -> [Detection] {
+        let d = image.descriptor
+        guard d.elementType == .uint8, d.planeCount == 1 else {
+            throw .invalidImage("needs one uint8 plane, got \(d)")
+        }
+        guard options.scaleFactor > 1.0001, options.scaleFactor < 10 else { throw .invalidImage("scale factor must be in (1, 10)") }
+        let levels = levels(width: d.width, height: d.height, options: options)
+        let source = Image(image)
+        let recipes = levels.map { level -> Image in
+            let scaled = level.factor == 1 ? source : source.resized(width: level.width, height: level.height)
+            let sums = scaled.integral()
+            let squares = model.featureType == .haar ? scaled.integral(squared: true) : sums
+            return Image(applying: CascadeEvaluation(cascade: packed, windowsX: level.windowsX, windowsY: level.windowsY,
+                                                     step: level.step),
+                         to: [sums, squares, packed.ints.image, packed.floats.image])
+        }
+        let results: [PixelBuffer]
+        do { results = try context.render(recipes) } catch { throw .render(error) }
+        var candidates: [PixelRect] = []
+        for (level, result) in zip(levels, results) {
+            let outcomes = result.bytes
+            // OpenCV visits windows left to right and skips the next one after a first-stage rejection.
+            for wy in 0..<level.windowsY {
+                var wx = 0
+                while wx < level.windowsX {
+                    let outcome = outcomes[wy * level.windowsX + wx]
+                    if outcome == 2 {
+                        candidates.append(PixelRect(x: Int((Double(wx * level.step) * level.factor).rounded(.toNearestOrEven)),
+                                                    y: Int((Double(wy * level.step) * level.factor).rounded(.toNearestOrEven)),
+                                                    width: level.windowWidth, height: level.windowHeight))
+                    }
+                    wx += outcome == 0 ? 2 : 1
+                }
+            }
+        }
+        return RectangleGrouping.group(candidates, minNeighbors: options.minNeighbors)
+            .sorted { ($0.neighbours, -$0.rect.y, -$0.rect.x) > ($1.neighbours, -$1.rect.y, -$1.rect.x) }
+    }
+}

@@ -1,0 +1,69 @@
+import FaceDetection
+import Foundation
+import ImageCodecs
+import ImageKernels
+import Testing
+import TestSupport
+
+/// Detection on the shared wild photos with OpenCV's frontal-face Haar model and OpenCV's parameters.
+@Suite struct DetectionTests {
+    static let photos = SharedData.root + "/wild-photos"
+    static let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40)
+
+    static func detector(_ choice: DeviceChoice, _ path: String = CascadeModel.frontalFaceHaarPath) throws -> CascadeDetector {
+        try CascadeDetector(model: try CascadeModel(contentsOf: path), context: RenderContext(device: try TestDevices.device(choice)))
+    }
+
+    /// The fastest device here: debug builds make the CPU twin slow, OpenCL kernels are compiled by the driver.
+    static var fastest: DeviceChoice { TestDevices.hasOpenCL ? .opencl : .cpu }
+
+    static func gray(_ name: String, longSide: Int? = nil) throws -> PixelBuffer {
+        try ImageDecoder.decode(contentsOf: photos + "/" + name, options: DecodingOptions(grayscale: true, minimumLongSide: longSide))
+    }
+
+    @Test func everySinglePersonTrainingPhotoYieldsAFace() throws {
+        let detector = try Self.detector(Self.fastest)
+        let folder = Self.photos + "/train"
+        for person in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder + "/" + person).sorted() {
+                let faces = try detector.detect(in: try Self.gray("train/\(person)/\(file)"), options: Self.options)
+                #expect(!faces.isEmpty, "no face in train/\(person)/\(file)")
+            }
+        }
+    }
+
+    /// Both people are found, and no more boxes than OpenCV 4.6 reports with the same model and parameters.
+    @Test(arguments: [("test/obama_and_biden.jpg", 5), ("test/kit_with_rose.jpg", 4), ("misc/two_people.jpg", 2)])
+    func twoPeoplePhotos(_ photo: String, openCVBoxes: Int) throws {
+        let image = try Self.gray(photo)
+        let faces = try Self.detector(Self.fastest).detect(in: image, options: Self.options)
+        #expect(faces.count >= 2 && faces.count <= openCVBoxes, "\(photo): \(faces)")
+        // The two strongest clusters are two different people: side by side, similar in size.
+        let strongest = faces.prefix(2).map(\.rect)
+        if strongest.count == 2 {
+            let gap = abs((strongest[0].x + strongest[0].width / 2) - (strongest[1].x + strongest[1].width / 2))
+            #expect(gap > min(strongest[0].width, strongest[1].width) / 2, "\(photo): \(faces)")
+        }
+    }
+
+    @Test(arguments: [CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath])
+    func devicesGiveIdenticalBoxes(_ model: String) throws {
+        guard TestDevices.hasOpenCL else { return }
+        let cpu = try Self.detector(.cpu, model), openCL = try Self.detector(.opencl, model)
+        for photo in ["test/obama1.jpg", "test/kit_with_rose.jpg", "misc/two_people.jpg", "misc/obama-240p.jpg"] {
+            let image = try Self.gray(photo, longSide: 400)
+            let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 3, minSize: 20)
+            #expect(try cpu.detect(in: image, options: options) == (try openCL.detect(in: image, options: options)), "\(photo)")
+        }
+    }
+
+    @Test func badImagesAndModelsGiveTypedErrors() throws {
+        let detector = try Self.detector(.cpu)
+        let colour = try PixelBuffer(width: 64, height: 64, channels: 3, values: [UInt8](repeating: 0, count: 64 * 64 * 3))
+        #expect(throws: DetectionError.self) { try detector.detect(in: colour) }
+        #expect(try detector.detect(in: try PixelBuffer(width: 10, height: 10, values: [UInt8](repeating: 0, count: 100))).isEmpty)
+        #expect(throws: DetectionError.self) {
+            try CascadeDetector(model: try CascadeModel(contentsOf: CascadeModel.haarFolder + "/haarcascade_smile.xml"))
+        }
+    }
+}
