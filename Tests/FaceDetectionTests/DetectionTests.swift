@@ -67,3 +67,16 @@ import TestSupport
         }
     }
 }
+
+/// The README's detection example, kept here so that it stays true (dataset path made absolute).
+@Suite struct ReadmeDetectionExampleTests {
+    @Test func detectTwoPeople() throws {
+        let photo = try ImageDecoder.decode(contentsOf: "\(SharedData.root)/wild-photos/misc/two_people.jpg",
+                                            options: DecodingOptions(grayscale: true))
+        let detector = try CascadeDetector(model: try CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath),
+                                           context: RenderContext(device: try TestDevices.device(DetectionTests.fastest)))
+        let faces = try detector.detect(in: photo, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40))
+        print(faces)   // strongest first: rectangles and how many raw detections support each
+        #expect(faces.count == 2)
+    }
+}
