@@ -54,7 +54,7 @@ let package = Package(
 
         // Tools
         .executableTarget(name: "cbir", dependencies: [
-            "ImageKernels", "ImageCodecs",
+            "ImageKernels", "ImageCodecs", "FaceDetection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "filter-bench", dependencies: [

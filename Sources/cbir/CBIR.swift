@@ -6,7 +6,7 @@ struct CBIR: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cbir",
         abstract: "Face search on an OpenCL/CPU image-kernel framework.",
-        subcommands: [Devices.self, FilterCommand.self])
+        subcommands: [Devices.self, FilterCommand.self, DetectCommand.self])
 }
 
 extension DeviceChoice: ExpressibleByArgument {}

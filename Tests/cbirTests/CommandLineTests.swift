@@ -74,4 +74,32 @@ import TestSupport
         #expect(badSigmas.status != 0)
         #expect(badSigmas.standardError.contains("--dog"))
     }
+
+    @Test func detectPrintsDrawsAndWritesJSON() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        let photo = SharedData.root + "/wild-photos/misc/two_people.jpg"
+        let device = TestDevices.hasOpenCL ? "opencl" : "cpu"
+        let drawn = temporaryPath("boxes.png")
+        defer { try? FileManager.default.removeItem(atPath: drawn) }
+        let text = try cbir.run(["detect", photo, "--draw", drawn, "--device", device])
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.standardOutput.contains("2 faces in 1126×661"))
+        let boxed = try ImageDecoder.decode(contentsOf: drawn)
+        #expect(boxed.descriptor == ImageDescriptor(width: 1126, height: 661, channels: 3, elementType: .uint8))
+
+        let json = try cbir.run(["detect", photo, "--json", "--model", "lbp", "--device", device])
+        #expect(json.status == 0, "\(json.standardError)")
+        struct Report: Decodable {
+            struct Face: Decodable { let x, y, width, height, neighbours: Int }
+            let path: String
+            let faces: [Face]
+        }
+        let reports = try JSONDecoder().decode([Report].self, from: Data(json.standardOutput.utf8))
+        #expect(reports.count == 1 && reports[0].path == photo && reports[0].faces.count >= 2)
+
+        let badModel = try cbir.run(["detect", photo, "--model", "/nonexistent/cascade.xml"])
+        #expect(badModel.status != 0 && badModel.standardError.contains("/nonexistent/cascade.xml"))
+        let twoDrawn = try cbir.run(["detect", photo, photo, "--draw", drawn])
+        #expect(twoDrawn.status != 0 && twoDrawn.standardError.contains("--draw"))
+    }
 }

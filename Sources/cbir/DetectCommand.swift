@@ -1,0 +1,86 @@
+import ArgumentParser
+import FaceDetection
+import Foundation
+import ImageCodecs
+import ImageKernels
+
+/// `cbir detect`: faces in photos, as text or JSON, and optionally drawn on the photo.
+struct DetectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "detect",
+        abstract: "Find faces with OpenCV's trained cascades.",
+        discussion: "Prints one line per face (x, y, width, height, supporting detections), strongest first.")
+
+    @Argument(help: "Images (JPEG, PNG, PGM/PPM).")
+    var images: [String]
+
+    @Option(help: "haar, lbp, or the path of an OpenCV cascade XML file.")
+    var model = "haar"
+
+    @Option(help: "Smallest face searched, in pixels.")
+    var minSize = 40
+
+    @Option(help: "Clusters of at most this many raw detections are dropped.")
+    var minNeighbors = 5
+
+    @Option(help: "Each pyramid level is this much smaller than the last.")
+    var scaleFactor = 1.1
+
+    @Flag(help: "Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours}]}.")
+    var json = false
+
+    @Option(help: "Write the (single) photo with its faces boxed to this PNG.")
+    var draw: String?
+
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    struct Report: Encodable {
+        struct Face: Encodable {
+            let x, y, width, height, neighbours: Int
+        }
+        let path: String
+        let width: Int
+        let height: Int
+        let faces: [Face]
+    }
+
+    func validate() throws {
+        guard !images.isEmpty else { throw ValidationError("give at least one image") }
+        guard draw == nil || images.count == 1 else { throw ValidationError("--draw takes exactly one image") }
+    }
+
+    func run() throws {
+        let path = switch model {
+        case "haar": CascadeModel.frontalFaceHaarPath
+        case "lbp": CascadeModel.frontalFaceLBPPath
+        default: model
+        }
+        let detector = try CascadeDetector(model: try CascadeModel(contentsOf: path),
+                                           context: RenderContext(device: try deviceOptions.selected()))
+        let options = DetectionOptions(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize)
+        var reports: [Report] = []
+        for image in images {
+            let gray = try ImageDecoder.decode(contentsOf: image, options: DecodingOptions(grayscale: true))
+            let faces = try detector.detect(in: gray, options: options)
+            reports.append(Report(path: image, width: gray.descriptor.width, height: gray.descriptor.height,
+                                  faces: faces.map { .init(x: $0.rect.x, y: $0.rect.y, width: $0.rect.width,
+                                                           height: $0.rect.height, neighbours: $0.neighbours) }))
+            if let draw {
+                let photo = try ImageDecoder.decode(contentsOf: image)
+                try ImageEncoder.write(FaceSheet.boxed(photo, faces.map(\.rect)), to: draw)
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+        } else {
+            for report in reports {
+                print("\(report.path): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") in \(report.width)×\(report.height)")
+                for face in report.faces {
+                    print("  \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)")
+                }
+            }
+        }
+    }
+}
