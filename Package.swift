@@ -57,11 +57,12 @@ let package = Package(
             "ImageKernels", "ImageCodecs", "FaceDetection",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(name: "filter-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "ReferenceFilters",
+            "ImageKernels", "ImageCodecs", "ReferenceFilters", "BenchmarkSupport",
         ], path: "Benchmarks/filter-bench"),
         .executableTarget(name: "nbnn-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceRecognition", "ReferenceFilters",
+            "ImageKernels", "ImageCodecs", "FaceRecognition", "ReferenceFilters", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/nbnn-bench"),
 

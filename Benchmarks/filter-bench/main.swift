@@ -6,6 +6,7 @@
 import Foundation
 import ImageCodecs
 import ImageKernels
+import BenchmarkSupport
 import ReferenceFilters
 
 struct Settings {
@@ -31,18 +32,6 @@ struct Settings {
     }
 }
 
-/// Median wall time of `runs` calls after one warm-up call.
-func median(runs: Int, _ body: () throws -> Void) rethrows -> Double {
-    try body()
-    var times: [Double] = []
-    for _ in 0..<runs {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-    }
-    return times.sorted()[times.count / 2]
-}
-
 func faceChain(_ faces: Image) -> Image {
     faces.gammaAdjusted(0.2).differenceOfGaussians(sigma1: 1, sigma2: 2).contrastEqualized()
         .localBinaryPattern().blockHistograms(gridColumns: 8, gridRows: 8, bins: 256)
@@ -54,13 +43,6 @@ func naiveFaceChain(_ face: PixelBuffer) -> PixelBuffer {
     image = Reference.differenceOfGaussians(image, sigma1: 1, sigma2: 2)
     image = Reference.contrastEqualized(image)
     return Reference.blockHistograms(Reference.localBinaryPattern(image), gridColumns: 8, gridRows: 8, bins: 256)
-}
-
-func machine() -> String {
-    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
-        .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-    return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 }
 
 let settings = Settings(CommandLine.arguments)
@@ -76,17 +58,17 @@ do {
     if let openCL = try? Device.select(.opencl) { devices.insert(openCL, at: 0) }
 
     print("# filter-bench")
-    print("Machine: \(machine()); OpenCL: \(devices.first { $0.kind != .cpu }.map(\.name) ?? "none")")
+    print("Machine: \(machineDescription()); OpenCL: \(devices.first { $0.kind != .cpu }.map(\.name) ?? "none")")
     print("Face chain: gamma 0.2 → DoG σ1,2 → Tan–Triggs → LBP 3×3 → 8×8×256 histograms; \(settings.faces) ORL faces of 128×128; median of \(settings.runs) runs after a warm-up\n")
     print("| variant | faces | seconds | faces/s | × naive |")
     print("|---|---:|---:|---:|---:|")
     let naiveBatch = Array(singles.prefix(settings.naiveFaces))
-    let naiveSeconds = median(runs: max(1, settings.runs / 2)) { for face in naiveBatch { _ = naiveFaceChain(face) } }
+    let naiveSeconds = medianSeconds(runs: max(1, settings.runs / 2)) { for face in naiveBatch { _ = naiveFaceChain(face) } }
     let naiveRate = Double(naiveBatch.count) / naiveSeconds
     for device in devices {
         let context = RenderContext(device: device)
         let chain = faceChain(Image(batch))
-        let seconds = try median(runs: settings.runs) { _ = try context.render(chain) }
+        let seconds = try medianSeconds(runs: settings.runs) { _ = try context.render(chain) }
         let rate = Double(settings.faces) / seconds
         print("| \(device.kind) (\(device.name)) | \(settings.faces) | \(String(format: "%.3f", seconds)) | \(String(format: "%.0f", rate)) | \(String(format: "%.0f", rate / naiveRate)) |")
     }
@@ -110,7 +92,7 @@ do {
     ]
     for (label, options) in variants {
         var pixels = 0
-        let seconds = try median(runs: settings.runs) {
+        let seconds = try medianSeconds(runs: settings.runs) {
             pixels = 0
             for (path, bytes) in files { pixels += try ImageDecoder.decode(bytes, path: path, options: options).descriptor.planePixelCount }
         }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Median wall time of `runs` calls after one warm-up call.
-func medianSeconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+/// Median wall time in seconds of `runs` calls after one warm-up call.
+public func medianSeconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
     try body()
     var times: [Double] = []
     for _ in 0..<max(1, runs) {
@@ -13,14 +13,9 @@ func medianSeconds(runs: Int, _ body: () throws -> Void) rethrows -> Double {
 }
 
 /// One line about the machine: CPU model and cores.
-func machineDescription() -> String {
+public func machineDescription() -> String {
     let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
     let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
         .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
     return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
-}
-
-/// Progress for a person watching; the tables go to standard output.
-func progress(_ message: String) {
-    FileHandle.standardError.write(Data("nbnn-bench: \(message)\n".utf8))
 }
