@@ -53,9 +53,6 @@ public final class Gallery: @unchecked Sendable {
     /// Faces in the gallery.
     public var count: Int { lock.withLock { slotOfFace.count } }
 
-    /// Images with at least one face in the gallery.
-    public var imageCount: Int { lock.withLock { slotsOfImage.count } }
-
     /// Device bytes per face slot: its histograms plus its block sums.
     public var bytesPerFace: Int { (parameters.length + parameters.blockCount) * 4 }
 
@@ -93,11 +90,6 @@ public final class Gallery: @unchecked Sendable {
     /// Removes every face of an image.
     public func remove(image: ImageID) {
         lock.withLock { (slotsOfImage[image] ?? []).forEach(clear) }
-    }
-
-    /// Every face of the gallery and the image it belongs to.
-    public var faces: [(face: FaceID, image: ImageID)] {
-        lock.withLock { slots.compactMap { $0.map { ($0.face, $0.image) } } }
     }
 
     /// Runs `body` holding the lock, passing its typed error on.

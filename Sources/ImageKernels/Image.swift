@@ -57,10 +57,4 @@ public struct Image: Sendable {
     public func applying(_ filter: some Filter, with others: [Image] = []) -> Image {
         Image(applying: filter, to: [self] + others)
     }
-
-    /// The filter that makes this image, or nil for a source image.
-    public var filter: (any Filter)? {
-        if case .filter(let filter, _) = node.content { return filter }
-        return nil
-    }
 }

@@ -68,17 +68,6 @@ public struct PixelBuffer: Sendable, Equatable {
         }
     }
 
-    /// One plane (`index` in `0..<planeCount`) as a single-plane buffer.
-    public func plane(_ index: Int) -> PixelBuffer {
-        let planeBytes = descriptor.planePixelCount * descriptor.elementType.byteSize
-        var single = descriptor
-        single.batch = 1
-        single.channels = 1
-        let start = index * planeBytes
-        // The slice is exactly one plane of this descriptor, so the sizes agree.
-        return PixelBuffer(unchecked: single, bytes: Array(bytes[start..<start + planeBytes]))
-    }
-
     /// Planes `range` of the batch, each with all channels.
     public func images(_ range: Range<Int>) -> PixelBuffer {
         let imageBytes = descriptor.planePixelCount * descriptor.channels * descriptor.elementType.byteSize

@@ -66,11 +66,6 @@ public final class RenderContext: @unchecked Sendable {
         totals.bytesUploaded += bytes.count
     }
 
-    /// Drops pooled buffers.
-    public func clearCaches() {
-        lock.withLock { pool = [:] }
-    }
-
     /// One render: the plan, its live buffers and counters. Runs with the context's lock held.
     final class RenderPass {
         private let context: RenderContext

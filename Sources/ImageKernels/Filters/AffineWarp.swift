@@ -28,11 +28,6 @@ public struct AffineMatrix: Hashable, Sendable {
         return AffineMatrix(a: e / determinant, b: -b / determinant, c: (b * f - c * e) / determinant,
                             d: -d / determinant, e: a / determinant, f: (c * d - a * f) / determinant)
     }
-
-    /// Where the map sends a point.
-    public func apply(to point: (x: Float, y: Float)) -> (x: Float, y: Float) {
-        (a * point.x + b * point.y + c, d * point.x + e * point.y + f)
-    }
 }
 
 /// Resamples every plane through an affine map with bilinear interpolation.
