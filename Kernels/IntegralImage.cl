@@ -1,7 +1,10 @@
-// Integral images in OpenCV's layout: (W + 1) × (H + 1) per plane, first row and column 0, entry (x, y)
-// the sum of the pixels above and to the left of it (of their squares with SQUARED). Sums are 32-bit and
-// wrap modulo 2^32 as OpenCV's do; differences over any window that fits in 32 bits stay exact.
-// Two passes: prefix sums along each row, then down each column, in place.
+// Integral images in OpenCV's layout: (W + 1) × (H + 1) per plane, first row and column 0. Sums are
+// 32-bit and wrap modulo 2^32 as OpenCV's do; differences over any window that fits in 32 bits stay exact.
+// Upright sums (of squares with SQUARED): prefix sums along each row, then down each column, in place.
+// Tilted sums, entry (X, Y) = sum of pixels (x, y) with y < Y and |x − X + 1| ≤ Y − y − 1 (the 45° triangle
+// above pixel (X − 1, Y − 1)): with row prefix sums R(y, k) (k clamped to [0, W]),
+//   T(X, Y) = Σ_{y<Y} R(y, X + Y − 1 − y) − Σ_{y<Y} R(y, X − Y + y),
+// two prefix sums along diagonals, one work-item per diagonal, every entry written by one work-item.
 
 __kernel void integral_rows(__global const uchar* src, __global uint* dst, int width, int height) {
     int y = get_global_id(0), plane = get_global_id(1);
@@ -33,5 +36,30 @@ __kernel void integral_columns(__global uint* dst, int width, int height) {
     for (int y = 1; y <= height; ++y) {
         sum += column[(size_t)y * (width + 1)];
         column[(size_t)y * (width + 1)] = sum;
+    }
+}
+
+// One diagonal of the tilted sums: `rows` holds the row prefix sums in the integral layout (row y + 1 is
+// R(y, ·)). With ANTI the diagonal is X + Y − 1 = d − 1 and its sums are stored; otherwise it is
+// X − Y = d − height and its sums are subtracted.
+__kernel void integral_tilted(__global const uint* rows, __global uint* dst, int width, int height) {
+    int d = get_global_id(0), plane = get_global_id(1);
+    if (d > width + height) return;
+    size_t base = (size_t)plane * (height + 1) * (width + 1);
+    uint sum = 0;
+    for (int y = 0; y <= height; ++y) {
+#ifdef ANTI
+        int x = d - y, k = d - 1 - y;
+#else
+        int x = d - height + y, k = x;
+#endif
+        if (x >= 0 && x <= width) {
+#ifdef ANTI
+            dst[base + (size_t)y * (width + 1) + x] = sum;
+#else
+            dst[base + (size_t)y * (width + 1) + x] -= sum;
+#endif
+        }
+        if (y < height) sum += rows[base + (size_t)(y + 1) * (width + 1) + clamp(k, 0, width)];
     }
 }

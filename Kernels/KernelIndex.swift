@@ -70,6 +70,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
     case chiSquareNearest = "chisquare_nearest"
     case integralRows = "integral_rows"
     case integralColumns = "integral_columns"
+    case integralTilted = "integral_tilted"
     case cascadeDetect = "cascade_detect"
 
     /// The file that defines this entry point.
@@ -89,7 +90,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
         case .histogramDifference: .histogramDifference
         case .blockSum: .blockSum
         case .chiSquareNearest: .chiSquareNearest
-        case .integralRows, .integralColumns: .integralImage
+        case .integralRows, .integralColumns, .integralTilted: .integralImage
         case .cascadeDetect: .cascadeDetection
         }
     }

@@ -28,9 +28,6 @@ public final class CascadeDetector: Sendable {
     private let packed: PackedCascade
 
     public init(model: CascadeModel, context: RenderContext = RenderContext()) throws(DetectionError) {
-        guard !model.hasTiltedFeatures else {
-            throw .unsupportedModel(path: model.path, reason: "tilted Haar features are not evaluated yet")
-        }
         self.model = model
         self.context = context
         do { packed = try PackedCascade(model, context: context) } catch { throw .render(error) }
@@ -82,10 +79,11 @@ public final class CascadeDetector: Sendable {
         let recipes = levels.map { level -> Image in
             let scaled = level.factor == 1 ? source : source.resized(width: level.width, height: level.height)
             let sums = scaled.integral()
-            let squares = model.featureType == .haar ? scaled.integral(squared: true) : sums
+            let squares = model.featureType == .haar ? scaled.integral(.squaredSums) : sums
+            let tilted = model.hasTiltedFeatures ? scaled.integral(.tiltedSums) : sums
             return Image(applying: CascadeEvaluation(cascade: packed, windowsX: level.windowsX, windowsY: level.windowsY,
                                                      step: level.step),
-                         to: [sums, squares, packed.ints.image, packed.floats.image])
+                         to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
         }
         let results: [PixelBuffer]
         do { results = try context.render(recipes) } catch { throw .render(error) }

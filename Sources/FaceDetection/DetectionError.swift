@@ -6,8 +6,6 @@ public enum DetectionError: Error, Equatable, Sendable, CustomStringConvertible 
     case unreadableModel(path: String, reason: String)
     /// The model file is not a cascade this detector understands.
     case malformedModel(path: String, reason: String)
-    /// The model needs something this detector does not do yet.
-    case unsupportedModel(path: String, reason: String)
     /// The image cannot be searched (not one plane of `uint8`, say).
     case invalidImage(String)
     /// Rendering on the device failed.
@@ -17,7 +15,6 @@ public enum DetectionError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .unreadableModel(let path, let reason): "\(path): cannot read cascade model: \(reason)"
         case .malformedModel(let path, let reason): "\(path): not a usable cascade model: \(reason)"
-        case .unsupportedModel(let path, let reason): "\(path): unsupported cascade model: \(reason)"
         case .invalidImage(let reason): "cannot detect: \(reason)"
         case .render(let error): error.description
         }

@@ -271,18 +271,30 @@ public enum Reference {
         return make(d.with(width: bins, height: gridRows * gridColumns).with(elementType: .float32), out)
     }
 
-    /// Integral image by the 2-D recurrence S(x, y) = v + S(x−1, y) + S(x, y−1) − S(x−1, y−1),
-    /// modulo 2³², with a zero first row and column.
-    public static func integral(_ image: PixelBuffer, squared: Bool = false) -> PixelBuffer {
+    /// Integral images: upright sums by the 2-D recurrence S(x, y) = v + S(x−1, y) + S(x, y−1) − S(x−1, y−1)
+    /// with a zero first row and column; tilted sums straight from their definition, adding every pixel
+    /// (x, y) with y < Y and |x − X + 1| ≤ Y − y − 1. All modulo 2³².
+    public static func integral(_ image: PixelBuffer, kind: IntegralImage.Kind = .sums) -> PixelBuffer {
         let d = image.descriptor, v = image.bytes
         let out = d.with(width: d.width + 1, height: d.height + 1).with(elementType: .uint32)
         var sums = [UInt32](repeating: 0, count: out.elementCount)
         for p in 0..<d.planeCount {
             for y in 1...d.height {
-                for x in 1...d.width {
-                    let pixel = UInt32(v[index(p, x - 1, y - 1, d)])
-                    sums[index(p, x, y, out)] = (squared ? pixel * pixel : pixel)
-                        &+ sums[index(p, x - 1, y, out)] &+ sums[index(p, x, y - 1, out)] &- sums[index(p, x - 1, y - 1, out)]
+                for x in 0...d.width {
+                    if kind == .tiltedSums {
+                        var total: UInt32 = 0
+                        for row in 0..<y {
+                            let reach = y - row - 1
+                            for column in max(0, x - 1 - reach)...max(0, min(d.width - 1, x - 1 + reach)) where abs(column - x + 1) <= reach {
+                                total &+= UInt32(v[index(p, column, row, d)])
+                            }
+                        }
+                        sums[index(p, x, y, out)] = total
+                    } else if x > 0 {
+                        let pixel = UInt32(v[index(p, x - 1, y - 1, d)])
+                        sums[index(p, x, y, out)] = (kind == .squaredSums ? pixel * pixel : pixel)
+                            &+ sums[index(p, x - 1, y, out)] &+ sums[index(p, x, y - 1, out)] &- sums[index(p, x - 1, y - 1, out)]
+                    }
                 }
             }
         }

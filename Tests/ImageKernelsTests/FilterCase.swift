@@ -99,7 +99,9 @@ struct FilterCase: Sendable, CustomStringConvertible {
         FilterCase(description: "integral uint8", input: randomBatch(.uint8),
                    recipe: { $0.integral() }, reference: { Reference.integral($0) }),
         FilterCase(description: "squared integral uint8", input: randomBatch(.uint8),
-                   recipe: { $0.integral(squared: true) }, reference: { Reference.integral($0, squared: true) }),
+                   recipe: { $0.integral(.squaredSums) }, reference: { Reference.integral($0, kind: .squaredSums) }),
+        FilterCase(description: "tilted integral uint8", input: randomBatch(.uint8),
+                   recipe: { $0.integral(.tiltedSums) }, reference: { Reference.integral($0, kind: .tiltedSums) }),
     ]
 
     static let rotation = AffineMatrix.rotation(by: 0.3, about: (x: 8.5, y: 7), movingTo: (x: 11, y: 9))

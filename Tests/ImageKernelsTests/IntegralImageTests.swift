@@ -12,7 +12,7 @@ import TestSupport
         let side = 300
         let white = try PixelBuffer(width: side, height: side, values: [UInt8](repeating: 255, count: side * side))
         let context = RenderContext(device: try TestDevices.device(choice))
-        let squares = try context.render(Image(white).integral(squared: true)).uint32Values
+        let squares = try context.render(Image(white).integral(.squaredSums)).uint32Values
         let stride = side + 1
         func window(_ x: Int, _ y: Int, _ size: Int) -> UInt32 {
             squares[(y + size) * stride + x + size] &- squares[y * stride + x + size]

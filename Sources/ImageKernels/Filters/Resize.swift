@@ -45,20 +45,29 @@ public struct Resize: Filter {
         try encoder.launchPerPixel(kernel, arguments, over: encoder.output.descriptor)
     }
 
+    /// The bilinear twin: the kernel's arithmetic, with each column's source pixels and weight worked out
+    /// once per task instead of once per pixel.
     private static func bilinear<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
         { invocation in
             let inWidth = invocation.int(2), inHeight = invocation.int(3), outWidth = invocation.int(4)
             let outHeight = invocation.int(5), scaleX = invocation.float(6), scaleY = invocation.float(7)
             CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
                 let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+                let columns = (0..<outWidth).map { x in
+                    let sx = (Float(x) + 0.5) * scaleX - 0.5, fx = sx.rounded(.down), x0 = Int(fx)
+                    return (left: min(max(x0, 0), inWidth - 1), right: min(max(x0 + 1, 0), inWidth - 1), weight: sx - fx)
+                }
                 for row in rows {
                     let plane = src + (row / outHeight) * inHeight * inWidth
-                    let sy = (Float(row % outHeight) + 0.5) * scaleY - 0.5
+                    let sy = (Float(row % outHeight) + 0.5) * scaleY - 0.5, fy = sy.rounded(.down), y0 = Int(fy), ay = sy - fy
+                    let top = plane + min(max(y0, 0), inHeight - 1) * inWidth
+                    let bottom = plane + min(max(y0 + 1, 0), inHeight - 1) * inWidth
+                    let out = dst + row * outWidth
                     for x in 0..<outWidth {
-                        let sx = (Float(x) + 0.5) * scaleX - 0.5
-                        let value = AffineWarp.bilinearSample(plane, width: inWidth, height: inHeight,
-                                                                   x: sx, y: sy, zeroBorder: false)
-                        dst[row * outWidth + x] = T(rounding: value)
+                        let (left, right, ax) = columns[x]
+                        let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue
+                        let lower = (1 - ax) * bottom[left].floatValue + ax * bottom[right].floatValue
+                        out[x] = T(rounding: (1 - ay) * upper + ay * lower)
                     }
                 }
             }

@@ -1,0 +1,108 @@
+import Foundation
+import ImageKernels
+
+/// Finds faces in photos and cuts them out level and at one size, ready to describe: faces with a
+/// frontal-face cascade, then eyes with an eye cascade in the upper part of each face.
+public final class FaceFinder: Sendable {
+    public let faceDetector: CascadeDetector
+    public let eyeDetector: CascadeDetector
+    public let options: DetectionOptions
+
+    /// Width to which each face's eye region is resized before the eye search, so that small and large
+    /// faces cost the same and eyes of small faces still fill the eye model's 20 × 20 window.
+    static let eyeSearchWidth = 160
+
+    public init(faceModel: CascadeModel, eyeModel: CascadeModel, options: DetectionOptions = .faces,
+                context: RenderContext = RenderContext()) throws(DetectionError) {
+        faceDetector = try CascadeDetector(model: faceModel, context: context)
+        eyeDetector = try CascadeDetector(model: eyeModel, context: context)
+        self.options = options
+    }
+
+    /// OpenCV's frontal-face Haar model and eye model from Debian's `opencv-data`.
+    public convenience init(options: DetectionOptions = .faces, context: RenderContext = RenderContext()) throws(DetectionError) {
+        try self.init(faceModel: try CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath),
+                      eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options, context: context)
+    }
+
+    /// The faces in a one-plane `uint8` photo, strongest first, with their eyes where found.
+    public func faces(in photo: PixelBuffer) throws(DetectionError) -> [FaceObservation] {
+        let detections = try faceDetector.detect(in: photo, options: options)
+        guard !detections.isEmpty else { return [] }
+        // Every face's eye region, cropped and resized, in one render.
+        let regions = detections.map { eyeRegion(of: $0.rect, in: photo.descriptor) }
+        let source = Image(photo)
+        let crops: [PixelBuffer]
+        do {
+            crops = try faceDetector.context.render(regions.map { region in
+                source.cropped(to: region.rect).resized(width: region.scaledWidth, height: region.scaledHeight)
+            })
+        } catch { throw .render(error) }
+        var faces: [FaceObservation] = []
+        for ((detection, region), crop) in zip(zip(detections, regions), crops) {
+            faces.append(FaceObservation(rect: detection.rect, eyes: try eyes(in: crop, region: region, face: detection.rect),
+                                         neighbours: detection.neighbours))
+        }
+        return faces
+    }
+
+    /// The part of a face searched for eyes (its top 60 %, inside the photo) and the size it is scaled to.
+    private func eyeRegion(of face: PixelRect, in photo: ImageDescriptor) -> (rect: PixelRect, scaledWidth: Int, scaledHeight: Int) {
+        let x = max(face.x, 0), y = max(face.y, 0)
+        let rect = PixelRect(x: x, y: y, width: max(1, min(face.x + face.width, photo.width) - x),
+                             height: max(1, min(face.y + face.height * 3 / 5, photo.height) - y))
+        let scale = Double(Self.eyeSearchWidth) / Double(rect.width)
+        return (rect, Self.eyeSearchWidth, max(1, Int((Double(rect.height) * scale).rounded())))
+    }
+
+    /// The strongest eye detection in each half of the face, or nil unless both halves have one and the
+    /// line through them leans less than 30°.
+    private func eyes(in crop: PixelBuffer, region: (rect: PixelRect, scaledWidth: Int, scaledHeight: Int),
+                      face: PixelRect) throws(DetectionError) -> (left: ImagePoint, right: ImagePoint)? {
+        let eyeOptions = DetectionOptions(scaleFactor: 1.1, minNeighbors: 3, minSize: Self.eyeSearchWidth / 8,
+                                          maxSize: Self.eyeSearchWidth / 2)
+        let scale = Float(region.rect.width) / Float(region.scaledWidth)
+        let centres = try eyeDetector.detect(in: crop, options: eyeOptions).map { eye in
+            ImagePoint(x: Float(region.rect.x) + (Float(eye.rect.x) + Float(eye.rect.width) / 2) * scale,
+                       y: Float(region.rect.y) + (Float(eye.rect.y) + Float(eye.rect.height) / 2) * scale)
+        }
+        let middle = Float(face.x) + Float(face.width) / 2
+        // Detections come strongest first.
+        guard let left = centres.first(where: { $0.x < middle }), let right = centres.first(where: { $0.x >= middle }),
+              abs(atan2(right.y - left.y, right.x - left.x)) < Float.pi / 6 else { return nil }
+        return (left, right)
+    }
+
+    /// Each face cut out as a `size` × `size` square around its box grown by `margin` of its side on every
+    /// edge, rotated about its centre to level the eyes where they were found: one batch, one render.
+    /// Faces much larger than `size` are first shrunk by area averaging, so the crop does not alias.
+    public func alignedFaces(_ faces: [FaceObservation], in photo: PixelBuffer, size: Int = 128,
+                             margin: Float = 0.1) throws(DetectionError) -> PixelBuffer {
+        guard !faces.isEmpty else { throw .invalidImage("no faces to crop") }
+        let source = Image(photo), d = photo.descriptor
+        let recipes = faces.map { face -> Image in
+            let side = Float(max(face.rect.width, face.rect.height)) * (1 + 2 * margin)
+            // Shrink by a whole factor first where the crop would skip pixels; shared by faces of one factor.
+            let shrink = max(1, Int(side / Float(size)))
+            let scaled = shrink == 1 ? source : source.resized(width: max(1, d.width / shrink), height: max(1, d.height / shrink),
+                                                              method: .area)
+            let scaleX = Float(max(1, d.width / shrink)) / Float(d.width), scaleY = Float(max(1, d.height / shrink)) / Float(d.height)
+            // The face centre in the scaled image's pixel-index coordinates.
+            let centre = (x: (Float(face.rect.x) + Float(face.rect.width) / 2) * scaleX - 0.5,
+                          y: (Float(face.rect.y) + Float(face.rect.height) / 2) * scaleY - 0.5)
+            let zoom = Float(size) / (side * scaleX)
+            let rotation = AffineMatrix.rotation(by: face.angle, about: centre,
+                                                 movingTo: (x: Float(size - 1) / 2, y: Float(size - 1) / 2))
+            let target = (x: Float(size - 1) / 2, y: Float(size - 1) / 2)
+            let transform = AffineMatrix(a: rotation.a * zoom, b: rotation.b * zoom, c: target.x + (rotation.c - target.x) * zoom,
+                                         d: rotation.d * zoom, e: rotation.e * zoom, f: target.y + (rotation.f - target.y) * zoom)
+            return scaled.transformed(by: transform, width: size, height: size)
+        }
+        do { return try PixelBuffer.batch(try faceDetector.context.render(recipes)) } catch { throw .render(error) }
+    }
+}
+
+extension DetectionOptions {
+    /// OpenCV's usual face-search parameters: scale 1.1, clusters of more than 5, faces of 40 pixels or more.
+    public static let faces = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40)
+}

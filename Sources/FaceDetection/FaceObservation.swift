@@ -1,0 +1,49 @@
+import Foundation
+import ImageKernels
+
+/// A point in image pixel coordinates (x right, y down).
+public struct ImagePoint: Hashable, Sendable, Codable {
+    public var x: Float
+    public var y: Float
+
+    public init(x: Float, y: Float) {
+        self.x = x
+        self.y = y
+    }
+}
+
+/// A face found in a photo: where it is, how far it leans in the image plane, where its eyes are, and
+/// how many raw detections support it.
+public struct FaceObservation: Hashable, Sendable {
+    /// The detector's box around the face.
+    public let rect: PixelRect
+    /// The eyes' centres, the one further left in the image first; nil when the eye search failed.
+    public let eyes: (left: ImagePoint, right: ImagePoint)?
+    /// Radians by which the face is turned clockwise on screen (the line through the eyes, y down); 0 when
+    /// the eyes were not found. Rotating the face by this angle about its centre levels the eyes.
+    public var angle: Float {
+        guard let eyes else { return 0 }
+        return atan2(eyes.right.y - eyes.left.y, eyes.right.x - eyes.left.x)
+    }
+    /// Whether the eyes were found, and so the aligned crop is rotated.
+    public var isAligned: Bool { eyes != nil }
+    /// Raw detections merged into this face: the detector's confidence.
+    public let neighbours: Int
+
+    public init(rect: PixelRect, eyes: (left: ImagePoint, right: ImagePoint)?, neighbours: Int) {
+        self.rect = rect
+        self.eyes = eyes
+        self.neighbours = neighbours
+    }
+
+    public static func == (a: FaceObservation, b: FaceObservation) -> Bool {
+        a.rect == b.rect && a.neighbours == b.neighbours && a.eyes?.left == b.eyes?.left && a.eyes?.right == b.eyes?.right
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rect)
+        hasher.combine(neighbours)
+        hasher.combine(eyes?.left)
+        hasher.combine(eyes?.right)
+    }
+}
