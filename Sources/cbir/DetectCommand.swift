@@ -8,8 +8,12 @@ import ImageKernels
 struct DetectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "detect",
-        abstract: "Find faces with OpenCV's trained cascades.",
-        discussion: "Prints one line per face (x, y, width, height, supporting detections), strongest first.")
+        abstract: "Find faces and their eyes with OpenCV's trained cascades.",
+        discussion: """
+            Prints one line per face, strongest first: x, y, width, height, the raw detections that support it, \
+            and the lean of the line through its eyes in degrees (clockwise on screen) with the eye centres, \
+            or "no eyes" when the eye search failed (the face is then cropped unrotated).
+            """)
 
     @Argument(help: "Images (JPEG, PNG, PGM/PPM).")
     var images: [String]
@@ -26,10 +30,13 @@ struct DetectCommand: ParsableCommand {
     @Option(help: "Each pyramid level is this much smaller than the last.")
     var scaleFactor = 1.1
 
-    @Flag(help: "Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours}]}.")
+    @Flag(help: """
+        Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours, angle, eyes}]}; \
+        angle in degrees, eyes {left: {x, y}, right: {x, y}} in pixels or null.
+        """)
     var json = false
 
-    @Option(help: "Write the (single) photo with its faces boxed to this PNG.")
+    @Option(help: "Write the (single) photo with its faces boxed and eyes marked to this PNG.")
     var draw: String?
 
     @OptionGroup var deviceOptions: DeviceOptions
@@ -37,6 +44,11 @@ struct DetectCommand: ParsableCommand {
     struct Report: Encodable {
         struct Face: Encodable {
             let x, y, width, height, neighbours: Int
+            let angle: Float
+            let eyes: Eyes?
+        }
+        struct Eyes: Encodable {
+            let left, right: ImagePoint
         }
         let path: String
         let width: Int
@@ -55,19 +67,21 @@ struct DetectCommand: ParsableCommand {
         case "lbp": CascadeModel.frontalFaceLBPPath
         default: model
         }
-        let detector = try CascadeDetector(model: try CascadeModel(contentsOf: path),
-                                           context: RenderContext(device: try deviceOptions.selected()))
         let options = DetectionOptions(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize)
+        let finder = try FaceFinder(faceModel: try CascadeModel(contentsOf: path),
+                                    eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options,
+                                    context: RenderContext(device: try deviceOptions.selected()))
         var reports: [Report] = []
         for image in images {
             let gray = try ImageDecoder.decode(contentsOf: image, options: DecodingOptions(grayscale: true))
-            let faces = try detector.detect(in: gray, options: options)
-            reports.append(Report(path: image, width: gray.descriptor.width, height: gray.descriptor.height,
-                                  faces: faces.map { .init(x: $0.rect.x, y: $0.rect.y, width: $0.rect.width,
-                                                           height: $0.rect.height, neighbours: $0.neighbours) }))
+            let faces = try finder.faces(in: gray)
+            reports.append(Report(path: image, width: gray.descriptor.width, height: gray.descriptor.height, faces: faces.map {
+                .init(x: $0.rect.x, y: $0.rect.y, width: $0.rect.width, height: $0.rect.height, neighbours: $0.neighbours,
+                      angle: $0.angle * 180 / .pi, eyes: $0.eyes.map { Report.Eyes(left: $0.left, right: $0.right) })
+            }))
             if let draw {
                 let photo = try ImageDecoder.decode(contentsOf: image)
-                try ImageEncoder.write(FaceSheet.boxed(photo, faces.map(\.rect)), to: draw)
+                try ImageEncoder.write(FaceSheet.marked(photo, faces), to: draw)
             }
         }
         if json {
@@ -78,7 +92,10 @@ struct DetectCommand: ParsableCommand {
             for report in reports {
                 print("\(report.path): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") in \(report.width)×\(report.height)")
                 for face in report.faces {
-                    print("  \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)")
+                    let eyes = face.eyes.map {
+                        String(format: "%+.1f° eyes (%.0f, %.0f) (%.0f, %.0f)", face.angle, $0.left.x, $0.left.y, $0.right.x, $0.right.y)
+                    }
+                    print("  \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)  \(eyes ?? "no eyes")")
                 }
             }
         }

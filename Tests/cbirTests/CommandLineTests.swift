@@ -84,18 +84,31 @@ import TestSupport
         let text = try cbir.run(["detect", photo, "--draw", drawn, "--device", device])
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("2 faces in 1126×661"))
+        #expect(text.standardOutput.components(separatedBy: "° eyes (").count == 3, "both faces' eyes: \(text.standardOutput)")
         let boxed = try ImageDecoder.decode(contentsOf: drawn)
         #expect(boxed.descriptor == ImageDescriptor(width: 1126, height: 661, channels: 3, elementType: .uint8))
 
         let json = try cbir.run(["detect", photo, "--json", "--model", "lbp", "--device", device])
         #expect(json.status == 0, "\(json.standardError)")
         struct Report: Decodable {
-            struct Face: Decodable { let x, y, width, height, neighbours: Int }
+            struct Face: Decodable {
+                struct Eyes: Decodable { let left, right: [String: Float] }
+                let x, y, width, height, neighbours: Int
+                let angle: Float
+                let eyes: Eyes?
+            }
             let path: String
             let faces: [Face]
         }
         let reports = try JSONDecoder().decode([Report].self, from: Data(json.standardOutput.utf8))
         #expect(reports.count == 1 && reports[0].path == photo && reports[0].faces.count >= 2)
+        // Eye points lie inside their face's box.
+        for face in reports[0].faces {
+            for eye in [face.eyes?.left, face.eyes?.right].compactMap({ $0 }) {
+                #expect(eye["x"].map { $0 > Float(face.x) && $0 < Float(face.x + face.width) } == true)
+                #expect(eye["y"].map { $0 > Float(face.y) && $0 < Float(face.y + face.height) } == true)
+            }
+        }
 
         let badModel = try cbir.run(["detect", photo, "--model", "/nonexistent/cascade.xml"])
         #expect(badModel.status != 0 && badModel.standardError.contains("/nonexistent/cascade.xml"))
