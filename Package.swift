@@ -61,8 +61,11 @@ let package = Package(
         .executableTarget(name: "filter-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "ReferenceFilters", "BenchmarkSupport",
         ], path: "Benchmarks/filter-bench"),
+        .executableTarget(name: "detect-bench", dependencies: [
+            "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
+        ], path: "Benchmarks/detect-bench"),
         .executableTarget(name: "nbnn-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceRecognition", "ReferenceFilters", "BenchmarkSupport",
+            "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "ReferenceFilters", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/nbnn-bench"),
 

@@ -1,3 +1,4 @@
+import FaceDetection
 import FaceRecognition
 import Foundation
 import ImageCodecs
@@ -40,6 +41,27 @@ struct FaceSet {
         guard !people.isEmpty else { throw ValidationFailure("no person folders with images in \(folder)") }
         self.name = (folder as NSString).lastPathComponent
         self.people = people
+    }
+
+    private init(name: String, people: [(name: String, images: [PixelBuffer])]) {
+        self.name = name
+        self.people = people
+    }
+
+    /// The same people with each photo replaced by the aligned `size` × `size` crop of its largest face;
+    /// photos where no face is found are left out and counted.
+    func largestFaces(finder: FaceFinder, size: Int) throws -> (set: FaceSet, missed: Int) {
+        var missed = 0
+        let people = try people.map { person in
+            (name: person.name, images: try person.images.compactMap { photo -> PixelBuffer? in
+                guard let face = try finder.faces(in: photo).max(by: { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }) else {
+                    missed += 1
+                    return nil
+                }
+                return try finder.alignedFaces([face], in: photo, size: size)
+            })
+        }.filter { !$0.images.isEmpty }
+        return (FaceSet(name: name + " (detected, aligned)", people: people), missed)
     }
 }
 

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import ArgumentParser
+import FaceDetection
 import FaceRecognition
 import Foundation
 import ImageKernels
@@ -35,6 +36,9 @@ struct NBNNBench: ParsableCommand {
 
     @Option(help: "With --dataset: gallery images per person (the first K in name order); the rest are probes.")
     var galleryPerPerson = 1
+
+    @Flag(help: "Before describing, find the largest face of each image and crop it aligned (eyes level).")
+    var detect = false
 
     @Flag(help: "Skip the speed tables.")
     var accuracyOnly = false
@@ -73,12 +77,14 @@ struct NBNNBench: ParsableCommand {
         if !speedOnly {
             let fastest = fastestDevice(devices, speed)
             let context = RenderContext(device: fastest)
-            if let dataset {
-                let set = try FaceSet(folder: dataset)
-                accuracy = try AccuracyBenchmark(set: set, context: context, protocols: [galleryPerPerson], quick: quick).run()
-            } else {
-                accuracy = try AccuracyBenchmark(set: orl, context: context, protocols: quick ? [5] : [5, 1], quick: quick).run()
+            var set = try dataset.map { try FaceSet(folder: $0) } ?? orl
+            if detect {
+                let found = try set.largestFaces(finder: try FaceFinder(context: context), size: DescriptorParameters.standard.faceSize)
+                progress("\(set.name): no face found in \(found.missed) image\(found.missed == 1 ? "" : "s"), left out")
+                set = found.set
             }
+            let protocols = dataset != nil ? [galleryPerPerson] : quick ? [5] : [5, 1]
+            accuracy = try AccuracyBenchmark(set: set, context: context, protocols: protocols, quick: quick).run()
         }
 
         let output = Output(machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),

@@ -1,0 +1,73 @@
+import BenchmarkSupport
+import FaceDetection
+import Foundation
+import ImageCodecs
+import ImageKernels
+
+// detect-bench: face detection time per wild photo on each device, full size and DCT-scaled, with
+// OpenCV's frontal-face Haar and LBP models and OpenCV's usual parameters (scale 1.1, minNeighbors 5,
+// faces ≥ 40 px). Prints a markdown table: medians of --runs runs after a warm-up.
+//
+// Usage: detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets]
+
+func argument(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    return arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
+let runs = argument("--runs").flatMap(Int.init) ?? 5
+let root = (argument("--datasets") ?? "../shared/datasets") + "/wild-photos"
+let photos: [String]
+if let list = argument("--photos") {
+    photos = list.split(separator: ",").map(String.init)
+} else {
+    let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+    photos = files.filter { [".jpg", ".jpeg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted()
+}
+guard !photos.isEmpty else {
+    FileHandle.standardError.write(Data("detect-bench: no photos under \(root)\n".utf8))
+    exit(1)
+}
+
+var devices: [Device] = [.cpu]
+do { devices.append(try Device.select(.opencl)) } catch {
+    FileHandle.standardError.write(Data("detect-bench: \(error); timing the CPU device only\n".utf8))
+}
+let models = try [CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath), CascadeModel(contentsOf: CascadeModel.frontalFaceLBPPath)]
+let detectors = try models.map { model in try devices.map { try CascadeDetector(model: model, context: RenderContext(device: $0)) } }
+
+print("# detect-bench\n")
+print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none"); median of \(runs) runs.\n")
+print("Scaled: decoded with libjpeg-turbo's DCT scaling to the smallest power-of-two reduction with a long side")
+print("≥ 640 px, minimum face size scaled alike. Times are detection only (pyramid, integral images, cascade, grouping).\n")
+print("| photo | size | model | faces | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | CPU ÷ OpenCL |")
+print("|---|---|---|---:|" + devices.map { _ in "---:|" }.joined() + "---:|")
+var totals = [[Double]](repeating: [Double](repeating: 0, count: devices.count), count: 4)
+for photo in photos {
+    let path = root + "/" + photo
+    let full = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(grayscale: true))
+    let scaled = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(grayscale: true, minimumLongSide: 640))
+    for (variant, image) in [("full", full), ("scaled", scaled)] {
+        let d = image.descriptor
+        let shrink = Double(d.width) / Double(full.descriptor.width)
+        let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: Int((40 * shrink).rounded()))
+        for (m, model) in models.enumerated() {
+            var faces: [Detection] = []
+            var times: [Double] = []
+            for detector in detectors[m] {
+                times.append(try medianSeconds(runs: runs) { faces = try detector.detect(in: image, options: options) })
+            }
+            for (i, time) in times.enumerated() { totals[m * 2 + (variant == "full" ? 0 : 1)][i] += time }
+            let ratio = times.count > 1 ? String(format: "%.2f", times[1] / times[0]) : "–"
+            print("| \(photo) | \(variant) \(d.width)×\(d.height) | \(model.featureType.rawValue) | \(faces.count) | "
+                  + times.map { String(format: "%.1f", $0 * 1000) }.joined(separator: " | ") + " | \(ratio) |")
+        }
+    }
+}
+print("\nTotals over \(photos.count) photos (ms):\n")
+print("| model | variant | " + devices.map { "\($0.kind)" }.joined(separator: " | ") + " |")
+print("|---|---|" + devices.map { _ in "---:|" }.joined())
+for (index, total) in totals.enumerated() {
+    print("| \(models[index / 2].featureType.rawValue) | \(index % 2 == 0 ? "full" : "scaled") | "
+          + total.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " |")
+}
