@@ -40,7 +40,7 @@ print("# detect-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none"); median of \(runs) runs.\n")
 print("Scaled: decoded with libjpeg-turbo's DCT scaling to the smallest power-of-two reduction with a long side")
 print("≥ 640 px, minimum face size scaled alike. Times are detection only (pyramid, integral images, cascade, grouping).\n")
-print("| photo | size | model | faces | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | CPU ÷ OpenCL |")
+print("| photo | size | model | faces | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | OpenCL ÷ CPU |")
 print("|---|---|---|---:|" + devices.map { _ in "---:|" }.joined() + "---:|")
 var totals = [[Double]](repeating: [Double](repeating: 0, count: devices.count), count: 4)
 for photo in photos {

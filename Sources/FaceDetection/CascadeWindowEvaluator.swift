@@ -11,7 +11,6 @@ struct WindowEvaluator {
     private let stageThresholds, nodeThresholds, leaves, weights: UnsafeMutablePointer<Float>
     private let stride, step, windowWidth, windowHeight, stageCount: Int
     private let lbp: Bool
-    private var finishAlone: Int { lbp ? 5 : 0 }
 
     init(_ invocation: KernelInvocation, lbp: Bool) {
         sums = invocation.pointer(0, as: UInt32.self)
@@ -51,7 +50,7 @@ struct WindowEvaluator {
             guard let windowNorm = normalisation(at: origin) else { return 0 }
             norm = windowNorm
         }
-        return stages(from: 0, origin: origin, norm: norm)
+        return stages(origin: origin, norm: norm)
     }
 
     /// 1 / (area · standard deviation) over the inner window, or nil when OpenCV rejects the window
@@ -70,8 +69,8 @@ struct WindowEvaluator {
         return Float(area) * norm < 0.1 ? norm : nil
     }
 
-    private func stages(from first: Int, origin: Int, norm: Float) -> UInt8 {
-        for s in first..<stageCount {
+    private func stages(origin: Int, norm: Float) -> UInt8 {
+        for s in 0..<stageCount {
             var total: Float = 0
             for c in Int(stageStarts[s])..<Int(stageStarts[s + 1]) {
                 var node = Int(nodeStarts[c]), child: Int32
@@ -107,33 +106,33 @@ struct WindowEvaluator {
         return value
     }
 
+    /// The kernel's LBP code: the 16 corners of the 3 × 3 cells read once; a cell starting at corner i
+    /// sums corners i − (i + 1) − (i + 4) + (i + 5).
     @inline(__always)
     private func lbpCode(origin: Int, feature: Int) -> Int32 {
         let p = sums + origin, o = offsets + 16 * feature
-        func cell(_ column: Int, _ row: Int) -> Int32 {
-            let i = row * 4 + column
-            return Int32(bitPattern: p[Int(o[i])] &- p[Int(o[i + 1])] &- p[Int(o[i + 4])] &+ p[Int(o[i + 5])])
-        }
-        let centre = cell(1, 1)
+        let c = InlineArray<16, UInt32> { p[Int(o[$0])] }
+        @inline(__always) func cell(_ i: Int) -> Int32 { Int32(bitPattern: c[i] &- c[i + 1] &- c[i + 4] &+ c[i + 5]) }
+        let centre = cell(5)
         var code: Int32 = 0
-        if cell(0, 0) >= centre { code |= 128 }
-        if cell(1, 0) >= centre { code |= 64 }
-        if cell(2, 0) >= centre { code |= 32 }
-        if cell(2, 1) >= centre { code |= 16 }
-        if cell(2, 2) >= centre { code |= 8 }
-        if cell(1, 2) >= centre { code |= 4 }
-        if cell(0, 2) >= centre { code |= 2 }
-        if cell(0, 1) >= centre { code |= 1 }
+        if cell(0) >= centre { code |= 128 }
+        if cell(1) >= centre { code |= 64 }
+        if cell(2) >= centre { code |= 32 }
+        if cell(6) >= centre { code |= 16 }
+        if cell(10) >= centre { code |= 8 }
+        if cell(9) >= centre { code |= 4 }
+        if cell(8) >= centre { code |= 2 }
+        if cell(4) >= centre { code |= 1 }
         return code
     }
 
     // MARK: Eight neighbouring windows (stump cascades)
 
-    /// The outcomes of windows wx ..< wx + 8 of row wy. Lanes run the stages together; for LBP the last
-    /// few alive finish one by one, since their subset lookups are lane by lane anyway (measured on
-    /// 1080p photos: Haar fastest all in lanes, LBP with the last five alone).
+    /// The outcomes of windows wx ..< wx + 8 of row wy: the lanes run the stages together until all are
+    /// rejected (finishing the last few alive one by one measured no faster).
     func evaluateEight(wx: Int, wy: Int) -> SIMD8<UInt8> {
         let origin = (wy * step) * stride + wx * step
+        let laneBits = Lanes(1, 2, 4, 8, 16, 32, 64, 128)
         var norm = SIMD8<Float>(repeating: 1)
         var outcome = Lanes(repeating: 2)
         var alive = SIMDMask<Lanes>(repeating: true)
@@ -142,26 +141,21 @@ struct WindowEvaluator {
             outcome.replace(with: 0, where: .!alive)
         }
         for s in 0..<stageCount {
-            var living = 0
-            for lane in 0..<8 where alive[lane] { living += 1 }
-            guard living > finishAlone else {
-                for lane in 0..<8 where alive[lane] {
-                    outcome[lane] = Int32(stages(from: s, origin: origin + lane * step, norm: norm[lane]))
-                }
-                break
-            }
+            guard any(alive) else { break }
             var total = SIMD8<Float>(repeating: 0)
             for c in Int(stageStarts[s])..<Int(stageStarts[s + 1]) {
                 let node = Int(nodeStarts[c]), feature = Int(nodeFeatures[node])
                 let goesLeft: SIMDMask<Lanes>
                 if lbp {
+                    // Subset bits gathered lane by lane into an integer, then spread over the lanes at once
+                    // (writing mask lanes one by one stalls on store forwarding).
                     let codes = lbpCodes(origin: origin, feature: feature)
-                    var mask = SIMDMask<Lanes>(repeating: false)
+                    var bits: Int32 = 0
                     for lane in 0..<8 {
                         let code = Int(codes[lane])
-                        mask[lane] = subsets[8 * node + code >> 5] & (1 << Int32(code & 31)) != 0
+                        if subsets[8 * node + code >> 5] & (1 << Int32(code & 31)) != 0 { bits |= 1 << Int32(lane) }
                     }
-                    goesLeft = mask
+                    goesLeft = Lanes(repeating: bits) & laneBits .== laneBits
                 } else {
                     goesLeft = haarValues(origin: origin, feature: feature) * norm .< nodeThresholds[node]
                 }
@@ -222,20 +216,17 @@ struct WindowEvaluator {
     @inline(__always)
     private func lbpCodes(origin: Int, feature: Int) -> Lanes {
         let p = sums + origin, o = offsets + 16 * feature
-        func cell(_ column: Int, _ row: Int) -> Lanes {
-            let i = row * 4 + column
-            return Lanes(truncatingIfNeeded: load(p, Int(o[i])) &- load(p, Int(o[i + 1])) &- load(p, Int(o[i + 4]))
-                                             &+ load(p, Int(o[i + 5])))
-        }
-        let centre = cell(1, 1), zero = Lanes(repeating: 0)
-        var code = zero.replacing(with: 128, where: cell(0, 0) .>= centre)
-        code |= zero.replacing(with: 64, where: cell(1, 0) .>= centre)
-        code |= zero.replacing(with: 32, where: cell(2, 0) .>= centre)
-        code |= zero.replacing(with: 16, where: cell(2, 1) .>= centre)
-        code |= zero.replacing(with: 8, where: cell(2, 2) .>= centre)
-        code |= zero.replacing(with: 4, where: cell(1, 2) .>= centre)
-        code |= zero.replacing(with: 2, where: cell(0, 2) .>= centre)
-        code |= zero.replacing(with: 1, where: cell(0, 1) .>= centre)
+        let c = InlineArray<16, SIMD8<UInt32>> { load(p, Int(o[$0])) }
+        @inline(__always) func cell(_ i: Int) -> Lanes { Lanes(truncatingIfNeeded: c[i] &- c[i + 1] &- c[i + 4] &+ c[i + 5]) }
+        let centre = cell(5), zero = Lanes(repeating: 0)
+        var code = zero.replacing(with: 128, where: cell(0) .>= centre)
+        code |= zero.replacing(with: 64, where: cell(1) .>= centre)
+        code |= zero.replacing(with: 32, where: cell(2) .>= centre)
+        code |= zero.replacing(with: 16, where: cell(6) .>= centre)
+        code |= zero.replacing(with: 8, where: cell(10) .>= centre)
+        code |= zero.replacing(with: 4, where: cell(9) .>= centre)
+        code |= zero.replacing(with: 2, where: cell(8) .>= centre)
+        code |= zero.replacing(with: 1, where: cell(4) .>= centre)
         return code
     }
 }

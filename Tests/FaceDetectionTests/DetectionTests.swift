@@ -1,4 +1,5 @@
 import FaceDetection
+import FaceRecognition
 import Foundation
 import ImageCodecs
 import ImageKernels
@@ -90,13 +91,15 @@ import TestSupport
 
 /// The README's detection example, kept here so that it stays true (dataset path made absolute).
 @Suite struct ReadmeDetectionExampleTests {
-    @Test func detectTwoPeople() throws {
+    @Test func findAndAlignTwoPeople() throws {
         let photo = try ImageDecoder.decode(contentsOf: "\(SharedData.root)/wild-photos/misc/two_people.jpg",
                                             options: DecodingOptions(grayscale: true))
-        let detector = try CascadeDetector(model: try CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath),
-                                           context: RenderContext(device: try TestDevices.device(DetectionTests.fastest)))
-        let faces = try detector.detect(in: photo, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40))
-        print(faces)   // strongest first: rectangles and how many raw detections support each
-        #expect(faces.count == 2)
+        let context = RenderContext(device: try TestDevices.device(DetectionTests.fastest))
+        let finder = try FaceFinder(options: .faces, context: context)
+        let faces = try finder.faces(in: photo)
+        let crops = try finder.alignedFaces(faces, in: photo, size: 128, margin: 0.1)
+        let descriptors = try FaceDescriber(context: context).describe(crops)
+        #expect(faces.count == 2 && faces.allSatisfy(\.isAligned))
+        #expect(descriptors.count == 2)
     }
 }
