@@ -96,3 +96,91 @@ __kernel void cascade_detect(__global const uint* sums, __global const uint* squ
     }
     *result = 2;
 }
+
+// The same evaluation for eight neighbouring windows per work-item in vector lanes, for OpenCL devices
+// that are CPUs (their compilers turn float8/uint8 into SIMD instructions, which a divergent
+// one-window kernel never becomes). Stump cascades only (every weak classifier one node). The last
+// group of a row overlaps the one before it so that all eight lanes are real windows (windowsX >= 8).
+
+// Integral entries at corner offset o for the eight windows, `step` apart, without reading past the last.
+uint8 cascade_load8(__global const uint* p, int o, int step) {
+    if (step == 1) return vload8(0, p + o);
+    uint8 low = vload8(0, p + o), high = vload8(0, p + o + 7);
+    return (uint8)(low.even, high.odd);
+}
+
+#define CORNER_SUM8(p, o, step) as_int8(cascade_load8(p, (o)[0], step) - cascade_load8(p, (o)[1], step) \
+                                        - cascade_load8(p, (o)[2], step) + cascade_load8(p, (o)[3], step))
+
+__kernel void cascade_detect_lanes(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
+                                   __global const int* ints, __global const float* floats, __global const int* layout,
+                                   __global const int* offsets, __global uchar* results, int stride, int windowsX,
+                                   int windowsY, int step, int windowWidth, int windowHeight) {
+    int group = get_global_id(0), wy = get_global_id(1);
+    if (group * 8 >= windowsX || wy >= windowsY) return;
+    int wx = min(group * 8, windowsX - 8);
+    size_t origin = (size_t)(wy * step) * stride + wx * step;
+    __global const uint* p = sums + origin;
+    int8 outcome = 2, alive = -1;
+#ifdef LBP
+    (void)squares; (void)tilted;
+#else
+    __global const uint* q = squares + origin;
+    __global const uint* t = tilted + origin;
+    int inner[4] = { stride + 1, stride + windowWidth - 1, (windowHeight - 1) * stride + 1,
+                     (windowHeight - 1) * stride + windowWidth - 1 };
+    long area = (long)(windowWidth - 2) * (windowHeight - 2);
+    long8 sum = convert_long8(CORNER_SUM8(p, inner, step));
+    long8 squareSum = convert_long8(cascade_load8(q, inner[0], step) - cascade_load8(q, inner[1], step)
+                                    - cascade_load8(q, inner[2], step) + cascade_load8(q, inner[3], step));
+    float8 spread = convert_float8(area * squareSum - sum * sum);
+    float8 norm = 1.0f / sqrt(spread);
+    alive = (spread > 0.0f) & ((float)area * norm < 0.1f);
+    outcome = select(outcome, (int8)0, ~alive);
+    __global const int* featureTilted = ints + layout[FEATURE_TILTED];
+    __global const float* weights = floats + layout[RECT_WEIGHTS];
+    __global const float* nodeThresholds = floats + layout[NODE_THRESHOLDS];
+#endif
+    __global const int* stageStarts = ints + layout[STAGE_STARTS];
+    __global const int* nodeStarts = ints + layout[NODE_STARTS];
+    __global const int* leafStarts = ints + layout[LEAF_STARTS];
+    __global const int* nodeFeatures = ints + layout[NODE_FEATURES];
+    __global const int* nodeLeft = ints + layout[NODE_LEFT];
+    __global const int* nodeRight = ints + layout[NODE_RIGHT];
+    __global const float* leaves = floats + layout[LEAVES];
+    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
+    int stageCount = layout[STAGE_COUNT];
+    for (int s = 0; s < stageCount && any(alive); ++s) {
+        float8 total = 0.0f;
+        for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) {
+            int node = nodeStarts[c], feature = nodeFeatures[node];
+#ifdef LBP
+            __global const int* o = offsets + 16 * feature;
+            uint8 k[16];
+            for (int i = 0; i < 16; ++i) k[i] = cascade_load8(p, o[i], step);
+#define CELL(i) as_int8(k[i] - k[(i) + 1] - k[(i) + 4] + k[(i) + 5])
+            int8 centre = CELL(5);
+            int8 code = (CELL(0) >= centre & 128) | (CELL(1) >= centre & 64) | (CELL(2) >= centre & 32)
+                      | (CELL(6) >= centre & 16) | (CELL(10) >= centre & 8) | (CELL(9) >= centre & 4)
+                      | (CELL(8) >= centre & 2) | (CELL(4) >= centre & 1);
+#undef CELL
+            __global const int* subset = ints + layout[NODE_SUBSETS] + 8 * node;
+#define BIT(l) ((subset[code.s##l >> 5] >> (code.s##l & 31)) & 1)
+            int8 goesLeft = (int8)(BIT(0), BIT(1), BIT(2), BIT(3), BIT(4), BIT(5), BIT(6), BIT(7)) != 0;
+#undef BIT
+#else
+            __global const int* o = offsets + 12 * feature;
+            __global const float* w = weights + 3 * feature;
+            __global const uint* image = featureTilted[feature] ? t : p;
+            float8 value = w[0] * convert_float8(CORNER_SUM8(image, o, step)) + w[1] * convert_float8(CORNER_SUM8(image, o + 4, step));
+            if (w[2] != 0.0f) value += w[2] * convert_float8(CORNER_SUM8(image, o + 8, step));
+            int8 goesLeft = value * norm < nodeThresholds[node];
+#endif
+            total += select((float8)leaves[leafStarts[c] - nodeRight[node]], (float8)leaves[leafStarts[c] - nodeLeft[node]], goesLeft);
+        }
+        int8 failed = (total < stageThresholds[s]) & alive;
+        outcome = select(outcome, (int8)(s == 0 ? 0 : 1), failed);
+        alive &= ~failed;
+    }
+    vstore8(convert_uchar8(outcome), 0, results + (size_t)wy * windowsX + wx);
+}

@@ -72,6 +72,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
     case integralColumns = "integral_columns"
     case integralTilted = "integral_tilted"
     case cascadeDetect = "cascade_detect"
+    case cascadeDetectLanes = "cascade_detect_lanes"
 
     /// The file that defines this entry point.
     public var sourceFile: KernelSourceFile {
@@ -91,7 +92,7 @@ public enum KernelFunction: String, CaseIterable, Sendable {
         case .blockSum: .blockSum
         case .chiSquareNearest: .chiSquareNearest
         case .integralRows, .integralColumns, .integralTilted: .integralImage
-        case .cascadeDetect: .cascadeDetection
+        case .cascadeDetect, .cascadeDetectLanes: .cascadeDetection
         }
     }
 }

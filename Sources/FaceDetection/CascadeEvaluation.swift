@@ -90,14 +90,17 @@ struct CascadeEvaluation: Filter {
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let lbp = cascade.model.featureType == .lbp
         let stride = encoder.inputs[0].descriptor.width
-        let kernel = Kernel(.cascadeDetect, options: (lbp ? "-DLBP " : "") + "-cl-fp32-correctly-rounded-divide-sqrt",
+        // OpenCL CPUs take eight windows per work-item in vector lanes (stump cascades, rows of ≥ 8 windows).
+        let lanes = cascade.isStumps && windowsX >= 8 && encoder.device.kind == .openCL(.cpu)
+        let kernel = Kernel(lanes ? .cascadeDetectLanes : .cascadeDetect,
+                            options: (lbp ? "-DLBP " : "") + "-cl-fp32-correctly-rounded-divide-sqrt",
                             cpu: Self.cpuTwin(lbp: lbp, stumps: cascade.isStumps))
         try encoder.launch(kernel, [.image(encoder.inputs[0]), .image(encoder.inputs[1]), .image(encoder.inputs[2]),
                                     .image(encoder.inputs[3]), .image(encoder.inputs[4]), .ints(cascade.layout),
                                     .ints(cascade.cornerOffsets(stride: stride)), .image(encoder.output), .int(stride),
                                     .int(windowsX), .int(windowsY), .int(step),
                                     .int(cascade.model.windowWidth), .int(cascade.model.windowHeight)],
-                           globalSize: [windowsX, windowsY], localSize: [16, 4])
+                           globalSize: [lanes ? (windowsX + 7) / 8 : windowsX, windowsY], localSize: [16, 4])
     }
 
     /// The CPU twin: the kernel's arithmetic in the same order, one row of windows per task; stump
