@@ -9,17 +9,18 @@
 #define STORE(v) convert_uchar_sat_rte(v)
 #endif
 
+// Bilinear: each output column's two source columns and weight (and each row's) come from the host,
+// which works them out once per resize: (x + 0.5) sx - 0.5, its floor clamped to the plane and the
+// fraction; no per-pixel floor or clamp here.
 __kernel void resize_bilinear(__global const PIXEL* src, __global PIXEL* dst, int inWidth, int inHeight,
-                              int outWidth, int outHeight, float scaleX, float scaleY) {
+                              int outWidth, int outHeight, __global const int* columns, __global const float* columnWeights,
+                              __global const int* rows, __global const float* rowWeights) {
     int x = get_global_id(0), y = get_global_id(1), plane = get_global_id(2);
     if (x >= outWidth || y >= outHeight) return;
     __global const PIXEL* p = src + (size_t)plane * inHeight * inWidth;
-    float sx = ((float)x + 0.5f) * scaleX - 0.5f, sy = ((float)y + 0.5f) * scaleY - 0.5f;
-    float fx = floor(sx), fy = floor(sy);
-    int x0 = (int)fx, y0 = (int)fy;
-    float ax = sx - fx, ay = sy - fy;
-    int xa = clamp(x0, 0, inWidth - 1), xb = clamp(x0 + 1, 0, inWidth - 1);
-    size_t ra = (size_t)clamp(y0, 0, inHeight - 1) * inWidth, rb = (size_t)clamp(y0 + 1, 0, inHeight - 1) * inWidth;
+    int xa = columns[2 * x], xb = columns[2 * x + 1];
+    size_t ra = (size_t)rows[2 * y] * inWidth, rb = (size_t)rows[2 * y + 1] * inWidth;
+    float ax = columnWeights[x], ay = rowWeights[y];
     float top = (1.0f - ax) * (float)p[ra + xa] + ax * (float)p[ra + xb];
     float bottom = (1.0f - ax) * (float)p[rb + xa] + ax * (float)p[rb + xb];
     float v = (1.0f - ay) * top + ay * bottom;

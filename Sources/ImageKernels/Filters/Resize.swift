@@ -30,41 +30,53 @@ public struct Resize: Filter {
         let input = encoder.input.descriptor
         let scaleX = Float(input.width) / Float(width), scaleY = Float(input.height) / Float(height)
         var arguments: [KernelArgument] = [.image(encoder.input), .image(encoder.output), .int(input.width),
-                                           .int(input.height), .int(width), .int(height),
-                                           .float32(scaleX), .float32(scaleY)]
+                                           .int(input.height), .int(width), .int(height)]
         let kernel: Kernel
         switch method {
         case .bilinear:
+            let columns = Self.samples(count: width, scale: scaleX, limit: input.width)
+            let rows = Self.samples(count: height, scale: scaleY, limit: input.height)
+            arguments += [.ints(columns.indices), .floats(columns.weights), .ints(rows.indices), .floats(rows.weights)]
             kernel = Kernel(.resizeBilinear, pixelType: input.elementType,
                             uint8: Self.bilinear(UInt8.self), float32: Self.bilinear(Float.self))
         case .area:
-            arguments.append(.float32(1 / (scaleX * scaleY)))
+            arguments += [.float32(scaleX), .float32(scaleY), .float32(1 / (scaleX * scaleY))]
             kernel = Kernel(.resizeArea, pixelType: input.elementType,
                             uint8: Self.area(UInt8.self), float32: Self.area(Float.self))
         }
         try encoder.launchPerPixel(kernel, arguments, over: encoder.output.descriptor)
     }
 
-    /// The bilinear twin: the kernel's arithmetic, with each column's source pixels and weight worked out
-    /// once per task instead of once per pixel.
+    /// For each output column (or row): the two source columns it blends, clamped to the plane, and the
+    /// weight of the second, from the source point (i + 0.5) · scale − 0.5 (OpenCV's half-pixel centres).
+    static func samples(count: Int, scale: Float, limit: Int) -> (indices: [Int32], weights: [Float]) {
+        var indices: [Int32] = [], weights: [Float] = []
+        indices.reserveCapacity(2 * count)
+        weights.reserveCapacity(count)
+        for i in 0..<count {
+            let source = (Float(i) + 0.5) * scale - 0.5, floor = source.rounded(.down), first = Int(floor)
+            indices += [Int32(min(max(first, 0), limit - 1)), Int32(min(max(first + 1, 0), limit - 1))]
+            weights.append(source - floor)
+        }
+        return (indices, weights)
+    }
+
+    /// The bilinear twin: the kernel's arithmetic on the same column and row tables.
     private static func bilinear<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
         { invocation in
             let inWidth = invocation.int(2), inHeight = invocation.int(3), outWidth = invocation.int(4)
-            let outHeight = invocation.int(5), scaleX = invocation.float(6), scaleY = invocation.float(7)
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
+            let outHeight = invocation.int(5)
+            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { outputRows in
                 let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
-                let columns = (0..<outWidth).map { x in
-                    let sx = (Float(x) + 0.5) * scaleX - 0.5, fx = sx.rounded(.down), x0 = Int(fx)
-                    return (left: min(max(x0, 0), inWidth - 1), right: min(max(x0 + 1, 0), inWidth - 1), weight: sx - fx)
-                }
-                for row in rows {
-                    let plane = src + (row / outHeight) * inHeight * inWidth
-                    let sy = (Float(row % outHeight) + 0.5) * scaleY - 0.5, fy = sy.rounded(.down), y0 = Int(fy), ay = sy - fy
-                    let top = plane + min(max(y0, 0), inHeight - 1) * inWidth
-                    let bottom = plane + min(max(y0 + 1, 0), inHeight - 1) * inWidth
+                let columns = invocation.pointer(6, as: Int32.self), columnWeights = invocation.pointer(7, as: Float.self)
+                let rows = invocation.pointer(8, as: Int32.self), rowWeights = invocation.pointer(9, as: Float.self)
+                for row in outputRows {
+                    let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
+                    let top = plane + Int(rows[2 * y]) * inWidth, bottom = plane + Int(rows[2 * y + 1]) * inWidth
+                    let ay = rowWeights[y]
                     let out = dst + row * outWidth
                     for x in 0..<outWidth {
-                        let (left, right, ax) = columns[x]
+                        let left = Int(columns[2 * x]), right = Int(columns[2 * x + 1]), ax = columnWeights[x]
                         let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue
                         let lower = (1 - ax) * bottom[left].floatValue + ax * bottom[right].floatValue
                         out[x] = T(rounding: (1 - ay) * upper + ay * lower)
