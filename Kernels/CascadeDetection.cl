@@ -164,10 +164,9 @@ __kernel void cascade_detect_lanes(__global const uint* sums, __global const uin
                       | (CELL(6) >= centre & 16) | (CELL(10) >= centre & 8) | (CELL(9) >= centre & 4)
                       | (CELL(8) >= centre & 2) | (CELL(4) >= centre & 1);
 #undef CELL
-            __global const int* subset = ints + layout[NODE_SUBSETS] + 8 * node;
-#define BIT(l) ((subset[code.s##l >> 5] >> (code.s##l & 31)) & 1)
-            int8 goesLeft = (int8)(BIT(0), BIT(1), BIT(2), BIT(3), BIT(4), BIT(5), BIT(6), BIT(7)) != 0;
-#undef BIT
+            // Each lane's subset word picked by a shuffle and its bit by a per-lane shift: no lane-by-lane loads.
+            int8 words = shuffle(vload8(0, ints + layout[NODE_SUBSETS] + 8 * node), as_uint8(code >> 5));
+            int8 goesLeft = ((words >> (code & 31)) & 1) != 0;
 #else
             __global const int* o = offsets + 12 * feature;
             __global const float* w = weights + 3 * feature;

@@ -29,31 +29,34 @@ public struct Resize: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
         let scaleX = Float(input.width) / Float(width), scaleY = Float(input.height) / Float(height)
-        var arguments: [KernelArgument] = [.image(encoder.input), .image(encoder.output), .int(input.width),
+        let arguments: [KernelArgument] = [.image(encoder.input), .image(encoder.output), .int(input.width),
                                            .int(input.height), .int(width), .int(height)]
-        let kernel: Kernel
         switch method {
         case .bilinear:
             let columns = Self.samples(count: width, scale: scaleX, limit: input.width)
             let rows = Self.samples(count: height, scale: scaleY, limit: input.height)
-            arguments += [.ints(columns.indices), .floats(columns.weights), .ints(rows.indices), .floats(rows.weights)]
-            kernel = Kernel(.resizeBilinear, pixelType: input.elementType,
-                            uint8: Self.bilinear(UInt8.self), float32: Self.bilinear(Float.self))
+            let kernel = Kernel(.resizeBilinear, pixelType: input.elementType,
+                                uint8: Self.bilinear(UInt8.self), float32: Self.bilinear(Float.self))
+            // Eight output pixels per work-item.
+            try encoder.launch(kernel, arguments + [.ints(columns.indices), .floats(columns.weights), .ints(rows.indices),
+                                                    .floats(rows.weights)],
+                               globalSize: [(width + 7) / 8, height, input.planeCount], localSize: [8, 8, 1])
         case .area:
-            arguments += [.float32(scaleX), .float32(scaleY), .float32(1 / (scaleX * scaleY))]
-            kernel = Kernel(.resizeArea, pixelType: input.elementType,
-                            uint8: Self.area(UInt8.self), float32: Self.area(Float.self))
+            let kernel = Kernel(.resizeArea, pixelType: input.elementType,
+                                uint8: Self.area(UInt8.self), float32: Self.area(Float.self))
+            try encoder.launchPerPixel(kernel, arguments + [.float32(scaleX), .float32(scaleY), .float32(1 / (scaleX * scaleY))],
+                                       over: encoder.output.descriptor)
         }
-        try encoder.launchPerPixel(kernel, arguments, over: encoder.output.descriptor)
     }
 
     /// For each output column (or row): the two source columns it blends, clamped to the plane, and the
     /// weight of the second, from the source point (i + 0.5) · scale − 0.5 (OpenCV's half-pixel centres).
+    /// Padded to a multiple of 8 entries, for the kernel's vector loads.
     static func samples(count: Int, scale: Float, limit: Int) -> (indices: [Int32], weights: [Float]) {
         var indices: [Int32] = [], weights: [Float] = []
-        indices.reserveCapacity(2 * count)
-        weights.reserveCapacity(count)
-        for i in 0..<count {
+        indices.reserveCapacity(2 * count + 16)
+        weights.reserveCapacity(count + 8)
+        for i in 0..<(count + 7) / 8 * 8 {
             let source = (Float(i) + 0.5) * scale - 0.5, floor = source.rounded(.down), first = Int(floor)
             indices += [Int32(min(max(first, 0), limit - 1)), Int32(min(max(first + 1, 0), limit - 1))]
             weights.append(source - floor)
