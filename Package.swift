@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// Targets grouped: system libraries · framework · face recognition and detection · tools · tests
+// Targets grouped: system libraries · framework · face recognition and detection · database · tools · tests
 import PackageDescription
 
 let package = Package(
@@ -10,10 +10,12 @@ let package = Package(
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
         .library(name: "FaceRecognition", targets: ["FaceRecognition"]),
         .library(name: "FaceDetection", targets: ["FaceDetection"]),
+        .library(name: "CBIRDatabase", targets: ["CBIRDatabase"]),
         .executable(name: "cbir", targets: ["cbir"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // System libraries
@@ -52,9 +54,15 @@ let package = Package(
         .target(name: "FaceRecognition", dependencies: ["ImageKernels", "Kernels"]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "Kernels"]),
 
+        // Database
+        .target(name: "CBIRDatabase", dependencies: [
+            "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+
         // Tools
         .executableTarget(name: "cbir", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceDetection",
+            "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "CBIRDatabase",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
@@ -77,5 +85,9 @@ let package = Package(
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "cbirTests", dependencies: ["cbir", "ImageCodecs", "ImageKernels", "TestSupport"]),
+        .testTarget(name: "CBIRDatabaseTests", dependencies: [
+            "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ]
 )

@@ -25,9 +25,10 @@ public final class FaceFinder: Sendable {
                       eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options, context: context)
     }
 
-    /// The faces in a one-plane `uint8` photo, strongest first, with their eyes where found.
-    public func faces(in photo: PixelBuffer) throws(DetectionError) -> [FaceObservation] {
-        let detections = try faceDetector.detect(in: photo, options: options)
+    /// The faces in a one-plane `uint8` photo, strongest first, with their eyes where found; `options`
+    /// replace the finder's own for this photo (a photo decoded at half size searches half-size faces).
+    public func faces(in photo: PixelBuffer, options: DetectionOptions? = nil) throws(DetectionError) -> [FaceObservation] {
+        let detections = try faceDetector.detect(in: photo, options: options ?? self.options)
         guard !detections.isEmpty else { return [] }
         // Every face's eye region, cropped and resized, in one render.
         let regions = detections.map { eyeRegion(of: $0.rect, in: photo.descriptor) }

@@ -14,6 +14,19 @@ public enum ImageDecoder {
         try decode(try readFile(path, limit: options.maximumFileBytes), path: path, options: options)
     }
 
+    /// How many times smaller than stored `decode` makes these bytes with these options: the DCT
+    /// reduction of a JPEG (1, 2, 4 or 8), 1 for other formats. Multiply decoded coordinates by it to get
+    /// the file's own pixels.
+    public static func reduction(of bytes: [UInt8], options: DecodingOptions) -> Int {
+        ImageFormat(sniffing: bytes) == .jpeg ? JPEGCodec.reduction(bytes, options: options) : 1
+    }
+
+    /// A file's bytes, refused with a typed error when unreadable or over `limit` bytes: for callers that
+    /// need the bytes themselves too (to hash them, say) and then decode them from memory.
+    public static func contents(of path: String, limit: Int = DecodingOptions().maximumFileBytes) throws(ImageCodecError) -> [UInt8] {
+        try readFile(path, limit: limit)
+    }
+
     /// Decodes bytes already in memory; `path` names them in errors.
     public static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions = DecodingOptions()) throws(ImageCodecError) -> PixelBuffer {
         guard !bytes.isEmpty else { throw .empty(path: path) }

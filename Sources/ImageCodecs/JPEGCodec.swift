@@ -3,6 +3,20 @@ import ImageKernels
 
 /// JPEG through TurboJPEG: DCT-scaled decoding and encoding.
 enum JPEGCodec {
+    /// How many times smaller `decode` will make the image with these options (1, 2, 4 or 8); 1 when the
+    /// header cannot be read (decoding will then say why).
+    static func reduction(_ bytes: [UInt8], options: DecodingOptions) -> Int {
+        guard let handle = tjInitDecompress() else { return 1 }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+        }
+        guard status == 0 else { return 1 }
+        let factor = scalingFactor(width: Int(width), height: Int(height), minimumLongSide: options.minimumLongSide)
+        return Int(factor.denom / max(factor.num, 1))
+    }
+
     static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer {
         guard let handle = tjInitDecompress() else { throw .unsupported(path: path, detail: "TurboJPEG did not start") }
         defer { tjDestroy(handle) }

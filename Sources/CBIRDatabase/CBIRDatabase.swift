@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+
+/// The face database: one SQLite file (WAL mode, so queries read while indexing writes), images and what
+/// each registered indexer stores for them. An actor, like the reference system's serial database
+/// thread: every write is one transaction on it, from any task.
+public actor CBIRDatabase {
+    /// The database file.
+    public nonisolated let path: String
+    /// The indexers run on every image, by name.
+    public nonisolated let indexers: [any Indexer]
+    let pool: DatabasePool
+
+    /// Opens (or creates) the database and brings its tables up to date, the indexers' included.
+    public init(path: String = "cbir.sqlite", indexers: [any Indexer]) throws(DatabaseError) {
+        let names = indexers.map(\.name)
+        guard Set(names).count == names.count else {
+            throw .storage(path: path, reason: "two indexers share a name: \(names.sorted().joined(separator: ", "))")
+        }
+        self.path = path
+        self.indexers = indexers
+        do {
+            pool = try DatabasePool(path: path)
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("images") { db in
+                try db.create(table: ImageRecord.databaseTableName) { t in
+                    t.autoIncrementedPrimaryKey("id")
+                    t.column("path", .text).notNull().unique()
+                    t.column("size", .integer).notNull()
+                    t.column("modified", .double).notNull()
+                    t.column("hash", .text).notNull()
+                    t.column("width", .integer).notNull()
+                    t.column("height", .integer).notNull()
+                    t.column("status", .text).notNull()
+                    t.column("error", .text)
+                }
+            }
+            for indexer in indexers {
+                migrator.registerMigration("indexer \(indexer.name)") { db in try indexer.createTables(db) }
+            }
+            try migrator.migrate(pool)
+        } catch {
+            throw .storage(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Reads in a snapshot, concurrently with writes.
+    public nonisolated func read<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
+        do { return try pool.read(body) } catch { throw .storage(path: path, reason: "\(error)") }
+    }
+
+    /// Writes in one transaction.
+    public func write<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
+        do { return try pool.write(body) } catch { throw .storage(path: path, reason: "\(error)") }
+    }
+
+    /// The stored record of a file, if any.
+    public nonisolated func image(atPath path: String) throws(DatabaseError) -> ImageRecord? {
+        try read { db in try ImageRecord.filter(Column("path") == path).fetchOne(db) }
+    }
+
+    /// Replaces whatever was stored for the record's path by the record and the indexers' rows, in one
+    /// transaction: a crash leaves the old version or the new one, never a mix.
+    func store(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void]) throws(DatabaseError) {
+        try write { db in
+            try ImageRecord.filter(Column("path") == record.path).deleteAll(db)
+            var record = record
+            try record.insert(db)
+            guard let id = record.id else { return }
+            for write in writes { try write(db, id) }
+        }
+    }
+
+    /// Marks a stored file as seen again unchanged (its modification time moved, its bytes did not).
+    func touch(_ id: Int64, modified: Double) throws(DatabaseError) {
+        try write { db in
+            try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
+        }
+    }
+
+    /// Forgets a file (and, through the indexers' foreign keys, everything stored for it).
+    /// Returns whether it was there.
+    public func remove(path: String) throws(DatabaseError) -> Bool {
+        try write { db in try ImageRecord.filter(Column("path") == path).deleteAll(db) > 0 }
+    }
+
+    /// Names a face, or clears its name with nil.
+    public func label(face: Int64, as name: String?) throws(DatabaseError) {
+        let changed = try write { db in
+            try db.execute(sql: "UPDATE faces SET label = ? WHERE id = ?", arguments: [name, face])
+            return db.changesCount
+        }
+        guard changed > 0 else { throw .notFound("face \(face)") }
+    }
+
+    /// Counts of what is stored.
+    public struct Statistics: Sendable, Codable, Equatable {
+        public let images: Int
+        public let failedImages: Int
+        public let faces: Int
+        public let labelledFaces: Int
+        public let labels: Int
+    }
+
+    public nonisolated func statistics() throws(DatabaseError) -> Statistics {
+        try read { db in
+            Statistics(images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
+                       failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(db),
+                       faces: try FaceRecord.fetchCount(db),
+                       labelledFaces: try FaceRecord.filter(Column("label") != nil).fetchCount(db),
+                       labels: try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT label) FROM faces") ?? 0)
+        }
+    }
+}

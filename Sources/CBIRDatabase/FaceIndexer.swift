@@ -1,0 +1,84 @@
+import FaceDetection
+import FaceRecognition
+import Foundation
+import GRDB
+import ImageCodecs
+import ImageKernels
+
+/// The built-in indexer: finds the faces of each photo, aligns and describes them in one batch on the
+/// device, and stores each face with its box, eyes, descriptor and a thumbnail in the `faces` table.
+public struct FaceIndexer: Indexer {
+    public let finder: FaceFinder
+    public let describer: FaceDescriber
+    /// Smallest face searched, in the file's own pixels.
+    public let minimumFaceSize: Int
+
+    public var name: String { "faces" }
+
+    public init(context: RenderContext = RenderContext(), parameters: DescriptorParameters = .standard,
+                minimumFaceSize: Int = 40) throws(DatabaseError) {
+        do {
+            finder = try FaceFinder(context: context)
+            describer = try FaceDescriber(parameters: parameters, context: context)
+        } catch { throw .processing("cannot set up face indexing: \(error)") }
+        self.minimumFaceSize = minimumFaceSize
+    }
+
+    public func createTables(_ db: Database) throws {
+        try db.create(table: FaceRecord.databaseTableName) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("image_id", .integer).notNull().indexed().references(ImageRecord.databaseTableName, onDelete: .cascade)
+            t.column("x", .integer).notNull()
+            t.column("y", .integer).notNull()
+            t.column("width", .integer).notNull()
+            t.column("height", .integer).notNull()
+            t.column("angle", .double).notNull()
+            t.column("left_eye_x", .double)
+            t.column("left_eye_y", .double)
+            t.column("right_eye_x", .double)
+            t.column("right_eye_y", .double)
+            t.column("neighbours", .integer).notNull()
+            t.column("parameters", .text).notNull()
+            t.column("descriptor", .blob).notNull()
+            t.column("thumbnail", .blob).notNull()
+            t.column("label", .text).indexed()
+        }
+    }
+
+    /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
+    public func analyze(_ photo: Photo) throws -> [FaceRecord] {
+        let (observations, crops) = try faces(in: photo.gray, scale: photo.scale)
+        guard !observations.isEmpty else { return [] }
+        let descriptors = try describer.describe(crops)
+        return try zip(observations, descriptors).enumerated().map { index, pair in
+            let (face, descriptor) = pair
+            let stored = try FaceRecord.encode(descriptor)
+            let thumbnail = try ImageEncoder.jpeg(crops.images(index..<index + 1), quality: 85)
+            func scaled(_ value: Int) -> Int { Int((Double(value) * photo.scale).rounded()) }
+            return FaceRecord(id: nil, imageID: 0, x: scaled(face.rect.x), y: scaled(face.rect.y), width: scaled(face.rect.width),
+                              height: scaled(face.rect.height), angle: Double(face.angle),
+                              leftEyeX: face.eyes.map { Double($0.left.x) * photo.scale },
+                              leftEyeY: face.eyes.map { Double($0.left.y) * photo.scale },
+                              rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
+                              rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
+                              neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.histograms,
+                              thumbnail: Data(thumbnail), label: nil)
+        }
+    }
+
+    /// The faces of a gray image decoded at `scale` (original pixels per pixel) and their aligned crops.
+    public func faces(in gray: PixelBuffer, scale: Double) throws -> ([FaceObservation], PixelBuffer) {
+        var options = finder.options
+        options.minSize = max(1, Int((Double(minimumFaceSize) / scale).rounded()))
+        let observations = try finder.faces(in: gray, options: options)
+        guard !observations.isEmpty else { return ([], gray) }
+        return (observations, try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize))
+    }
+
+    public func write(_ analysis: [FaceRecord], image: Int64, to db: Database) throws {
+        for var face in analysis {
+            face.imageID = image
+            try face.insert(db)
+        }
+    }
+}

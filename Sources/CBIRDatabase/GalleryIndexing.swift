@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import ImageCodecs
+import ImageKernels
+
+/// Where an indexing run stands.
+public struct IndexingProgress: Sendable {
+    /// Files looked at so far, of `total`.
+    public let done: Int
+    public let total: Int
+    /// Of those: newly indexed, unchanged (skipped), failed (recorded with their error).
+    public let indexed: Int
+    public let unchanged: Int
+    public let failed: Int
+    /// Seconds since the run started.
+    public let elapsed: Double
+
+    /// Files per second so far.
+    public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
+    /// Seconds left at the rate so far.
+    public var remaining: Double? { rate > 0 ? Double(total - done) / rate : nil }
+}
+
+extension CBIRDatabase {
+    /// Indexes every file under `folder`, recursively, recognising images by content. Unchanged files
+    /// (same size and modification time, or same bytes) are skipped; changed ones are re-indexed; a file
+    /// that cannot be decoded is recorded with its error and the run goes on. Each file is one
+    /// transaction, so a run killed midway loses nothing committed and the next run finishes the rest.
+    /// Honours task cancellation between files.
+    public nonisolated func index(folder: String, context: RenderContext = RenderContext(device: .cpu),
+                                  progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
+        let files = try Self.files(under: folder)
+        let start = DispatchTime.now().uptimeNanoseconds
+        var indexed = 0, unchanged = 0, failed = 0
+        func report(_ done: Int) -> IndexingProgress {
+            IndexingProgress(done: done, total: files.count, indexed: indexed, unchanged: unchanged, failed: failed,
+                             elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        for (done, file) in files.enumerated() {
+            try Task.checkCancellation()
+            switch try await index(file: file, context: context) {
+            case .indexed: indexed += 1
+            case .unchanged: unchanged += 1
+            case .failed: failed += 1
+            }
+            progress(report(done + 1))
+        }
+        return report(files.count)
+    }
+
+    enum Outcome { case indexed, unchanged, failed }
+
+    /// Indexes one file unless it is stored unchanged.
+    func index(file: FileVersion, context: RenderContext) async throws(DatabaseError) -> Outcome {
+        let stored = try image(atPath: file.path)
+        if let stored, stored.size == file.size, stored.modified == file.modified { return .unchanged }
+        var record = ImageRecord(id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",
+                                 width: 0, height: 0, status: .failed, error: nil)
+        let bytes: [UInt8]
+        do { bytes = try ImageDecoder.contents(of: file.path) } catch {
+            record.error = error.description
+            try await store(record, writes: [])
+            return .failed
+        }
+        record.hash = Self.contentHash(bytes)
+        if let stored, let id = stored.id, stored.hash == record.hash, stored.size == file.size {
+            try await touch(id, modified: file.modified)
+            return .unchanged
+        }
+        do {
+            let photo = try Photo(path: file.path, bytes: bytes, context: context)
+            let writes = try indexers.map { try $0.prepare(photo) }
+            record.width = Int(Double(photo.pixels.descriptor.width) * photo.scale)
+            record.height = Int(Double(photo.pixels.descriptor.height) * photo.scale)
+            record.status = .indexed
+            try await store(record, writes: writes)
+            return .indexed
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            record.error = (error as? CustomStringConvertible)?.description ?? "\(error)"
+            try await store(record, writes: [])
+            return .failed
+        }
+    }
+
+    /// A file as found on disk.
+    struct FileVersion: Sendable {
+        let path: String
+        let size: Int64
+        let modified: Double
+    }
+
+    /// Every regular, non-hidden file under a folder, in path order, with absolute paths.
+    static func files(under folder: String) throws(DatabaseError) -> [FileVersion] {
+        let root = URL(fileURLWithPath: folder).standardizedFileURL
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw .unreadableFolder(path: folder, reason: "no such folder")
+        }
+        guard FileManager.default.isReadableFile(atPath: root.path),
+              let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey,
+                                                                                              .contentModificationDateKey],
+                                                          options: [.skipsHiddenFiles]) else {
+            throw .unreadableFolder(path: folder, reason: "permission denied")
+        }
+        var files: [FileVersion] = []
+        for case let url as URL in walker {
+            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]),
+                  values.isRegularFile == true else { continue }
+            files.append(FileVersion(path: url.standardizedFileURL.path, size: Int64(values.fileSize ?? 0),
+                                     modified: values.contentModificationDate?.timeIntervalSince1970 ?? 0))
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    /// FNV-1a, 64 bits, in hex: tells a changed file from a touched one.
+    static func contentHash(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,0 +1,85 @@
+import FaceRecognition
+import Foundation
+import GRDB
+
+/// One file the indexer has seen: where, which version of it (size, modification time, content hash),
+/// and whether it was indexed or failed, with the reason.
+public struct ImageRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "images"
+    public enum Status: String, Codable, Sendable { case indexed, failed }
+
+    public var id: Int64?
+    public var path: String
+    public var size: Int64
+    public var modified: Double
+    public var hash: String
+    public var width: Int
+    public var height: Int
+    public var status: Status
+    public var error: String?
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// One face of an indexed image: its box, lean and eyes in the original image's pixels, its descriptor
+/// (with the parameters that made it), a small JPEG thumbnail of the aligned crop, and an optional label.
+public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "faces"
+
+    public var id: Int64?
+    public var imageID: Int64
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public var angle: Double
+    public var leftEyeX: Double?
+    public var leftEyeY: Double?
+    public var rightEyeX: Double?
+    public var rightEyeY: Double?
+    public var neighbours: Int
+    /// `DescriptorParameters` as JSON.
+    public var parameters: String
+    /// The histograms as little-endian Float32.
+    public var descriptor: Data
+    public var thumbnail: Data
+    public var label: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, imageID = "image_id", x, y, width, height, angle, leftEyeX = "left_eye_x", leftEyeY = "left_eye_y"
+        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail, label
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    /// The stored descriptor, checked against its parameters.
+    public func faceDescriptor() throws(DatabaseError) -> FaceDescriptor {
+        let decoded: DescriptorParameters
+        do { decoded = try JSONDecoder().decode(DescriptorParameters.self, from: Data(parameters.utf8)) } catch {
+            throw .storage(path: "faces", reason: "face \(id ?? -1): unreadable descriptor parameters")
+        }
+        let values = descriptor.withUnsafeBytes { raw in
+            (0..<raw.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+        }
+        do { return try FaceDescriptor(parameters: decoded, histograms: values) } catch {
+            throw .storage(path: "faces", reason: "face \(id ?? -1): \(error)")
+        }
+    }
+
+    /// A descriptor's parameters and histograms in their stored form.
+    static func encode(_ descriptor: FaceDescriptor) throws(DatabaseError) -> (parameters: String, histograms: Data) {
+        let parameters: Data
+        do { parameters = try JSONEncoder().encode(descriptor.parameters) } catch {
+            throw .processing("cannot encode descriptor parameters: \(error)")
+        }
+        var data = Data(capacity: descriptor.histograms.count * 4)
+        for value in descriptor.histograms {
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return (String(decoding: parameters, as: UTF8.self), data)
+    }
+}

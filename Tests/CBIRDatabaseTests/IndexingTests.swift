@@ -1,0 +1,116 @@
+import CBIRDatabase
+import FaceRecognition
+import Foundation
+import GRDB
+import ImageCodecs
+import ImageKernels
+import Testing
+import TestSupport
+
+/// A user-defined indexer, registered from outside the module: each photo's mean colour.
+struct MeanColourIndexer: Indexer {
+    var name: String { "mean colour" }
+
+    func createTables(_ db: Database) throws {
+        try db.create(table: "mean_colours") { t in
+            t.column("image_id", .integer).notNull().references("images", onDelete: .cascade)
+            t.column("red", .double).notNull()
+            t.column("green", .double).notNull()
+            t.column("blue", .double).notNull()
+        }
+    }
+
+    func analyze(_ photo: Photo) throws -> [Double] {
+        let d = photo.pixels.descriptor, pixels = d.planePixelCount
+        return (0..<3).map { channel in
+            let plane = min(channel, d.channels - 1) * pixels
+            return Double(photo.pixels.bytes[plane..<plane + pixels].reduce(0) { $0 + Int($1) }) / Double(pixels)
+        }
+    }
+
+    func write(_ analysis: [Double], image: Int64, to db: Database) throws {
+        try db.execute(sql: "INSERT INTO mean_colours (image_id, red, green, blue) VALUES (?, ?, ?, ?)",
+                       arguments: [image, analysis[0], analysis[1], analysis[2]])
+    }
+}
+
+@Suite(.serialized) struct IndexingTests {
+    static let photos = SharedData.root + "/wild-photos"
+
+    static func temporaryFolder() throws -> String {
+        let folder = NSTemporaryDirectory() + "cbir-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func context() throws -> RenderContext {
+        RenderContext(device: try TestDevices.device(TestDevices.hasOpenCL ? .opencl : .cpu))
+    }
+
+    /// The largest face of a photo, described as indexing describes faces.
+    static func probe(_ path: String, indexer: FaceIndexer, context: RenderContext) throws -> FaceDescriptor {
+        let photo = try Photo(path: path, bytes: try ImageDecoder.contents(of: path), context: context)
+        let faces = try indexer.analyze(photo)
+        let largest = try #require(faces.max { $0.width < $1.width })
+        return try largest.faceDescriptor()
+    }
+
+    /// Index train/, then ask with test/obama1.jpg: every matcher ranks an Obama photo first. A second run
+    /// finds nothing to do; the user's indexer stored a row per photo beside the faces.
+    @Test func indexTrainAndFindObama() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let context = try Self.context()
+        let faces = try FaceIndexer(context: context)
+        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces, MeanColourIndexer()])
+        let first = try await database.index(folder: Self.photos + "/train", context: context)
+        #expect(first.total == 9 && first.indexed == 9 && first.failed == 0)
+        let statistics = try database.statistics()
+        #expect(statistics.images == 9 && statistics.faces >= 9)
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mean_colours") } == 9)
+
+        let again = try await database.index(folder: Self.photos + "/train", context: context)
+        #expect(again.unchanged == 9 && again.indexed == 0)
+
+        let probe = try Self.probe(Self.photos + "/test/obama1.jpg", indexer: faces, context: context)
+        for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
+            let result = try #require(try await FaceQuery(probe: probe, matcher: matcher, count: 3, context: context)
+                .run(on: database) { _ in })
+            #expect(result.images.first?.path.contains("/train/obama/") == true, "\(matcher): \(result.images)")
+        }
+    }
+
+    /// Corrupt, truncated, empty, non-image and huge-header files are recorded with their errors while the
+    /// photos beside them are indexed.
+    @Test func badFilesAreRecordedAndSkipped() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let gallery = folder + "/gallery"
+        try FileManager.default.createDirectory(atPath: gallery + "/sub", withIntermediateDirectories: true)
+        let good = try Data(contentsOf: URL(fileURLWithPath: Self.photos + "/train/biden/biden.jpg"))
+        try good.write(to: URL(fileURLWithPath: gallery + "/good.jpg"))
+        try good.write(to: URL(fileURLWithPath: gallery + "/sub/also good (no extension)"))
+        try good.prefix(good.count / 3).write(to: URL(fileURLWithPath: gallery + "/truncated.jpg"))
+        var corrupt = good
+        corrupt.replaceSubrange(200..<4000, with: Data(repeating: 0x5a, count: 3800))
+        try corrupt.write(to: URL(fileURLWithPath: gallery + "/corrupt.jpg"))
+        try Data().write(to: URL(fileURLWithPath: gallery + "/empty.png"))
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: gallery + "/notes.jpg"))
+        let huge = PNGBuilder.png(width: 1 << 20, height: 1 << 20, bitDepth: 8, colorType: 0, rows: [])
+        try Data(huge).write(to: URL(fileURLWithPath: gallery + "/huge.png"))
+
+        let context = try Self.context()
+        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
+        let run = try await database.index(folder: gallery, context: context)
+        #expect(run.total == 7 && run.indexed >= 2)
+        let records = try database.read { db in try ImageRecord.fetchAll(db) }
+        let failed = Dictionary(uniqueKeysWithValues: records.filter { $0.status == .failed }.map {
+            (($0.path as NSString).lastPathComponent, $0.error ?? "")
+        })
+        for name in ["empty.png", "notes.jpg", "huge.png", "truncated.jpg"] {
+            #expect(failed[name]?.contains(name) == true, "\(name): \(failed[name] ?? "indexed")")
+        }
+        #expect(records.filter { $0.status == .indexed }.count + failed.count == 7)
+        #expect(try database.statistics().faces >= 2)
+    }
+}
