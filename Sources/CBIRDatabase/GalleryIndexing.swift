@@ -50,8 +50,9 @@ extension CBIRDatabase {
 
     enum Outcome { case indexed, unchanged, failed }
 
-    /// Indexes one file unless it is stored unchanged.
-    func index(file: FileVersion, context: RenderContext) async throws(DatabaseError) -> Outcome {
+    /// Indexes one file unless it is stored unchanged: decoding and the indexers run off the actor, the
+    /// transaction on it.
+    nonisolated func index(file: FileVersion, context: RenderContext) async throws(DatabaseError) -> Outcome {
         let stored = try image(atPath: file.path)
         if let stored, stored.size == file.size, stored.modified == file.modified { return .unchanged }
         var record = ImageRecord(id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",
