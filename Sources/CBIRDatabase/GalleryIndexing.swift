@@ -79,7 +79,7 @@ extension CBIRDatabase {
         } catch let error as DatabaseError {
             throw error
         } catch {
-            record.error = (error as? CustomStringConvertible)?.description ?? "\(error)"
+            record.error = "\(error)"
             try await store(record, writes: [])
             return .failed
         }
