@@ -71,7 +71,7 @@ let package = Package(
         ], path: "Benchmarks/filter-bench"),
         .executableTarget(name: "detect-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
-        ], path: "Benchmarks/detect-bench"),
+        ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py"]),
         .executableTarget(name: "nbnn-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "ReferenceFilters", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
