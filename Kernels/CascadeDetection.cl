@@ -11,6 +11,22 @@
 enum { STAGE_COUNT, STAGE_STARTS, NODE_STARTS, LEAF_STARTS, NODE_FEATURES, NODE_LEFT, NODE_RIGHT, NODE_SUBSETS,
        FEATURE_TILTED, STAGE_THRESHOLDS, NODE_THRESHOLDS, LEAVES, RECT_WEIGHTS };
 
+// The packed model's parts, declared in each kernel from `ints`, `floats` and `layout`.
+#define CASCADE_PARTS \
+    __global const int* stageStarts = ints + layout[STAGE_STARTS]; \
+    __global const int* nodeStarts = ints + layout[NODE_STARTS]; \
+    __global const int* leafStarts = ints + layout[LEAF_STARTS]; \
+    __global const int* nodeFeatures = ints + layout[NODE_FEATURES]; \
+    __global const int* nodeLeft = ints + layout[NODE_LEFT]; \
+    __global const int* nodeRight = ints + layout[NODE_RIGHT]; \
+    __global const float* leaves = floats + layout[LEAVES]; \
+    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS]; \
+    int stageCount = layout[STAGE_COUNT];
+#define HAAR_PARTS \
+    __global const int* featureTilted = ints + layout[FEATURE_TILTED]; \
+    __global const float* weights = floats + layout[RECT_WEIGHTS]; \
+    __global const float* nodeThresholds = floats + layout[NODE_THRESHOLDS];
+
 // The sum of a rectangle (upright or tilted) from its four corners.
 #define CORNER_SUM(p, o) ((int)((p)[(o)[0]] - (p)[(o)[1]] - (p)[(o)[2]] + (p)[(o)[3]]))
 
@@ -59,19 +75,9 @@ __kernel void cascade_detect(__global const uint* sums, __global const uint* squ
     if (spread <= 0) { *result = 0; return; }
     float norm = 1.0f / sqrt((float)spread);
     if (!((float)area * norm < 0.1f)) { *result = 0; return; }
-    __global const int* featureTilted = ints + layout[FEATURE_TILTED];
-    __global const float* weights = floats + layout[RECT_WEIGHTS];
-    __global const float* nodeThresholds = floats + layout[NODE_THRESHOLDS];
+    HAAR_PARTS
 #endif
-    __global const int* stageStarts = ints + layout[STAGE_STARTS];
-    __global const int* nodeStarts = ints + layout[NODE_STARTS];
-    __global const int* leafStarts = ints + layout[LEAF_STARTS];
-    __global const int* nodeFeatures = ints + layout[NODE_FEATURES];
-    __global const int* nodeLeft = ints + layout[NODE_LEFT];
-    __global const int* nodeRight = ints + layout[NODE_RIGHT];
-    __global const float* leaves = floats + layout[LEAVES];
-    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
-    int stageCount = layout[STAGE_COUNT];
+    CASCADE_PARTS
     for (int s = 0; s < stageCount; ++s) {
         float total = 0.0f;
         for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) {
@@ -137,19 +143,9 @@ __kernel void cascade_detect_lanes(__global const uint* sums, __global const uin
     float8 norm = 1.0f / sqrt(spread);
     alive = (spread > 0.0f) & ((float)area * norm < 0.1f);
     outcome = select(outcome, (int8)0, ~alive);
-    __global const int* featureTilted = ints + layout[FEATURE_TILTED];
-    __global const float* weights = floats + layout[RECT_WEIGHTS];
-    __global const float* nodeThresholds = floats + layout[NODE_THRESHOLDS];
+    HAAR_PARTS
 #endif
-    __global const int* stageStarts = ints + layout[STAGE_STARTS];
-    __global const int* nodeStarts = ints + layout[NODE_STARTS];
-    __global const int* leafStarts = ints + layout[LEAF_STARTS];
-    __global const int* nodeFeatures = ints + layout[NODE_FEATURES];
-    __global const int* nodeLeft = ints + layout[NODE_LEFT];
-    __global const int* nodeRight = ints + layout[NODE_RIGHT];
-    __global const float* leaves = floats + layout[LEAVES];
-    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
-    int stageCount = layout[STAGE_COUNT];
+    CASCADE_PARTS
     for (int s = 0; s < stageCount && any(alive); ++s) {
         float8 total = 0.0f;
         for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) {

@@ -11,6 +11,8 @@ struct WindowEvaluator {
     private let stageThresholds, nodeThresholds, leaves, weights: UnsafeMutablePointer<Float>
     private let stride, step, windowWidth, windowHeight, stageCount: Int
     private let lbp: Bool
+    /// Corners of the inner window (1, 1, W − 2, H − 2) over which OpenCV normalises Haar features.
+    private let inner: (Int, Int, Int, Int)
 
     init(_ invocation: KernelInvocation, lbp: Bool) {
         sums = invocation.pointer(0, as: UInt32.self)
@@ -38,6 +40,8 @@ struct WindowEvaluator {
         windowWidth = invocation.int(12)
         windowHeight = invocation.int(13)
         self.lbp = lbp
+        inner = (stride + 1, stride + windowWidth - 1, (windowHeight - 1) * stride + 1,
+                 (windowHeight - 1) * stride + windowWidth - 1)
     }
 
     // MARK: One window
@@ -57,8 +61,7 @@ struct WindowEvaluator {
     /// (no spread, or a standard deviation below 10).
     @inline(__always)
     private func normalisation(at origin: Int) -> Float? {
-        let a = stride + 1, b = stride + windowWidth - 1, c = (windowHeight - 1) * stride + 1
-        let d = (windowHeight - 1) * stride + windowWidth - 1
+        let (a, b, c, d) = inner
         let p = sums + origin, q = squares + origin
         let area = Int64(windowWidth - 2) * Int64(windowHeight - 2)
         let total = Int64(Int32(bitPattern: p[a] &- p[b] &- p[c] &+ p[d]))
@@ -173,8 +176,7 @@ struct WindowEvaluator {
     /// `normalisation(at:)` for the eight windows: the same integer and float operations, lane by lane.
     @inline(__always)
     private func normalisations(at origin: Int) -> (SIMD8<Float>, SIMDMask<Lanes>) {
-        let a = stride + 1, b = stride + windowWidth - 1, c = (windowHeight - 1) * stride + 1
-        let d = (windowHeight - 1) * stride + windowWidth - 1
+        let (a, b, c, d) = inner
         let p = sums + origin, q = squares + origin
         let sum: SIMD8<UInt32> = load(p, a) &- load(p, b) &- load(p, c) &+ load(p, d)
         let squares: SIMD8<UInt32> = load(q, a) &- load(q, b) &- load(q, c) &+ load(q, d)
