@@ -10,6 +10,8 @@ public actor CBIRDatabase {
     /// The indexers run on every image, by name.
     public nonisolated let indexers: [any Indexer]
     let pool: DatabasePool
+    /// Search galleries kept between queries.
+    nonisolated let galleries = GalleryCache()
 
     /// Opens (or creates) the database and brings its tables up to date, the indexers' included.
     public init(path: String = "cbir.sqlite", indexers: [any Indexer]) throws(DatabaseError) {
@@ -54,9 +56,26 @@ public actor CBIRDatabase {
         do { return try pool.write(body) } catch { throw .storage(path: path, reason: "\(error)") }
     }
 
+    /// How a file's path is stored: absolute and standardised, so that any spelling of it finds its row.
+    public nonisolated static func storedPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
     /// The stored record of a file, if any.
     public nonisolated func image(atPath path: String) throws(DatabaseError) -> ImageRecord? {
-        try read { db in try ImageRecord.filter(Column("path") == path).fetchOne(db) }
+        let path = Self.storedPath(path)
+        return try read { db in try ImageRecord.filter(Column("path") == path).fetchOne(db) }
+    }
+
+    /// Stored faces by id, in no particular order.
+    public nonisolated func faces(_ ids: [Int64]) throws(DatabaseError) -> [FaceRecord] {
+        try read { db in try FaceRecord.filter(keys: ids).fetchAll(db) }
+    }
+
+    /// The stored faces of a file, left to right.
+    public nonisolated func faces(inImageAtPath path: String) throws(DatabaseError) -> [FaceRecord] {
+        guard let image = try image(atPath: path), let id = image.id else { throw .notFound(path) }
+        return try read { db in try FaceRecord.filter(Column("image_id") == id).order(Column("x"), Column("y")).fetchAll(db) }
     }
 
     /// Replaces whatever was stored for the record's path by the record and the indexers' rows, in one
@@ -78,10 +97,15 @@ public actor CBIRDatabase {
         }
     }
 
-    /// Forgets a file (and, through the indexers' foreign keys, everything stored for it).
-    /// Returns whether it was there.
-    public func remove(path: String) throws(DatabaseError) -> Bool {
-        try write { db in try ImageRecord.filter(Column("path") == path).deleteAll(db) > 0 }
+    /// Forgets a file, or every file under a folder, and (through the indexers' foreign keys) everything
+    /// stored for them. Returns how many files were forgotten.
+    public func remove(path: String) throws(DatabaseError) -> Int {
+        let path = Self.storedPath(path), folder = path.hasSuffix("/") ? path : path + "/"
+        return try write { db in
+            try db.execute(sql: "DELETE FROM images WHERE path = ? OR substr(path, 1, ?) = ?",
+                           arguments: [path, folder.unicodeScalars.count, folder])
+            return db.changesCount
+        }
     }
 
     /// Names a face, or clears its name with nil.

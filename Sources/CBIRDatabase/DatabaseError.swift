@@ -11,6 +11,8 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
     case notFound(String)
     /// The stored descriptors and the probe's were made with different parameters.
     case mismatch(String)
+    /// A query that cannot be asked as given.
+    case invalidQuery(String)
     /// Detection, description or search failed on the device.
     case processing(String)
 
@@ -20,6 +22,7 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .unreadableFolder(let path, let reason): "\(path): cannot index: \(reason)"
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
+        case .invalidQuery(let reason): "invalid query: \(reason)"
         case .processing(let reason): reason
         }
     }

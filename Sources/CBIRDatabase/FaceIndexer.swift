@@ -12,16 +12,22 @@ public struct FaceIndexer: Indexer {
     public let describer: FaceDescriber
     /// Smallest face searched, in the file's own pixels.
     public let minimumFaceSize: Int
+    /// How much of its side each face box grows by before it is cut out (0: the box itself).
+    public let margin: Float
 
     public var name: String { "faces" }
 
+    /// Faces are cut out as the detector boxes them (margin 0), the crop the reference system's 8×8
+    /// weight map was made for: with that map it ranks the right person first for 10 of 12 wild test
+    /// faces, against 7 for crops with a 10 % margin (README, "Face database").
     public init(context: RenderContext = RenderContext(), parameters: DescriptorParameters = .standard,
-                minimumFaceSize: Int = 40) throws(DatabaseError) {
+                minimumFaceSize: Int = 40, margin: Float = 0) throws(DatabaseError) {
         do {
             finder = try FaceFinder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
         } catch { throw .processing("cannot set up face indexing: \(error)") }
         self.minimumFaceSize = minimumFaceSize
+        self.margin = margin
     }
 
     public func createTables(_ db: Database) throws {
@@ -72,7 +78,7 @@ public struct FaceIndexer: Indexer {
         options.minSize = max(1, Int((Double(minimumFaceSize) / scale).rounded()))
         let observations = try finder.faces(in: gray, options: options)
         guard !observations.isEmpty else { return ([], gray) }
-        return (observations, try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize))
+        return (observations, try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize, margin: margin))
     }
 
     public func write(_ analysis: [FaceRecord], image: Int64, to db: Database) throws {

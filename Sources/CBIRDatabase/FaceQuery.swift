@@ -49,7 +49,7 @@ public struct FaceQuery: Query {
     public let count: Int
     public let context: RenderContext
 
-    public init(probe: FaceDescriptor, matcher: Matcher = .weightedChiSquare, weights: WeightMap = .uniform(), count: Int = 10,
+    public init(probe: FaceDescriptor, matcher: Matcher = .nbnn, weights: WeightMap = .reference, count: Int = 10,
                 context: RenderContext = RenderContext()) {
         self.probe = probe
         options = SearchOptions(matcher: matcher, weights: weights)
@@ -59,43 +59,54 @@ public struct FaceQuery: Query {
 
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
         updates(.started)
-        let stored = try database.read { db in try FaceRecord.fetchAll(db) }
-        let paths = try database.read { db in
-            Dictionary(uniqueKeysWithValues: try ImageRecord.fetchAll(db).compactMap { record in record.id.map { ($0, record.path) } })
-        }
-        let gallery = Gallery(parameters: probe.parameters, context: context)
-        var batch: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)] = []
-        for (index, record) in stored.enumerated() {
-            if Task.isCancelled {
-                updates(.cancelled)
-                return nil
-            }
-            guard let id = record.id else { continue }
-            let descriptor = try record.faceDescriptor()
-            guard descriptor.parameters == probe.parameters else {
-                throw DatabaseError.mismatch("face \(id) was described with \(descriptor.parameters), the probe with \(probe.parameters)")
-            }
-            batch.append((descriptor, FaceID(id), ImageID(record.imageID)))
-            if batch.count == 256 || index == stored.count - 1 {
-                try gallery.append(batch)
-                batch.removeAll(keepingCapacity: true)
-                updates(.progress(Double(index + 1) / Double(max(stored.count, 1)) * 0.9))
-            }
+        let gallery = try database.galleries.gallery(of: database, parameters: probe.parameters, context: context)
+        updates(.progress(0.5))
+        if Task.isCancelled {
+            updates(.cancelled)
+            return nil
         }
         var collector = BothCollectors(TopFaces(count), TopImages(count))
-        if !stored.isEmpty { try gallery.search(probe, options: options, into: &collector) }
-        let records = Dictionary(uniqueKeysWithValues: stored.compactMap { record in record.id.map { ($0, record) } })
-        let faces = collector.first.matches.compactMap { match -> FaceHit? in
-            guard let record = records[match.face.rawValue] else { return nil }
-            return FaceHit(face: match.face.rawValue, image: record.imageID, path: paths[record.imageID] ?? "?", distance: match.distance,
-                           x: record.x, y: record.y, width: record.width, height: record.height, label: record.label)
-        }
-        let images = collector.second.matches.map { match in
-            ImageHit(image: match.image.rawValue, path: paths[match.image.rawValue] ?? "?", distance: match.distance,
-                     bestFace: match.bestFace.rawValue)
+        try gallery.search(probe, options: options, into: &collector)
+        let faces = try database.hits(collector.first.matches)
+        let paths = try database.paths(of: collector.second.matches.map(\.image.rawValue))
+        let images = collector.second.matches.compactMap { match in
+            paths[match.image.rawValue].map {
+                ImageHit(image: match.image.rawValue, path: $0, distance: match.distance, bestFace: match.bestFace.rawValue)
+            }
         }
         let result = Result(faces: faces, images: images)
         updates(.completed(result))
         return result
     }
+}
+
+extension CBIRDatabase {
+    /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
+    /// removed since the gallery was brought up to date are left out.
+    nonisolated func hits(_ matches: [FaceMatch]) throws(DatabaseError) -> [FaceHit] {
+        let rows = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT faces.id, image_id, path, x, y, faces.width, faces.height, label FROM faces
+                JOIN images ON images.id = image_id WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
+                """)
+        }
+        let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
+        return matches.compactMap { match in
+            byID[match.face.rawValue].map { row in
+                FaceHit(face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
+                        x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["label"])
+            }
+        }
+    }
+
+    /// Paths of stored images by id.
+    nonisolated func paths(of images: [Int64]) throws(DatabaseError) -> [Int64: String] {
+        try read { db in
+            Dictionary(try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(Self.list(images)))")
+                .map { ($0[0] as Int64, $0[1] as String) }) { first, _ in first }
+        }
+    }
+
+    /// Row ids for an SQL `IN (…)`.
+    static func list(_ ids: [Int64]) -> String { ids.map(String.init).joined(separator: ",") }
 }

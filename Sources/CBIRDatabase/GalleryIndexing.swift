@@ -14,6 +14,9 @@ public struct IndexingProgress: Sendable {
     public let failed: Int
     /// Seconds since the run started.
     public let elapsed: Double
+    /// The file looked at last, and why it failed if it did.
+    public let file: String?
+    public let error: String?
 
     /// Files per second so far.
     public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
@@ -32,23 +35,29 @@ extension CBIRDatabase {
         let files = try Self.files(under: folder)
         let start = DispatchTime.now().uptimeNanoseconds
         var indexed = 0, unchanged = 0, failed = 0
-        func report(_ done: Int) -> IndexingProgress {
+        func report(_ done: Int, _ file: String?, _ error: String?) -> IndexingProgress {
             IndexingProgress(done: done, total: files.count, indexed: indexed, unchanged: unchanged, failed: failed,
-                             elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                             elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file, error: error)
         }
         for (done, file) in files.enumerated() {
             try Task.checkCancellation()
+            var error: String?
             switch try await index(file: file, context: context) {
             case .indexed: indexed += 1
             case .unchanged: unchanged += 1
-            case .failed: failed += 1
+            case .failed(let reason):
+                failed += 1
+                error = reason
             }
-            progress(report(done + 1))
+            progress(report(done + 1, file.path, error))
         }
-        return report(files.count)
+        return report(files.count, nil, nil)
     }
 
-    enum Outcome { case indexed, unchanged, failed }
+    enum Outcome {
+        case indexed, unchanged
+        case failed(String)
+    }
 
     /// Indexes one file unless it is stored unchanged: decoding and the indexers run off the actor, the
     /// transaction on it.
@@ -61,7 +70,7 @@ extension CBIRDatabase {
         do { bytes = try ImageDecoder.contents(of: file.path) } catch {
             record.error = error.description
             try await store(record, writes: [])
-            return .failed
+            return .failed(error.description)
         }
         record.hash = Self.contentHash(bytes)
         if let stored, let id = stored.id, stored.hash == record.hash, stored.size == file.size {
@@ -81,7 +90,7 @@ extension CBIRDatabase {
         } catch {
             record.error = "\(error)"
             try await store(record, writes: [])
-            return .failed
+            return .failed("\(error)")
         }
     }
 
@@ -109,7 +118,7 @@ extension CBIRDatabase {
         for case let url as URL in walker {
             guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]),
                   values.isRegularFile == true else { continue }
-            files.append(FileVersion(path: url.standardizedFileURL.path, size: Int64(values.fileSize ?? 0),
+            files.append(FileVersion(path: storedPath(url.path), size: Int64(values.fileSize ?? 0),
                                      modified: values.contentModificationDate?.timeIntervalSince1970 ?? 0))
         }
         return files.sorted { $0.path < $1.path }

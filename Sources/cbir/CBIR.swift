@@ -2,11 +2,12 @@ import ArgumentParser
 import ImageKernels
 
 @main
-struct CBIR: ParsableCommand {
+struct CBIR: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cbir",
         abstract: "Face search on an OpenCL/CPU image-kernel framework.",
-        subcommands: [Devices.self, FilterCommand.self, DetectCommand.self])
+        subcommands: [Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
+                      LabelCommand.self, IdentifyCommand.self, StatsCommand.self, RemoveCommand.self])
 }
 
 extension DeviceChoice: ExpressibleByArgument {}

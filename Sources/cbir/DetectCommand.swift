@@ -85,9 +85,7 @@ struct DetectCommand: ParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(reports), as: UTF8.self))
+            try printJSON(reports)
         } else {
             for report in reports {
                 print("\(report.path): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") in \(report.width)×\(report.height)")

@@ -1,0 +1,74 @@
+import FaceRecognition
+import Foundation
+import GRDB
+import ImageKernels
+
+/// The stored faces as search galleries, one per descriptor parameters and device, kept between queries
+/// (on the device, packed for the search kernels) and brought up to date with the `faces` table before
+/// each one: whoever wrote to the file, this process or another, only the faces added or removed since
+/// the last query move.
+final class GalleryCache: @unchecked Sendable {
+    private struct Key: Hashable {
+        let parameters: DescriptorParameters
+        let device: ObjectIdentifier
+    }
+
+    private struct Entry {
+        let gallery: Gallery
+        /// Face ids in the gallery.
+        var faces: Set<Int64> = []
+        /// The table's row count and largest id when last brought up to date: face ids are never reused
+        /// (AUTOINCREMENT), so any insert raises the largest id and a delete alone lowers the count.
+        var signature: [Int64] = []
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: Entry] = [:]
+
+    /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
+    /// Faces described with other parameters are an error: comparing them would be silently wrong.
+    func gallery(of database: CBIRDatabase, parameters: DescriptorParameters, context: RenderContext) throws(DatabaseError) -> Gallery {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = Key(parameters: parameters, device: ObjectIdentifier(context.device))
+        var entry = entries[key] ?? Entry(gallery: Gallery(parameters: parameters, context: context))
+        do {
+            try update(&entry, from: database)
+        } catch {
+            entries[key] = nil  // a half-updated gallery is rebuilt from scratch next time
+            throw error
+        }
+        entries[key] = entry
+        return entry.gallery
+    }
+
+    private func update(_ entry: inout Entry, from database: CBIRDatabase) throws(DatabaseError) {
+        let parameters = entry.gallery.parameters
+        let signature = try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT COUNT(*), IFNULL(MAX(id), 0) FROM faces").map { [$0[0], $0[1]] as [Int64] } ?? []
+        }
+        guard signature != entry.signature else { return }
+        let stored = try database.read { db in try Set(Int64.fetchAll(db, sql: "SELECT id FROM faces")) }
+        for gone in entry.faces.subtracting(stored) {
+            do { try entry.gallery.remove(face: FaceID(gone)) } catch { throw .processing("\(error)") }
+            entry.faces.remove(gone)
+        }
+        let added = Array(stored.subtracting(entry.faces))
+        for start in stride(from: 0, to: added.count, by: 500) {
+            let ids = added[start..<min(added.count, start + 500)]
+            let records = try database.read { db in try FaceRecord.filter(keys: ids).fetchAll(db) }
+            var batch: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)] = []
+            for record in records {
+                guard let id = record.id else { continue }
+                let descriptor = try record.faceDescriptor()
+                guard descriptor.parameters == parameters else {
+                    throw .mismatch("face \(id) was described with \(descriptor.parameters), the probe with \(parameters)")
+                }
+                batch.append((descriptor, FaceID(id), ImageID(record.imageID)))
+            }
+            do { try entry.gallery.append(batch) } catch { throw .processing("\(error)") }
+            entry.faces.formUnion(batch.map(\.face.rawValue))
+        }
+        entry.signature = signature
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import CBIRDatabase
+import FaceRecognition
+import ImageKernels
+
+/// `cbir identify`: who a face of a probe photo is, by the labelled faces.
+struct IdentifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identify",
+        abstract: "Name a face of a probe photo after its nearest labelled face, or say it is unknown.",
+        discussion: """
+            Prints the name and the distance, or "unknown" when the nearest labelled face is further than the \
+            threshold (calibrated for the default matcher and weights; identify compares faces one by one, so \
+            the matcher is weighted or nbnn-face). With --json: {name, distance, nearest: {face, image, path, distance, x, y, width, height, \
+            label}}; name is null for an unknown face, nearest is absent when no face is labelled.
+            """)
+
+    @OptionGroup var probe: ProbeOptions
+
+    @Option(help: "nbnn-face or weighted: identify compares faces one by one.")
+    var matcher: Matcher = .nbnnPerFace
+
+    @OptionGroup var weights: WeightsOption
+
+    @Option(help: "Distances above this are unknown faces.")
+    var threshold = Identification.defaultThreshold
+
+    @Flag(help: "Print JSON (see above).")
+    var json = false
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    struct Report: Encodable {
+        let name: String?
+        let distance: Float?
+        let nearest: FaceHit?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)  // null, not absent, for an unknown face
+            try container.encodeIfPresent(distance, forKey: .distance)
+            try container.encodeIfPresent(nearest, forKey: .nearest)
+        }
+
+        enum CodingKeys: CodingKey { case name, distance, nearest }
+    }
+
+    func run() async throws {
+        let context = RenderContext(device: try deviceOptions.selected())
+        let (store, indexer) = try database.open(context: context)
+        let chosen = try probe.chosenFace(indexer, context: context)
+        let query = try Identification(probe: try chosen.face.faceDescriptor(), matcher: matcher, weights: try weights.weightMap(),
+                                       threshold: threshold, context: context)
+        guard let result = try await query.run(on: store, updates: { _ in }) else { throw CancellationError() }
+        if json {
+            try printJSON(Report(name: result.name, distance: result.nearest?.distance, nearest: result.nearest))
+            return
+        }
+        guard let nearest = result.nearest else {
+            print("unknown (no face is labelled yet: see `cbir label`)")
+            return
+        }
+        let distance = String(format: "%.4f", nearest.distance)
+        if let name = result.name {
+            print("\(name)  \(distance)  (face \(nearest.face), \(nearest.path))")
+        } else {
+            print("unknown  (nearest: \(nearest.label ?? "?") at \(distance), beyond \(threshold))")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import CBIRDatabase
+import Foundation
+import ImageKernels
+
+/// `cbir index`: adds a folder of photos to the database, resuming where an earlier run stopped.
+struct IndexCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "index",
+        abstract: "Find, align, describe and store the faces of every photo under a folder.",
+        discussion: """
+            Walks the folder recursively and recognises images by content. Unchanged files are skipped, changed \
+            ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Each \
+            file is one transaction: a run that is interrupted loses nothing stored, and the next run finishes \
+            the rest. Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
+            summary to stdout.
+            """)
+
+    @Argument(help: "The folder of photos.")
+    var folder: String
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    func run() async throws {
+        let context = RenderContext(device: try deviceOptions.selected())
+        let (store, _) = try database.open(context: context, create: true)
+        let terminal = isatty(STDERR_FILENO) != 0
+        let step = ProgressLines(terminal: terminal)
+        let run = try await store.index(folder: folder, context: context) { progress in step.show(progress) }
+        step.finish()
+        let statistics = try store.statistics()
+        print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
+                     folder, run.total, run.elapsed, run.rate, run.indexed, run.unchanged, run.failed))
+        print("\(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) failed files")
+    }
+}
+
+/// Indexing progress on stderr: a line redrawn in place on a terminal, otherwise a plain line every
+/// twentieth of the run; failures always get their own line.
+final class ProgressLines: Sendable {
+    let terminal: Bool
+
+    init(terminal: Bool) {
+        self.terminal = terminal
+    }
+
+    func show(_ progress: IndexingProgress) {
+        if let file = progress.file, let error = progress.error {
+            write((terminal ? "\r\u{1B}[K" : "") + "failed: \(error.contains(file) ? error : "\(file): \(error)")\n")
+        }
+        let eta = progress.remaining.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "–"
+        let line = String(format: "%d/%d files  %.1f/s  ETA %@  (%d indexed, %d unchanged, %d failed)", progress.done, progress.total,
+                          progress.rate, eta, progress.indexed, progress.unchanged, progress.failed)
+        if terminal {
+            write("\r\u{1B}[K" + line)
+        } else if progress.done % max(1, progress.total / 20) == 0 || progress.done == progress.total {
+            write(line + "\n")
+        }
+    }
+
+    func finish() {
+        if terminal { write("\n") }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import CBIRDatabase
+import ImageKernels
+
+/// `cbir label`: names a stored face, for `identify`.
+struct LabelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "label",
+        abstract: "Name a stored face (by its id, as `query` prints it, or as a stored photo's face).",
+        discussion: "Labels take effect at once: identify compares with the labelled faces as they are stored.")
+
+    @Argument(help: "A face id, or the path of an indexed photo.")
+    var target: String
+
+    @Argument(help: "The name. Leave out with --clear.")
+    var name: String?
+
+    @Option(help: "With a photo: which face, numbered from 1 left to right. Default: the largest.")
+    var face: Int?
+
+    @Flag(help: "Remove the face's label.")
+    var clear = false
+
+    @OptionGroup var database: DatabaseOptions
+
+    func validate() throws {
+        guard clear != (name != nil) else { throw ValidationError("give a name, or --clear") }
+        guard name?.isEmpty != true else { throw ValidationError("the name is empty") }
+    }
+
+    func run() async throws {
+        let (store, _) = try database.open(context: RenderContext(device: .cpu))
+        let id: Int64
+        if let number = Int64(target) {
+            id = number
+        } else {
+            let faces = try store.faces(inImageAtPath: target)
+            guard !faces.isEmpty else { throw CommandFailure("\(target): no face was found in this photo") }
+            if let face {
+                guard (1...faces.count).contains(face) else {
+                    throw CommandFailure("\(target): --face \(face), but the photo has \(faces.count) face\(faces.count == 1 ? "" : "s")")
+                }
+                id = faces[face - 1].id ?? -1
+            } else {
+                id = faces.max { $0.width < $1.width }?.id ?? -1
+            }
+        }
+        try await store.label(face: id, as: name)
+        print("face \(id): \(name ?? "no label")")
+    }
+}

@@ -1,0 +1,33 @@
+import ImageKernels
+
+/// Faces side by side with captions under each, in one gray picture a person can look at.
+enum MatchSheet {
+    struct Cell {
+        /// A gray face crop.
+        let face: PixelBuffer
+        let caption: [String]
+    }
+
+    /// Cells left to right, `columns` to a row, black text on white.
+    static func make(_ cells: [Cell], columns: Int = 6, gap: Int = 8) throws -> PixelBuffer {
+        let side = cells.map { max($0.face.descriptor.width, $0.face.descriptor.height) }.max() ?? 0
+        let lines = cells.map(\.caption.count).max() ?? 0
+        let cellWidth = side + gap, cellHeight = side + 4 + lines * BitmapFont.lineHeight + gap
+        let across = max(1, min(columns, cells.count)), down = (cells.count + across - 1) / across
+        let width = across * cellWidth + gap, height = down * cellHeight + gap
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        for (index, cell) in cells.enumerated() {
+            let left = gap + index % across * cellWidth, top = gap + index / across * cellHeight
+            let d = cell.face.descriptor
+            for y in 0..<d.height {
+                pixels.replaceSubrange((top + y) * width + left..<(top + y) * width + left + d.width,
+                                       with: cell.face.bytes[y * d.width..<(y + 1) * d.width])
+            }
+            for (line, text) in cell.caption.enumerated() {
+                BitmapFont.draw(text, into: &pixels, width: width, at: left, top + side + 4 + line * BitmapFont.lineHeight,
+                                maximumCharacters: side / BitmapFont.advance)
+            }
+        }
+        return try PixelBuffer(width: width, height: height, values: pixels)
+    }
+}

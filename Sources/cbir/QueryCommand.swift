@@ -1,0 +1,103 @@
+import ArgumentParser
+import CBIRDatabase
+import FaceRecognition
+import Foundation
+import ImageCodecs
+import ImageKernels
+
+/// `cbir query`: the stored photos and faces nearest a face of a probe photo.
+struct QueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Find the stored photos and faces nearest a face of a probe photo.",
+        discussion: """
+            Prints the nearest images (each by its nearest face, or for rnbnn and nbnn by its image distance) and \
+            the nearest faces, smaller distances first. With --json, prints one object: {database, probe: {path, \
+            face, faces, x, y, width, height}, matcher, weights, images: [{image, path, distance, bestFace}], \
+            faces: [{face, image, path, distance, x, y, width, height, label}]}; boxes are in the photos' own \
+            pixels, label is absent when the face has none.
+            """)
+
+    @OptionGroup var probe: ProbeOptions
+    @Option(help: "nbnn (NBNN per image), rnbnn (restricted NBNN per image), weighted (chi-square per face) or nbnn-face.")
+    var matcher: Matcher = .nbnn
+
+    @OptionGroup var weights: WeightsOption
+
+    @Option(help: "How many images and faces to list.")
+    var top = 10
+
+    @Flag(help: "Print JSON (see above).")
+    var json = false
+
+    @Option(help: "Write a PNG sheet: the probe face, then the matching images' faces with distances and file names.")
+    var sheet: String?
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    struct Report: Encodable {
+        struct Probe: Encodable {
+            let path: String
+            let face, faces, x, y, width, height: Int
+        }
+        let database: String
+        let probe: Probe
+        let matcher: String
+        let weights: String
+        let images: [ImageHit]
+        let faces: [FaceHit]
+    }
+
+    func validate() throws {
+        guard top > 0 else { throw ValidationError("--top must be at least 1") }
+    }
+
+    func run() async throws {
+        let context = RenderContext(device: try deviceOptions.selected())
+        let (store, indexer) = try database.open(context: context)
+        let chosen = try probe.chosenFace(indexer, context: context)
+        let query = FaceQuery(probe: try chosen.face.faceDescriptor(), matcher: matcher, weights: try weights.weightMap(),
+                              count: top, context: context)
+        guard let result = try await query.run(on: store, updates: { _ in }) else { throw CancellationError() }
+        let face = chosen.face
+        let report = Report(database: database.db,
+                            probe: .init(path: probe.probe, face: chosen.number, faces: chosen.count, x: face.x, y: face.y,
+                                         width: face.width, height: face.height),
+                            matcher: matcher.rawValue, weights: weights.weights, images: result.images, faces: result.faces)
+        if let sheet { try writeSheet(report, probeThumbnail: face.thumbnail, store: store, to: sheet) }
+        if json {
+            try printJSON(report)
+            return
+        }
+        print("probe: \(probe.probe), face \(chosen.number) of \(chosen.count) at \(face.x),\(face.y) \(face.width)×\(face.height); "
+              + "\(matcher.rawValue), \(weights.weights) weights")
+        print("images:")
+        for (rank, hit) in result.images.enumerated() {
+            print(String(format: "%3d  %9.4f  %@  (face %lld)", rank + 1, hit.distance, hit.path, hit.bestFace))
+        }
+        print("faces:")
+        for (rank, hit) in result.faces.enumerated() {
+            print(String(format: "%3d  %9.4f  face %lld  %@  %d,%d %d×%d", rank + 1, hit.distance, hit.face, hit.path,
+                         hit.x, hit.y, hit.width, hit.height) + (hit.label.map { "  [\($0)]" } ?? ""))
+        }
+    }
+
+    /// The probe face, then each matching image's best face, captioned with rank, distance and file name.
+    private func writeSheet(_ report: Report, probeThumbnail: Data, store: CBIRDatabase, to path: String) throws {
+        let thumbnails = Dictionary(uniqueKeysWithValues: try store.faces(report.images.map(\.bestFace)).compactMap { face in
+            face.id.map { ($0, face.thumbnail) }
+        })
+        func crop(_ jpeg: Data, _ name: String) throws -> PixelBuffer {
+            try ImageDecoder.decode([UInt8](jpeg), path: name, options: DecodingOptions(grayscale: true))
+        }
+        var cells = [MatchSheet.Cell(face: try crop(probeThumbnail, report.probe.path),
+                                     caption: ["probe, face \(report.probe.face)", (report.probe.path as NSString).lastPathComponent])]
+        for (rank, hit) in report.images.enumerated() {
+            guard let jpeg = thumbnails[hit.bestFace] else { continue }
+            cells.append(.init(face: try crop(jpeg, "thumbnail of face \(hit.bestFace)"),
+                               caption: [String(format: "%d. %.4f", rank + 1, hit.distance), (hit.path as NSString).lastPathComponent]))
+        }
+        try ImageEncoder.write(try MatchSheet.make(cells), to: path)
+    }
+}

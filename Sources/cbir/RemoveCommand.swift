@@ -1,0 +1,23 @@
+import ArgumentParser
+import CBIRDatabase
+import ImageKernels
+
+/// `cbir remove`: forgets photos.
+struct RemoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Forget a stored photo, or every photo under a folder, with its faces and labels.",
+        discussion: "The files themselves are not touched.")
+
+    @Argument(help: "A file or folder as it was indexed.")
+    var path: String
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() async throws {
+        let (store, _) = try database.open(context: RenderContext(device: .cpu))
+        let removed = try await store.remove(path: path)
+        guard removed > 0 else { throw CommandFailure("\(path): not in \(database.db)") }
+        print("removed \(removed) file\(removed == 1 ? "" : "s")")
+    }
+}

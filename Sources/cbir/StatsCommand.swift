@@ -1,0 +1,27 @@
+import ArgumentParser
+import CBIRDatabase
+import ImageKernels
+
+/// `cbir stats`: what the database holds.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Count the stored images, failed files, faces and labels.",
+        discussion: "With --json: {images, failedImages, faces, labelledFaces, labels}.")
+
+    @Flag(help: "Print JSON (see above).")
+    var json = false
+
+    @OptionGroup var database: DatabaseOptions
+
+    func run() throws {
+        let (store, _) = try database.open(context: RenderContext(device: .cpu))
+        let statistics = try store.statistics()
+        if json {
+            try printJSON(statistics)
+            return
+        }
+        print("\(database.db): \(statistics.images) images, \(statistics.failedImages) failed files, \(statistics.faces) faces, "
+              + "\(statistics.labelledFaces) labelled with \(statistics.labels) names")
+    }
+}
