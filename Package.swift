@@ -84,7 +84,9 @@ let package = Package(
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
-        .testTarget(name: "cbirTests", dependencies: ["cbir", "ImageCodecs", "ImageKernels", "TestSupport"]),
+        .testTarget(name: "cbirTests", dependencies: [
+            "cbir", "ImageCodecs", "ImageKernels", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "CBIRDatabaseTests", dependencies: [
             "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -73,7 +73,9 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     /// A descriptor's parameters and histograms in their stored form.
     static func encode(_ descriptor: FaceDescriptor) throws(DatabaseError) -> (parameters: String, histograms: Data) {
         let parameters: Data
-        do { parameters = try JSONEncoder().encode(descriptor.parameters) } catch {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys  // the same text for the same parameters, run after run
+        do { parameters = try encoder.encode(descriptor.parameters) } catch {
             throw .processing("cannot encode descriptor parameters: \(error)")
         }
         var data = Data(capacity: descriptor.histograms.count * 4)

@@ -80,6 +80,40 @@ struct MeanColourIndexer: Indexer {
         }
     }
 
+    /// Queries run while indexing writes (WAL snapshots; the kept gallery follows each commit), and a
+    /// removal shows in the next query.
+    @Test func queriesRunWhileIndexing() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let context = try Self.context()
+        let faces = try FaceIndexer(context: context)
+        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces])
+        let probe = try Self.probe(Self.photos + "/test/obama1.jpg", indexer: faces, context: context)
+        final class Files: @unchecked Sendable {
+            private let lock = NSLock()
+            private var count = 0
+            var done: Int { lock.withLock { count } }
+            func set(_ value: Int) { lock.withLock { count = value } }
+        }
+        let indexed = Files()
+        let indexing = Task { try await database.index(folder: Self.photos, context: context) { indexed.set($0.done) } }
+        var answeredMidway: Set<Int> = []
+        while indexed.done < 25 {
+            let result = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+            if indexed.done < 25 { answeredMidway.insert(result.images.count) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let run = try await indexing.value
+        #expect(run.indexed == 25)
+        #expect(answeredMidway.count >= 2, "queries saw the gallery grow: \(answeredMidway.sorted())")
+
+        let everything = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+        #expect(everything.images.contains { $0.path.contains("/train/obama/") })
+        #expect(try await database.remove(path: Self.photos + "/train/obama") == 2)
+        let after = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+        #expect(after.images.count == everything.images.count - 2 && !after.images.contains { $0.path.contains("/train/obama/") })
+    }
+
     /// Corrupt, truncated, empty, non-image and huge-header files are recorded with their errors while the
     /// photos beside them are indexed.
     @Test func badFilesAreRecordedAndSkipped() async throws {

@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import ImageCodecs
+import Testing
+import TestSupport
+
+/// The database commands end to end on the wild photos, as a user runs them.
+@Suite(.serialized) struct DatabaseCommandTests {
+    static let photos = SharedData.root + "/wild-photos"
+    static let device = TestDevices.hasOpenCL ? "opencl" : "cpu"
+
+    static func temporaryFolder() throws -> String {
+        let folder = NSTemporaryDirectory() + "cbir-db-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    struct Hit: Decodable {
+        let path: String
+        let distance: Float
+    }
+    struct QueryReport: Decodable {
+        struct Probe: Decodable { let face, faces: Int }
+        let probe: Probe
+        let images: [Hit]
+        let faces: [Hit]
+    }
+    struct Identified: Decodable {
+        let name: String?
+        let distance: Float?
+    }
+    struct Statistics: Decodable, Equatable {
+        let images, failedImages, faces, labelledFaces, labels: Int
+    }
+
+    /// Index train/; obama1.jpg finds an Obama photo first; obama_and_biden.jpg's two faces find Biden and
+    /// Obama in turn and the sheet shows them; labels name the train faces, identify names the test faces
+    /// and calls a stranger unknown; remove forgets a folder.
+    @Test func indexQueryLabelIdentifyRemove() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cbir = try CommandRunner(product: "cbir")
+        let db = ["--db", folder + "/cbir.sqlite"]
+        func run(_ arguments: [String]) throws -> CommandRunner.Output {
+            let output = try cbir.run(arguments + db)
+            #expect(output.status == 0, "\(arguments): \(output.standardError)")
+            return output
+        }
+        func json<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
+            try JSONDecoder().decode(type, from: Data(try run(arguments + ["--json"]).standardOutput.utf8))
+        }
+
+        let missing = try cbir.run(["stats"] + db)
+        #expect(missing.status != 0 && missing.standardError.contains("no such database"))
+        let indexed = try run(["index", Self.photos + "/train", "--device", Self.device])
+        #expect(indexed.standardOutput.contains("9 files") && indexed.standardOutput.contains("9 indexed"))
+        #expect(try json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 0, labels: 0))
+
+        let obama = try json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", Self.device])
+        #expect(obama.images.first?.path.contains("/train/obama/") == true, "\(obama.images)")
+        let sheet = folder + "/sheet.png"
+        for (face, person) in [(1, "biden"), (2, "obama")] {
+            let report = try json(QueryReport.self, ["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "\(face)", "--top", "3",
+                                                     "--sheet", sheet])
+            #expect(report.probe.face == face && report.probe.faces == 2)
+            #expect(report.images.first?.path.contains("/train/\(person)/") == true, "face \(face): \(report.images)")
+            #expect(report.images.count == 3 && report.faces.count == 3)
+            // The probe and three matches, 128-pixel faces 8 pixels apart, with two caption lines.
+            let picture = try ImageDecoder.decode(contentsOf: sheet)
+            #expect(picture.descriptor.width == 4 * (128 + 8) + 8 && picture.descriptor.height == 128 + 4 + 2 * 9 + 2 * 8)
+        }
+        let text = try run(["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "2", "--top", "2", "--matcher", "rnbnn"])
+        #expect(text.standardOutput.hasPrefix("probe: ") && text.standardOutput.contains("face 2 of 2"))
+        let noSuchFace = try cbir.run(["query", Self.photos + "/test/obama1.jpg", "--face", "3"] + db)
+        #expect(noSuchFace.status != 0 && noSuchFace.standardError.contains("the photo has 1 face"))
+
+        let unlabelled = try json(Identified.self, ["identify", Self.photos + "/test/obama1.jpg"])
+        #expect(unlabelled.name == nil && unlabelled.distance == nil)
+        for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
+            for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
+                #expect(try run(["label", Self.photos + "/train/\(person)/\(photo)", person]).standardOutput.hasSuffix(": \(person)\n"))
+            }
+        }
+        #expect(try json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 9, labels: 5))
+        for (probe, face, person) in [("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
+                                      ("johnsnow_test1.jpg", 1, "kit_harington")] {
+            let answer = try json(Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)"])
+            #expect(answer.name == person, "\(probe) face \(face): \(answer)")
+        }
+        let stranger = try run(["identify", Self.photos + "/misc/lin-manuel-miranda.png"])
+        #expect(stranger.standardOutput.hasPrefix("unknown"))
+        let cleared = try run(["label", "6", "--clear"])
+        #expect(cleared.standardOutput == "face 6: no label\n")
+        #expect(try cbir.run(["label", "999", "nobody"] + db).standardError.contains("not found: face 999"))
+
+        #expect(try run(["remove", Self.photos + "/train/obama"]).standardOutput == "removed 2 files\n")
+        let afterRemoval = try json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg"])
+        #expect(afterRemoval.images.count == 7 && !afterRemoval.images.contains { $0.path.contains("/train/obama/") })
+        #expect(try cbir.run(["remove", Self.photos + "/train/obama"] + db).status != 0)
+    }
+
+    /// Indexing killed with SIGKILL midway, then run again, ends with exactly the rows of a run never
+    /// interrupted.
+    @Test func killedIndexingResumesToTheSameRows() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let gallery = folder + "/gallery"
+        try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
+        for part in ["train", "test", "misc"] {
+            try FileManager.default.copyItem(atPath: Self.photos + "/" + part, toPath: gallery + "/" + part)
+        }
+        let cbir = try CommandRunner(product: "cbir")
+        let whole = folder + "/whole.sqlite", resumed = folder + "/resumed.sqlite"
+        #expect(try cbir.run(["index", gallery, "--db", whole, "--device", Self.device]).status == 0)
+
+        let process = Process()
+        process.executableURL = cbir.executable
+        process.arguments = ["index", gallery, "--db", resumed, "--device", Self.device]
+        let progress = Pipe()
+        process.standardError = progress
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Progress lines read "done/total files …": kill once a few files are stored.
+        var seen = ""
+        while process.isRunning, !seen.contains("5/25 files") {
+            seen += String(decoding: progress.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the run finished before it was killed")
+        let partial = try DatabaseQueue(path: resumed).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") ?? 0 }
+        #expect(partial >= 5 && partial < 25)
+
+        let again = try cbir.run(["index", gallery, "--db", resumed, "--device", Self.device])
+        #expect(again.status == 0 && again.standardOutput.contains("\(partial) unchanged"), "\(again.standardOutput)")
+        func rows(_ path: String) throws -> [[String]] {
+            try DatabaseQueue(path: path).read { db in
+                try ["SELECT * FROM images ORDER BY id", "SELECT * FROM faces ORDER BY id"].flatMap { sql in
+                    try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map(\.description) }
+                }
+            }
+        }
+        let expected = try rows(whole), found = try rows(resumed)
+        #expect(expected.count > 25 && found == expected)
+    }
+}
