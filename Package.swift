@@ -72,6 +72,10 @@ let package = Package(
         .executableTarget(name: "detect-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
         ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py"]),
+        .executableTarget(name: "index-bench", dependencies: [
+            "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ], path: "Benchmarks/index-bench"),
         .executableTarget(name: "nbnn-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "ReferenceFilters", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

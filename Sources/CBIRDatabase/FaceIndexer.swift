@@ -10,7 +10,9 @@ import ImageKernels
 public struct FaceIndexer: Indexer {
     public let finder: FaceFinder
     public let describer: FaceDescriber
-    /// Smallest face searched, in the file's own pixels.
+    /// Smallest face searched, in the file's own pixels, or an eighth of the photo's short side where that
+    /// is smaller. Smaller faces are too small to recognise (descriptors are made of 128-pixel crops), and
+    /// searching them would double the detection time of a 2-megapixel photo.
     public let minimumFaceSize: Int
     /// How much of its side each face box grows by before it is cut out (0: the box itself).
     public let margin: Float
@@ -21,7 +23,7 @@ public struct FaceIndexer: Indexer {
     /// weight map was made for: with that map it ranks the right person first for 10 of 12 wild test
     /// faces, against 7 for crops with a 10 % margin (README, "Face database").
     public init(context: RenderContext = RenderContext(), parameters: DescriptorParameters = .standard,
-                minimumFaceSize: Int = 40, margin: Float = 0) throws(DatabaseError) {
+                minimumFaceSize: Int = 80, margin: Float = 0) throws(DatabaseError) {
         do {
             finder = try FaceFinder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
@@ -75,7 +77,8 @@ public struct FaceIndexer: Indexer {
     /// The faces of a gray image decoded at `scale` (original pixels per pixel) and their aligned crops.
     public func faces(in gray: PixelBuffer, scale: Double) throws -> ([FaceObservation], PixelBuffer) {
         var options = finder.options
-        options.minSize = max(1, Int((Double(minimumFaceSize) / scale).rounded()))
+        let shortSide = Double(min(gray.descriptor.width, gray.descriptor.height)) * scale
+        options.minSize = max(1, Int((min(Double(minimumFaceSize), shortSide / 8) / scale).rounded()))
         let observations = try finder.faces(in: gray, options: options)
         guard !observations.isEmpty else { return ([], gray) }
         return (observations, try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize, margin: margin))

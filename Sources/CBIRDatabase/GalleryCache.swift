@@ -54,17 +54,24 @@ final class GalleryCache: @unchecked Sendable {
             entry.faces.remove(gone)
         }
         let added = Array(stored.subtracting(entry.faces))
+        var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
         for start in stride(from: 0, to: added.count, by: 500) {
             let ids = added[start..<min(added.count, start + 500)]
-            let records = try database.read { db in try FaceRecord.filter(keys: ids).fetchAll(db) }
+            let rows = try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, image_id, parameters, descriptor FROM faces WHERE id IN (\(CBIRDatabase.list(Array(ids))))")
+            }
             var batch: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)] = []
-            for record in records {
-                guard let id = record.id else { continue }
-                let descriptor = try record.faceDescriptor()
-                guard descriptor.parameters == parameters else {
-                    throw .mismatch("face \(id) was described with \(descriptor.parameters), the probe with \(parameters)")
+            for row in rows {
+                let id: Int64 = row["id"], text: String = row["parameters"]
+                if text != knownText {
+                    let stored = try FaceRecord.parameters(face: id, text)
+                    guard stored == parameters else {
+                        throw .mismatch("face \(id) was described with \(stored), the probe with \(parameters)")
+                    }
+                    knownText = text
                 }
-                batch.append((descriptor, FaceID(id), ImageID(record.imageID)))
+                batch.append((try FaceRecord.descriptor(face: id, parameters: parameters, histograms: row["descriptor"]), FaceID(id),
+                              ImageID(row["image_id"] as Int64)))
             }
             do { try entry.gallery.append(batch) } catch { throw .processing("\(error)") }
             entry.faces.formUnion(batch.map(\.face.rawValue))

@@ -58,15 +58,23 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
 
     /// The stored descriptor, checked against its parameters.
     public func faceDescriptor() throws(DatabaseError) -> FaceDescriptor {
-        let decoded: DescriptorParameters
-        do { decoded = try JSONDecoder().decode(DescriptorParameters.self, from: Data(parameters.utf8)) } catch {
-            throw .storage(path: "faces", reason: "face \(id ?? -1): unreadable descriptor parameters")
+        try Self.descriptor(face: id ?? -1, parameters: try Self.parameters(face: id ?? -1, parameters), histograms: descriptor)
+    }
+
+    /// Stored descriptor parameters read back.
+    static func parameters(face: Int64, _ text: String) throws(DatabaseError) -> DescriptorParameters {
+        do { return try JSONDecoder().decode(DescriptorParameters.self, from: Data(text.utf8)) } catch {
+            throw .storage(path: "faces", reason: "face \(face): unreadable descriptor parameters")
         }
-        let values = descriptor.withUnsafeBytes { raw in
-            (0..<raw.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
-        }
-        do { return try FaceDescriptor(parameters: decoded, histograms: values) } catch {
-            throw .storage(path: "faces", reason: "face \(id ?? -1): \(error)")
+    }
+
+    /// A stored histogram blob read back as the descriptor it was, checked against its parameters.
+    static func descriptor(face: Int64, parameters: DescriptorParameters, histograms: Data) throws(DatabaseError) -> FaceDescriptor {
+        var values = [Float](repeating: 0, count: histograms.count / 4)
+        values.withUnsafeMutableBytes { out in histograms.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(out.count))) } }
+        if UInt32(1).littleEndian != 1 { values = values.map { Float(bitPattern: UInt32(littleEndian: $0.bitPattern)) } }
+        do { return try FaceDescriptor(parameters: parameters, histograms: values) } catch {
+            throw .storage(path: "faces", reason: "face \(face): \(error)")
         }
     }
 

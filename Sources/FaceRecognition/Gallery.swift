@@ -103,16 +103,24 @@ public final class Gallery: @unchecked Sendable {
 
     private func store(_ descriptor: FaceDescriptor, _ entry: Entry) {
         let slot = freeSlots.popLast() ?? addTile()
-        let tile = slot / Self.lanes, lane = slot % Self.lanes, bins = parameters.bins
-        let histograms = descriptor.histograms
-        for block in 0..<parameters.blockCount {
-            var total: Float = 0
-            for bin in 0..<bins {
-                let value = histograms[block * bins + bin]
-                tiles[tile * tileFloats + (block * bins + bin) * Self.lanes + lane] = value
-                total += value
+        let tile = slot / Self.lanes, lane = slot % Self.lanes, bins = parameters.bins, blocks = parameters.blockCount
+        let tileStart = tile * tileFloats, sumStart = tile * tileSumFloats, lanes = Self.lanes
+        // Raw buffers: element-wise writes to the class's arrays pay an exclusivity check each (10k faces
+        // of 256 bins took 1.6 s to append that way).
+        descriptor.histograms.withUnsafeBufferPointer { histograms in
+            tiles.withUnsafeMutableBufferPointer { tiles in
+                sums.withUnsafeMutableBufferPointer { sums in
+                    for block in 0..<blocks {
+                        var total: Float = 0
+                        for bin in 0..<bins {
+                            let value = histograms[block * bins + bin]
+                            tiles[tileStart + (block * bins + bin) * lanes + lane] = value
+                            total += value
+                        }
+                        sums[sumStart + block * lanes + lane] = total
+                    }
+                }
             }
-            sums[tile * tileSumFloats + block * Self.lanes + lane] = total
         }
         slots[slot] = entry
         slotOfFace[entry.face] = slot

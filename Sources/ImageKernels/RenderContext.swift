@@ -9,17 +9,24 @@ import Foundation
 public final class RenderContext: @unchecked Sendable {
     private let lock = NSLock()
     private var currentDevice: Device
-    private var pool: [Int: [any DeviceBuffer]] = [:]
+    private var pool: BufferPool
     private var totals = RenderStatistics()
 
-    /// A context on `device` (by default the best one here).
-    public init(device: Device = .best) {
+    /// A context on `device` (by default the best one here) that keeps up to `pooledBytes` of
+    /// intermediate buffers between renders for reuse.
+    public init(device: Device = .best, pooledBytes: Int = 256 << 20) {
         currentDevice = device
+        pool = BufferPool(budget: pooledBytes)
     }
 
     /// The device renders run on.
     public var device: Device {
         lock.withLock { currentDevice }
+    }
+
+    /// Bytes of intermediate buffers kept for reuse (at most `pooledBytes` after each render).
+    public var pooledBytes: Int {
+        lock.withLock { pool.bytes }
     }
 
     /// Counts since the context was made.
@@ -37,13 +44,14 @@ public final class RenderContext: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let pass = RenderPass(context: self, device: currentDevice)
+        defer { pool.trim() }
         do {
             return try pass.run(images)
         } catch {
             guard pass.builtInBuildFailed, currentDevice.kind != .cpu else { throw error }
             Device.log("\(error)\nfalling back to the CPU device")
             currentDevice = .cpu
-            pool = [:]
+            pool.removeAll()
             return try RenderPass(context: self, device: currentDevice).run(images)
         }
     }
@@ -173,7 +181,7 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         private func takeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
-            if let reused = context.pool[byteCount]?.popLast() {
+            if let reused = context.pool.take(byteCount: byteCount) {
                 context.totals.buffersReused += 1
                 return reused
             }
@@ -182,7 +190,7 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         private func giveBack(_ buffer: any DeviceBuffer) {
-            context.pool[buffer.byteCount, default: []].append(buffer)
+            context.pool.give(buffer)
         }
     }
 }

@@ -80,8 +80,8 @@ struct MeanColourIndexer: Indexer {
         }
     }
 
-    /// Queries run while indexing writes (WAL snapshots; the kept gallery follows each commit), and a
-    /// removal shows in the next query.
+    /// Queries run while `cbir index`, another process, writes (WAL snapshots; the kept gallery follows
+    /// each commit), never see a half-stored photo, and see a removal at once.
     @Test func queriesRunWhileIndexing() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -89,25 +89,28 @@ struct MeanColourIndexer: Indexer {
         let faces = try FaceIndexer(context: context)
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces])
         let probe = try Self.probe(Self.photos + "/test/obama1.jpg", indexer: faces, context: context)
-        final class Files: @unchecked Sendable {
-            private let lock = NSLock()
-            private var count = 0
-            var done: Int { lock.withLock { count } }
-            func set(_ value: Int) { lock.withLock { count = value } }
-        }
-        let indexed = Files()
-        let indexing = Task { try await database.index(folder: Self.photos, context: context) { indexed.set($0.done) } }
-        var answeredMidway: Set<Int> = []
-        while indexed.done < 25 {
+        let indexing = Process()
+        indexing.executableURL = try CommandRunner(product: "cbir").executable
+        indexing.arguments = ["index", Self.photos, "--db", folder + "/cbir.sqlite", "--device", TestDevices.hasOpenCL ? "opencl" : "cpu"]
+        indexing.standardOutput = FileHandle.nullDevice
+        indexing.standardError = FileHandle.nullDevice
+        try indexing.run()
+        var seenMidway: [Int] = []
+        while indexing.isRunning {
             let result = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
-            if indexed.done < 25 { answeredMidway.insert(result.images.count) }
+            let stored = try database.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT image_id) FROM faces") ?? 0
+            }
+            if indexing.isRunning { seenMidway.append(result.images.count) }
+            #expect(result.images.count <= stored, "every image a query returns is stored whole")
             try await Task.sleep(for: .milliseconds(20))
         }
-        let run = try await indexing.value
-        #expect(run.indexed == 25)
-        #expect(answeredMidway.count >= 2, "queries saw the gallery grow: \(answeredMidway.sorted())")
-
+        indexing.waitUntilExit()
+        #expect(indexing.terminationStatus == 0)
         let everything = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+        #expect(seenMidway.contains { $0 < everything.images.count } && seenMidway.allSatisfy { $0 <= everything.images.count }, "\(seenMidway)")
+        #expect(seenMidway == seenMidway.sorted(), "the gallery only grows while indexing adds")
+
         #expect(everything.images.contains { $0.path.contains("/train/obama/") })
         #expect(try await database.remove(path: Self.photos + "/train/obama") == 2)
         let after = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })

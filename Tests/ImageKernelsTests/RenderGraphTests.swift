@@ -104,6 +104,23 @@ struct Broken: Filter {
         #expect(second.buffersAllocated == first.buffersAllocated, "a second render of the same chain allocates nothing")
     }
 
+    /// Renders of many sizes (a gallery of photos) keep no more than the pool's budget between renders,
+    /// the sizes used last kept.
+    @Test(arguments: devices)
+    func pooledBuffersStayWithinTheBudget(_ choice: DeviceChoice) throws {
+        let context = RenderContext(device: try TestDevices.device(choice), pooledBytes: 1 << 20)
+        for side in stride(from: 100, to: 400, by: 7) {
+            let photo = Image(try PixelBuffer(width: side, height: side - 30, values: [UInt8](repeating: 9, count: side * (side - 30))))
+            _ = try context.render(photo.gaussianBlurred(sigma: 2))
+            #expect(context.pooledBytes <= 1 << 20)
+        }
+        let last = Image(try PixelBuffer(width: 120, height: 90, values: [UInt8](repeating: 9, count: 120 * 90))).gaussianBlurred(sigma: 2)
+        _ = try context.render(last)
+        let allocated = context.statistics.buffersAllocated
+        _ = try context.render(last)
+        #expect(context.statistics.buffersAllocated == allocated, "the size just used is still pooled")
+    }
+
     @Test func invalidRecipeFailsWhenRendered() throws {
         let image = Image(try PixelBuffer(width: 4, height: 4, values: [UInt8](repeating: 0, count: 16)))
         let cropped = image.cropped(to: PixelRect(x: 2, y: 2, width: 4, height: 1))

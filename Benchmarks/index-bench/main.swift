@@ -1,0 +1,144 @@
+import BenchmarkSupport
+import CBIRDatabase
+import FaceRecognition
+import Foundation
+import GRDB
+import ImageCodecs
+import ImageKernels
+import TestSupport
+
+// index-bench: indexing throughput (photos and faces per second) per device on a gallery of 1–3 megapixel
+// photos made from the shared wild photos (cropped, rescaled, re-encoded, mixed), then query latency per
+// matcher and device with the database grown to 10k faces. Prints markdown tables.
+//
+// Usage: index-bench [--photos 1000] [--faces 10000] [--runs 5] [--gallery DIR] [--datasets ../shared/datasets]
+
+func argument(_ name: String) -> String? {
+    let arguments = CommandLine.arguments
+    return arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+let photoCount = argument("--photos").flatMap(Int.init) ?? 1000
+let faceTarget = argument("--faces").flatMap(Int.init) ?? 10_000
+let runs = argument("--runs").flatMap(Int.init) ?? 5
+let sources = (argument("--datasets") ?? "../shared/datasets") + "/wild-photos"
+let gallery = argument("--gallery") ?? NSTemporaryDirectory() + "index-bench-gallery-\(photoCount)"
+let work = NSTemporaryDirectory() + "index-bench-" + UUID().uuidString
+try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+/// Makes the gallery once (kept for later runs): photo i is shared photo i mod 25, cropped to 70–100 % of
+/// each side at a random place, rescaled to 1–3 megapixels, saved as JPEG of quality 70–95 (one in ten
+/// as PNG). Seeded, so every run makes the same gallery.
+func makeGallery() throws {
+    let done = gallery + "/.complete"
+    if FileManager.default.fileExists(atPath: done) { return }
+    try? FileManager.default.removeItem(atPath: gallery)
+    try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
+    let originals = (FileManager.default.enumerator(atPath: sources)?.compactMap { $0 as? String } ?? [])
+        .filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted()
+        .compactMap { name -> PixelBuffer? in try? ImageDecoder.decode(contentsOf: sources + "/" + name) }
+        .map { photo in  // JPEG has no alpha: keep the colour planes
+            guard photo.descriptor.channels == 4, let d = Optional(photo.descriptor) else { return photo }
+            return (try? PixelBuffer(width: d.width, height: d.height, channels: 3, values: Array(photo.bytes.prefix(3 * d.planePixelCount)))) ?? photo
+        }
+    guard !originals.isEmpty else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: sources]) }
+    var random = SeededGenerator(seed: 2026)
+    let context = RenderContext(device: .cpu)
+    for index in 0..<photoCount {
+        let photo = originals[index % originals.count], d = photo.descriptor
+        let width = Int(Double(d.width) * Double.random(in: 0.7...1, using: &random))
+        let height = Int(Double(d.height) * Double.random(in: 0.7...1, using: &random))
+        let crop = PixelRect(x: Int.random(in: 0...d.width - width, using: &random), y: Int.random(in: 0...d.height - height, using: &random),
+                             width: width, height: height)
+        let scale = (Double.random(in: 1e6...3e6, using: &random) / Double(width * height)).squareRoot()
+        let image = Image(photo).cropped(to: crop)
+            .resized(width: Int(Double(width) * scale), height: Int(Double(height) * scale), method: scale < 1 ? .area : .bilinear)
+        let pixels = try context.render(image)
+        let name = String(format: "%@/%02d/photo%04d", gallery, index / 100, index)
+        try FileManager.default.createDirectory(atPath: (name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if index % 10 == 9 {
+            try ImageEncoder.write(pixels, to: name + ".png")
+        } else {
+            try ImageEncoder.write(pixels, to: name + ".jpg", quality: Int.random(in: 70...95, using: &random))
+        }
+        if index % 100 == 99 { note("made \(index + 1) of \(photoCount) photos") }
+    }
+    try Data().write(to: URL(fileURLWithPath: done))
+}
+
+try makeGallery()
+var devices: [Device] = [.cpu]
+do { devices.append(try Device.select(.opencl)) } catch { note("index-bench: \(error); timing the CPU device only") }
+
+print("# index-bench\n")
+print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
+print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
+print("database per device (decode DCT-scaled, detect, find eyes, align, describe, store; one transaction per photo).\n")
+print("| device | photos | faces | seconds | photos/s | faces/s |")
+print("|---|---:|---:|---:|---:|---:|")
+var databases: [String] = []
+for device in devices {
+    let context = RenderContext(device: device)
+    let path = "\(work)/\(device.kind).sqlite"
+    let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
+    let run = try await database.index(folder: gallery, context: context) { progress in
+        if progress.done % 100 == 0 { note("\(device.kind): \(progress.done) of \(progress.total)") }
+    }
+    let faces = try database.statistics().faces
+    print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f |", "\(device.kind)", run.indexed, faces, run.elapsed,
+                 Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
+    databases.append(path)
+}
+
+// Grow the first database to the face target with copies of its images and faces (each copy a new image).
+let grown = databases[0]
+let queue = try DatabaseQueue(path: grown)
+var copy = 0
+while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces") ?? 0 }) < faceTarget {
+    copy += 1
+    try queue.write { db in
+        try db.execute(sql: """
+            INSERT INTO images (path, size, modified, hash, width, height, status, error)
+            SELECT path || '#' || ?, size, modified, hash, width, height, status, error FROM images WHERE path NOT LIKE '%#%'
+            """, arguments: [copy])
+        try db.execute(sql: """
+            INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
+                               parameters, descriptor, thumbnail, label)
+            SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
+                   f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.label
+            FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
+            WHERE original.path NOT LIKE '%#%'
+            """, arguments: [copy])
+    }
+}
+let database = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: RenderContext(device: .cpu))])
+let statistics = try database.statistics()
+let probePath = sources + "/test/obama1.jpg"
+print("\nQueries: \(statistics.faces) faces in \(statistics.images) images (the indexed gallery and copies of it), probe")
+print("test/obama1.jpg, reference weights, top 10. First: the first query of a process, which loads the faces from SQLite")
+print("into the device gallery; then the median of \(runs) queries (each checks the table for changes, searches and reads")
+print("the hits' rows).\n")
+print("| matcher | device | first query s | query s (median) |")
+print("|---|---|---:|---:|")
+for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
+    for device in devices {
+        let context = RenderContext(device: device)
+        let indexer = try FaceIndexer(context: context)
+        let photo = try Photo(path: probePath, bytes: try ImageDecoder.contents(of: probePath), context: context)
+        guard let face = try indexer.analyze(photo).max(by: { $0.width < $1.width }) else { throw CocoaError(.fileReadCorruptFile) }
+        let query = FaceQuery(probe: try face.faceDescriptor(), matcher: matcher, context: context)
+        let fresh = try CBIRDatabase(path: grown, indexers: [indexer])  // a new process's first query
+        let start = DispatchTime.now().uptimeNanoseconds
+        _ = try await query.run(on: fresh) { _ in }
+        let first = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try await query.run(on: fresh) { _ in }
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        print(String(format: "| %@ | %@ | %.3f | %.4f |", matcher.rawValue, "\(device.kind)", first, times.sorted()[times.count / 2]))
+    }
+}
