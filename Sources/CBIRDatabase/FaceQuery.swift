@@ -58,13 +58,7 @@ public struct FaceQuery: Query {
     }
 
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
-        updates(.started)
-        let gallery = try database.galleries.gallery(of: database, parameters: probe.parameters, context: context)
-        updates(.progress(0.5))
-        if Task.isCancelled {
-            updates(.cancelled)
-            return nil
-        }
+        guard let gallery = try database.searchGallery(for: probe, context: context, updates: updates) else { return nil }
         var collector = BothCollectors(TopFaces(count), TopImages(count))
         try gallery.search(probe, options: options, into: &collector)
         let faces = try database.hits(collector.first.matches)
@@ -81,6 +75,20 @@ public struct FaceQuery: Query {
 }
 
 extension CBIRDatabase {
+    /// The stored faces' gallery brought up to date for a query, which it reports started and half done;
+    /// nil, reported cancelled, when the query's task was cancelled meanwhile.
+    nonisolated func searchGallery<Result>(for probe: FaceDescriptor, context: RenderContext,
+                                           updates: (QueryState<Result>) -> Void) throws(DatabaseError) -> Gallery? {
+        updates(.started)
+        let gallery = try galleries.gallery(of: self, parameters: probe.parameters, context: context)
+        updates(.progress(0.5))
+        guard !Task.isCancelled else {
+            updates(.cancelled)
+            return nil
+        }
+        return gallery
+    }
+
     /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
     /// removed since the gallery was brought up to date are left out.
     nonisolated func hits(_ matches: [FaceMatch]) throws(DatabaseError) -> [FaceHit] {

@@ -36,14 +36,8 @@ public struct Identification: Query {
     }
 
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
-        updates(.started)
         let labelled = try database.read { db in try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE label IS NOT NULL") }
-        let gallery = try database.galleries.gallery(of: database, parameters: probe.parameters, context: context)
-        updates(.progress(0.5))
-        if Task.isCancelled {
-            updates(.cancelled)
-            return nil
-        }
+        guard let gallery = try database.searchGallery(for: probe, context: context, updates: updates) else { return nil }
         var collector = NearestAmong(faces: labelled)
         if !labelled.isEmpty { try gallery.search(probe, options: options, into: &collector) }
         let nearest = try database.hits(collector.nearest.map { [$0] } ?? []).first
