@@ -21,8 +21,11 @@ public enum KernelSourceFile: String, CaseIterable, Sendable {
 
     /// The file's OpenCL C text.
     public var source: String {
-        String(decoding: bytes, as: UTF8.self)
+        Self.sources[self] ?? ""
     }
+
+    /// Every file's text, decoded once: kernels are made on every launch, and each one names its source.
+    private static let sources = Dictionary(uniqueKeysWithValues: allCases.map { ($0, String(decoding: $0.bytes, as: UTF8.self)) })
 
     private var bytes: [UInt8] {
         switch self {

@@ -11,6 +11,7 @@ struct PackedCascade: Sendable {
     /// Whether every weak classifier is a single node (a stump), which the CPU twin evaluates eight
     /// windows at a time.
     let isStumps: Bool
+    private let corners: [(x: Int32, y: Int32)]
 
     init(_ model: CascadeModel, context: RenderContext) throws(RenderError) {
         var ints: [Int32] = [], floats: [Float] = [], layout: [Int32] = [Int32(model.stageCount)]
@@ -26,6 +27,7 @@ struct PackedCascade: Sendable {
         }
         self.model = model
         self.layout = layout
+        corners = Self.corners(of: model)
         isStumps = zip(model.classifierNodeStarts, model.classifierNodeStarts.dropFirst()).allSatisfy { $1 - $0 == 1 }
         self.ints = try context.makeResidentImage(
             try PixelBuffer(descriptor: ImageDescriptor(width: max(ints.count, 1), height: 1, elementType: .uint32),
@@ -37,32 +39,40 @@ struct PackedCascade: Sendable {
     /// Each feature's corners in an integral image of this row stride: Haar, 3 rectangles × 4 corners
     /// (p0 − p1 − p2 + p3; unused rectangles all 0); LBP, the 4 × 4 corners of its 3 × 3 cells, row by row.
     func cornerOffsets(stride: Int) -> [Int32] {
-        func at(_ x: Int, _ y: Int) -> Int32 { Int32(y * stride + x) }
-        var offsets: [Int32] = []
+        let stride = Int32(stride)
+        return corners.map { $0.y * stride + $0.x }
+    }
+
+    /// The corners behind `cornerOffsets`, as (x, y) in the window, worked out once per model: every
+    /// pyramid level needs them at its own stride.
+    private static func corners(of model: CascadeModel) -> [(x: Int32, y: Int32)] {
+        var corners: [(x: Int32, y: Int32)] = []
         switch model.featureType {
         case .haar:
-            offsets.reserveCapacity(12 * model.featureCount)
+            corners.reserveCapacity(12 * model.featureCount)
             for feature in 0..<model.featureCount {
                 for r in 0..<3 {
-                    let rect = model.haarRects[(feature * 3 + r) * 5..<(feature * 3 + r) * 5 + 4].map { Int($0) }
-                    let (x, y, w, h) = (rect[0], rect[1], rect[2], rect[3])
-                    if model.haarRects[(feature * 3 + r) * 5 + 4] == 0 {
-                        offsets += [0, 0, 0, 0]
+                    let base = (feature * 3 + r) * 5
+                    let (x, y) = (Int32(model.haarRects[base]), Int32(model.haarRects[base + 1]))
+                    let (w, h) = (Int32(model.haarRects[base + 2]), Int32(model.haarRects[base + 3]))
+                    if model.haarRects[base + 4] == 0 {
+                        corners += [(0, 0), (0, 0), (0, 0), (0, 0)]
                     } else if model.haarTilted[feature] == 1 {
-                        offsets += [at(x, y), at(x - h, y + h), at(x + w, y + w), at(x + w - h, y + w + h)]
+                        corners += [(x, y), (x - h, y + h), (x + w, y + w), (x + w - h, y + w + h)]
                     } else {
-                        offsets += [at(x, y), at(x + w, y), at(x, y + h), at(x + w, y + h)]
+                        corners += [(x, y), (x + w, y), (x, y + h), (x + w, y + h)]
                     }
                 }
             }
         case .lbp:
-            offsets.reserveCapacity(16 * model.featureCount)
+            corners.reserveCapacity(16 * model.featureCount)
             for feature in 0..<model.featureCount {
-                let rect = model.lbpRects[feature * 4..<feature * 4 + 4].map { Int($0) }
-                for row in 0...3 { for column in 0...3 { offsets.append(at(rect[0] + column * rect[2], rect[1] + row * rect[3])) } }
+                let (x, y, w, h) = (model.lbpRects[feature * 4], model.lbpRects[feature * 4 + 1],
+                                    model.lbpRects[feature * 4 + 2], model.lbpRects[feature * 4 + 3])
+                for row in Int32(0)...3 { for column in Int32(0)...3 { corners.append((x + column * w, y + row * h)) } }
             }
         }
-        return offsets
+        return corners
     }
 }
 

@@ -32,6 +32,7 @@ struct BufferPool {
 
     /// Lets go of the least recently used sizes until the pool is within its budget.
     mutating func trim() {
+        guard bytes > budget else { return }
         let oldestFirst = buffers.keys.sorted { lastUse[$0, default: 0] < lastUse[$1, default: 0] }
         for size in oldestFirst where bytes > budget {
             bytes -= size * (buffers[size]?.count ?? 0)

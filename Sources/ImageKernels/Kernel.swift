@@ -20,6 +20,14 @@ public struct KernelProgram: Hashable, Sendable {
     public init(_ file: KernelSourceFile, options: String = "") {
         self.init(name: file.rawValue, source: file.source, options: options)
     }
+
+    /// Hashes the name, options and the source's length, not its whole text: programs are looked up on
+    /// every launch, and equality still compares the text.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(options)
+        hasher.combine(source.utf8.count)
+    }
 }
 
 /// One kernel entry point with its CPU twin: the OpenCL function runs on OpenCL devices, the Swift

@@ -29,6 +29,32 @@ struct Invert: Filter {
     }
 }
 
+/// Adds a constant written into its OpenCL source: programs of one name and source length that differ
+/// only in that digit must each build and run as themselves.
+struct AddDigit: Filter {
+    let digit: Int
+    var name: String { "add digit" }
+
+    func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        try singleInput(inputs, of: .float32)
+    }
+
+    func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let digit = Float(digit)
+        let kernel = Kernel(program: KernelProgram(name: "add", source: """
+            __kernel void add(__global const float* src, __global float* dst, int count) {
+                int i = get_global_id(0);
+                if (i < count) dst[i] = src[i] + \(self.digit).0f;
+            }
+            """), entryPoint: "add") { invocation in
+            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
+            for i in 0..<invocation.int(2) { dst[i] = src[i] + digit }
+        }
+        let count = encoder.output.descriptor.elementCount
+        try encoder.launchPerElement(kernel, [.image(encoder.input), .image(encoder.output), .int(count)], count: count)
+    }
+}
+
 /// A filter whose OpenCL source does not compile.
 struct Broken: Filter {
     var name: String { "broken" }
@@ -60,6 +86,16 @@ struct Broken: Filter {
         #expect(once.floatValues == input.floatValues.map { 1 - $0 }, "seed \(generator.seed)")
         let twice = try context.render(Image(input).applying(Invert()).applying(Invert()))
         #expect(zip(twice.floatValues, input.floatValues).allSatisfy { abs($0 - $1) < 1e-6 }, "seed \(generator.seed)")
+    }
+
+    @Test(arguments: devices)
+    func programsDifferingOnlyInTextStayApart(_ choice: DeviceChoice) throws {
+        let input = try PixelBuffer(width: 5, height: 3, values: (0..<15).map(Float.init))
+        let context = RenderContext(device: try TestDevices.device(choice))
+        for digit in [1, 7, 1, 3] {
+            let output = try context.render(Image(input).applying(AddDigit(digit: digit)))
+            #expect(output.floatValues == input.floatValues.map { $0 + Float(digit) }, "digit \(digit)")
+        }
     }
 
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
