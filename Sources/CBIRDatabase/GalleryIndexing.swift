@@ -29,7 +29,8 @@ extension CBIRDatabase {
     /// (same size and modification time, or same bytes) are skipped; changed ones are re-indexed; a file
     /// that cannot be decoded is recorded with its error and the run goes on. Each file is one
     /// transaction, so a run killed midway loses nothing committed and the next run finishes the rest.
-    /// Honours task cancellation between files.
+    /// The next file is read and decoded while the indexers work on the current one. Honours task
+    /// cancellation between files.
     public nonisolated func index(folder: String, context: RenderContext = RenderContext(device: .cpu),
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
         let files = try Self.files(under: folder)
@@ -39,10 +40,19 @@ extension CBIRDatabase {
             IndexingProgress(done: done, total: files.count, indexed: indexed, unchanged: unchanged, failed: failed,
                              elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file, error: error)
         }
+        func loading(_ index: Int) -> Task<LoadedFile, any Error>? {
+            guard index < files.count else { return nil }
+            return Task { [files] in try self.load(files[index], context: context) }
+        }
+        // Decoding takes one core; detection leaves part of the other idle.
+        var next = loading(0)
+        defer { next?.cancel() }
         for (done, file) in files.enumerated() {
             try Task.checkCancellation()
+            guard let current = next else { break }
+            next = loading(done + 1)
             var error: String?
-            switch try await index(file: file, context: context) {
+            switch try await store(try await current.value) {
             case .indexed: indexed += 1
             case .unchanged: unchanged += 1
             case .failed(let reason):
@@ -59,9 +69,19 @@ extension CBIRDatabase {
         case failed(String)
     }
 
-    /// Indexes one file unless it is stored unchanged: decoding and the indexers run off the actor, the
-    /// transaction on it.
-    nonisolated func index(file: FileVersion, context: RenderContext) async throws(DatabaseError) -> Outcome {
+    /// A file read and decoded, or what to record instead; nothing is written yet.
+    enum LoadedFile: Sendable {
+        /// Stored with the same size and modification time.
+        case unchanged
+        /// Stored with the same bytes under another modification time.
+        case touched(id: Int64, modified: Double)
+        /// Unreadable or undecodable: the record carries the error.
+        case failed(ImageRecord)
+        case decoded(ImageRecord, Photo)
+    }
+
+    /// Reads and decodes one file unless it is stored unchanged: no writes, so it can run ahead of them.
+    nonisolated func load(_ file: FileVersion, context: RenderContext) throws(DatabaseError) -> LoadedFile {
         let stored = try image(atPath: file.path)
         if let stored, stored.size == file.size, stored.modified == file.modified { return .unchanged }
         var record = ImageRecord(id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",
@@ -69,28 +89,47 @@ extension CBIRDatabase {
         let bytes: [UInt8]
         do { bytes = try ImageDecoder.contents(of: file.path) } catch {
             record.error = error.description
-            try await store(record, writes: [])
-            return .failed(error.description)
+            return .failed(record)
         }
         record.hash = Self.contentHash(bytes)
         if let stored, let id = stored.id, stored.hash == record.hash, stored.size == file.size {
-            try await touch(id, modified: file.modified)
-            return .unchanged
+            return .touched(id: id, modified: file.modified)
         }
         do {
             let photo = try Photo(path: file.path, bytes: bytes, context: context)
-            let writes = try indexers.map { try $0.prepare(photo) }
             record.width = Int(Double(photo.pixels.descriptor.width) * photo.scale)
             record.height = Int(Double(photo.pixels.descriptor.height) * photo.scale)
-            record.status = .indexed
-            try await store(record, writes: writes)
-            return .indexed
-        } catch let error as DatabaseError {
-            throw error
+            return .decoded(record, photo)
         } catch {
             record.error = "\(error)"
+            return .failed(record)
+        }
+    }
+
+    /// Runs the indexers on a decoded file off the actor and stores the outcome in one transaction on it.
+    nonisolated func store(_ file: LoadedFile) async throws(DatabaseError) -> Outcome {
+        switch file {
+        case .unchanged:
+            return .unchanged
+        case .touched(let id, let modified):
+            try await touch(id, modified: modified)
+            return .unchanged
+        case .failed(let record):
             try await store(record, writes: [])
-            return .failed("\(error)")
+            return .failed(record.error ?? "failed")
+        case .decoded(var record, let photo):
+            do {
+                let writes = try indexers.map { try $0.prepare(photo) }
+                record.status = .indexed
+                try await store(record, writes: writes)
+                return .indexed
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                record.error = "\(error)"
+                try await store(record, writes: [])
+                return .failed("\(error)")
+            }
         }
     }
 
