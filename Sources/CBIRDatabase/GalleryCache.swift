@@ -54,6 +54,7 @@ final class GalleryCache: @unchecked Sendable {
             entry.faces.remove(gone)
         }
         let added = Array(stored.subtracting(entry.faces))
+        entry.gallery.reserveCapacity(stored.count)
         var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
         for start in stride(from: 0, to: added.count, by: 500) {
             let ids = added[start..<min(added.count, start + 500)]

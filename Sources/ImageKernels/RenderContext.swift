@@ -59,19 +59,42 @@ public final class RenderContext: @unchecked Sendable {
     /// An image that stays on this context's device between renders and can be rewritten in place,
     /// for data many renders read: a gallery of face descriptors, say.
     public func makeResidentImage(_ pixels: PixelBuffer) throws(RenderError) -> ResidentImage {
-        lock.lock()
-        defer { lock.unlock() }
-        let buffer = try currentDevice.backend.makeBuffer(byteCount: pixels.descriptor.byteCount)
-        try currentDevice.backend.upload(pixels.bytes, to: buffer, offset: 0)
-        totals.bytesUploaded += pixels.bytes.count
-        return ResidentImage(descriptor: pixels.descriptor, buffer: buffer, device: currentDevice, context: self)
+        try makeResidentImage(pixels.descriptor, contents: pixels.bytes[...])
     }
 
-    func write(_ bytes: [UInt8], to resident: ResidentImage, offset: Int) throws(RenderError) {
+    /// A resident image of `descriptor` whose first bytes are those of `contents` and the rest zeros:
+    /// for data packed in place in a larger array, which would otherwise be copied into a
+    /// ``PixelBuffer`` first.
+    public func makeResidentImage<Element>(_ descriptor: ImageDescriptor, contents: ArraySlice<Element>) throws(RenderError) -> ResidentImage {
         lock.lock()
         defer { lock.unlock() }
-        try resident.device.backend.upload(bytes, to: resident.buffer, offset: offset)
-        totals.bytesUploaded += bytes.count
+        let buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
+        let byteCount = try upload(contents, to: buffer, offset: 0, limit: descriptor.byteCount)
+        _ = try upload([UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, offset: byteCount,
+                       limit: descriptor.byteCount)
+        return ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self)
+    }
+
+    func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
+        lock.lock()
+        defer { lock.unlock() }
+        _ = try upload(values, to: resident.buffer, offset: offset, limit: resident.descriptor.byteCount)
+    }
+
+    /// Copies an array's bytes into a device buffer of `limit` bytes (the lock held); returns how many.
+    private func upload<Element>(_ values: ArraySlice<Element>, to buffer: any DeviceBuffer, offset: Int,
+                                 limit: Int) throws(RenderError) -> Int {
+        // Array's withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
+        let uploaded = values.withUnsafeBytes { bytes in
+            Result { () throws(RenderError) -> Int in
+                guard offset >= 0, offset + bytes.count <= limit else { throw .sizeMismatch(expected: limit, actual: offset + bytes.count) }
+                try currentDevice.backend.upload(bytes, to: buffer, offset: offset)
+                return bytes.count
+            }
+        }
+        let count = try uploaded.get()
+        totals.bytesUploaded += count
+        return count
     }
 
     /// One render: the plan, its live buffers and counters. Runs with the context's lock held.
@@ -111,8 +134,7 @@ public final class RenderContext: @unchecked Sendable {
                 let output = DeviceImage(buffer: try takeBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
                 switch node.content {
                 case .buffer(let pixels):
-                    try device.backend.upload(pixels.bytes, to: output.buffer, offset: 0)
-                    context.totals.bytesUploaded += pixels.bytes.count
+                    _ = try context.upload(pixels.bytes[...], to: output.buffer, offset: 0, limit: descriptor.byteCount)
                 case .resident:
                     break
                 case .filter(let filter, let inputs):

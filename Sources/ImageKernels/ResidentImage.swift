@@ -16,11 +16,8 @@ public final class ResidentImage: @unchecked Sendable {
     /// A recipe leaf that reads these pixels; render it with the context that made them.
     public var image: Image { Image(self) }
 
-    /// Overwrites bytes from `offset` on; renders after this see the new values.
-    public func write(_ bytes: [UInt8], atByteOffset offset: Int) throws(RenderError) {
-        guard offset >= 0, offset + bytes.count <= descriptor.byteCount else {
-            throw .sizeMismatch(expected: descriptor.byteCount, actual: offset + bytes.count)
-        }
-        try context.write(bytes, to: self, offset: offset)
+    /// Overwrites bytes from `offset` on with those of `values`; renders after this see the new values.
+    public func write<Element>(_ values: ArraySlice<Element>, atByteOffset offset: Int) throws(RenderError) {
+        try context.write(values, to: self, offset: offset)
     }
 }

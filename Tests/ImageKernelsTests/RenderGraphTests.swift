@@ -98,6 +98,18 @@ struct Broken: Filter {
         }
     }
 
+    @Test(arguments: devices)
+    func residentImagesTakeSlicesAndZeroTheRest(_ choice: DeviceChoice) throws {
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let values = (0..<20).map(Float.init), descriptor = ImageDescriptor(width: 6, height: 2, elementType: .float32)
+        let resident = try context.makeResidentImage(descriptor, contents: values[3..<8])
+        #expect(try context.render(resident.image).floatValues == [3, 4, 5, 6, 7] + [Float](repeating: 0, count: 7))
+        try resident.write(values[10..<12], atByteOffset: 8 * 4)
+        #expect(try context.render(resident.image).floatValues == [3, 4, 5, 6, 7, 0, 0, 0, 10, 11, 0, 0])
+        #expect(throws: RenderError.self) { try resident.write(values[0..<2], atByteOffset: 11 * 4) }
+        #expect(throws: RenderError.self) { try context.makeResidentImage(descriptor, contents: values[0..<13]) }
+    }
+
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
     func syntaxErrorCarriesBuildLog() throws {
         let image = Image(try PixelBuffer(width: 2, height: 2, values: [Float](repeating: 0, count: 4)))

@@ -19,11 +19,9 @@ struct CPUBackend: DeviceBackend {
         CPUBuffer(byteCount: byteCount)
     }
 
-    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
+    func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         let target = try cpuBuffer(buffer, minimumBytes: offset + bytes.count)
-        bytes.withUnsafeBytes {
-            if let base = $0.baseAddress { (target.pointer + offset).copyMemory(from: base, byteCount: $0.count) }
-        }
+        if let base = bytes.baseAddress { (target.pointer + offset).copyMemory(from: base, byteCount: bytes.count) }
     }
 
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {

@@ -74,7 +74,7 @@ public protocol DeviceBuffer: AnyObject, Sendable {
 /// The small interface each backend implements.
 protocol DeviceBackend: Sendable {
     func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer
-    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer, offset: Int) throws(RenderError)
+    func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError)
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8]
     func prepare(_ program: KernelProgram) throws(RenderError)
     func launch(_ kernel: Kernel, arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError)

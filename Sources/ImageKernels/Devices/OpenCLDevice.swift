@@ -120,16 +120,14 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         return OpenCLBuffer(byteCount: byteCount, memory: memory)
     }
 
-    func upload(_ bytes: [UInt8], to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
+    func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         let target = try openCLBuffer(buffer)
         guard offset >= 0, target.byteCount >= offset + bytes.count else {
             throw .sizeMismatch(expected: offset + bytes.count, actual: target.byteCount)
         }
         guard !bytes.isEmpty else { return }
-        let status = bytes.withUnsafeBytes {
-            clEnqueueWriteBuffer(queue, target.memory, cl_bool(CL_TRUE), offset, $0.count, $0.baseAddress, 0, nil, nil)
-        }
-        try Self.check(status, "clEnqueueWriteBuffer")
+        try Self.check(clEnqueueWriteBuffer(queue, target.memory, cl_bool(CL_TRUE), offset, bytes.count, bytes.baseAddress, 0, nil, nil),
+                       "clEnqueueWriteBuffer")
     }
 
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {
