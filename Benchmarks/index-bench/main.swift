@@ -92,26 +92,30 @@ for device in devices {
     databases.append(path)
 }
 
-// Grow the first database to the face target with copies of its images and faces (each copy a new image).
+// Grow the first database to the face target with copies of its images and faces (each copy a new image),
+// then close it as an indexing process ends: its write-ahead log checkpointed into the file.
 let grown = databases[0]
-let queue = try DatabaseQueue(path: grown)
-var copy = 0
-while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces") ?? 0 }) < faceTarget {
-    copy += 1
-    try queue.write { db in
-        try db.execute(sql: """
-            INSERT INTO images (path, size, modified, hash, width, height, status, error)
-            SELECT path || '#' || ?, size, modified, hash, width, height, status, error FROM images WHERE path NOT LIKE '%#%'
-            """, arguments: [copy])
-        try db.execute(sql: """
-            INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
-                               parameters, descriptor, thumbnail, label)
-            SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
-                   f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.label
-            FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
-            WHERE original.path NOT LIKE '%#%'
-            """, arguments: [copy])
+do {
+    let queue = try DatabaseQueue(path: grown)
+    var copy = 0
+    while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces") ?? 0 }) < faceTarget {
+        copy += 1
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO images (path, size, modified, hash, width, height, status, error)
+                SELECT path || '#' || ?, size, modified, hash, width, height, status, error FROM images WHERE path NOT LIKE '%#%'
+                """, arguments: [copy])
+            try db.execute(sql: """
+                INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
+                                   parameters, descriptor, thumbnail, label)
+                SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
+                       f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.label
+                FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
+                WHERE original.path NOT LIKE '%#%'
+                """, arguments: [copy])
+        }
     }
+    _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
 }
 let database = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: RenderContext(device: .cpu))])
 let statistics = try database.statistics()

@@ -117,6 +117,43 @@ struct MeanColourIndexer: Indexer {
         #expect(after.images.count == everything.images.count - 2 && !after.images.contains { $0.path.contains("/train/obama/") })
     }
 
+    /// A file touched (new modification time, same bytes) is not re-indexed, only its time updated; a file
+    /// whose bytes changed is indexed again in place of its old rows; a run over an unchanged gallery
+    /// writes nothing at all.
+    @Test func changedFilesAreReindexedTouchedOnesNot() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let gallery = folder + "/gallery"
+        try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
+        func copy(_ source: String, to name: String) throws {
+            try Data(contentsOf: URL(fileURLWithPath: Self.photos + source)).write(to: URL(fileURLWithPath: gallery + "/" + name))
+        }
+        try copy("/train/obama/obama.jpg", to: "a.jpg")
+        try copy("/train/biden/biden.jpg", to: "b.jpg")
+        let context = try Self.context()
+        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
+        #expect(try await database.index(folder: gallery, context: context).indexed == 2)
+        let before = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
+        let facesOfB = try database.faces(inImageAtPath: gallery + "/b.jpg")
+
+        let later = Date(timeIntervalSince1970: (before[0].modified + 3600).rounded())
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: gallery + "/a.jpg")
+        try copy("/train/obama/obama2.jpg", to: "b.jpg")
+        let run = try await database.index(folder: gallery, context: context)
+        #expect(run.unchanged == 1 && run.indexed == 1 && run.failed == 0)
+        let after = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
+        #expect(after.count == 2)
+        #expect(after[0].id == before[0].id && after[0].hash == before[0].hash && after[0].modified == later.timeIntervalSince1970)
+        #expect(after[1].id != before[1].id && after[1].hash != before[1].hash && after[1].size != before[1].size)
+        let newFacesOfB = try database.faces(inImageAtPath: gallery + "/b.jpg")
+        #expect(!newFacesOfB.isEmpty && Set(newFacesOfB.map(\.id)).isDisjoint(with: facesOfB.map(\.id)))
+        #expect(try database.statistics().faces == (try database.faces(inImageAtPath: gallery + "/a.jpg")).count + newFacesOfB.count)
+
+        let changes = try await database.write { db in db.totalChangesCount }
+        #expect(try await database.index(folder: gallery, context: context).unchanged == 2)
+        #expect(try await database.write { db in db.totalChangesCount } == changes, "an unchanged gallery writes nothing")
+    }
+
     /// Corrupt, truncated, empty, non-image and huge-header files are recorded with their errors while the
     /// photos beside them are indexed.
     @Test func badFilesAreRecordedAndSkipped() async throws {
