@@ -69,26 +69,26 @@ public final class RenderContext: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
-        let byteCount = try upload(contents, to: buffer, offset: 0, limit: descriptor.byteCount)
-        _ = try upload([UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, offset: byteCount,
-                       limit: descriptor.byteCount)
+        let byteCount = try upload(contents, to: buffer, on: currentDevice, offset: 0, limit: descriptor.byteCount)
+        _ = try upload([UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, on: currentDevice,
+                       offset: byteCount, limit: descriptor.byteCount)
         return ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self)
     }
 
     func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
         lock.lock()
         defer { lock.unlock() }
-        _ = try upload(values, to: resident.buffer, offset: offset, limit: resident.descriptor.byteCount)
+        _ = try upload(values, to: resident.buffer, on: resident.device, offset: offset, limit: resident.descriptor.byteCount)
     }
 
     /// Copies an array's bytes into a device buffer of `limit` bytes (the lock held); returns how many.
-    private func upload<Element>(_ values: ArraySlice<Element>, to buffer: any DeviceBuffer, offset: Int,
+    private func upload<Element>(_ values: ArraySlice<Element>, to buffer: any DeviceBuffer, on device: Device, offset: Int,
                                  limit: Int) throws(RenderError) -> Int {
         // Array's withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
         let uploaded = values.withUnsafeBytes { bytes in
             Result { () throws(RenderError) -> Int in
                 guard offset >= 0, offset + bytes.count <= limit else { throw .sizeMismatch(expected: limit, actual: offset + bytes.count) }
-                try currentDevice.backend.upload(bytes, to: buffer, offset: offset)
+                try device.backend.upload(bytes, to: buffer, offset: offset)
                 return bytes.count
             }
         }
@@ -134,7 +134,7 @@ public final class RenderContext: @unchecked Sendable {
                 let output = DeviceImage(buffer: try takeBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
                 switch node.content {
                 case .buffer(let pixels):
-                    _ = try context.upload(pixels.bytes[...], to: output.buffer, offset: 0, limit: descriptor.byteCount)
+                    _ = try context.upload(pixels.bytes[...], to: output.buffer, on: device, offset: 0, limit: descriptor.byteCount)
                 case .resident:
                     break
                 case .filter(let filter, let inputs):
