@@ -27,32 +27,20 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
 
         // Framework
-        .target(name: "Kernels", path: "Kernels",
-                resources: [
-                    .embedInCode("ElementConversion.cl"),
-                    .embedInCode("Grayscale.cl"),
-                    .embedInCode("GammaAdjust.cl"),
-                    .embedInCode("GaussianBlur.cl"),
-                    .embedInCode("DifferenceOfGaussians.cl"),
-                    .embedInCode("ContrastEqualization.cl"),
-                    .embedInCode("LocalBinaryPattern.cl"),
-                    .embedInCode("Crop.cl"),
-                    .embedInCode("AffineWarp.cl"),
-                    .embedInCode("Resize.cl"),
-                    .embedInCode("BlockHistogram.cl"),
-                    .embedInCode("HistogramDifference.cl"),
-                    .embedInCode("BlockSum.cl"),
-                    .embedInCode("ChiSquareNearest.cl"),
-                    .embedInCode("IntegralImage.cl"),
-                    .embedInCode("CascadeDetection.cl"),
-                ]),
-        .target(name: "ImageKernels", dependencies: ["COpenCL", "Kernels"]),
+        // Each module embeds its own OpenCL C sources, Kernels/<Module>/, through a resource target only it uses.
+        .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels",
+                resources: ["AffineWarp", "BlockHistogram", "BlockSum", "ContrastEqualization", "Crop", "DifferenceOfGaussians",
+                            "ElementConversion", "GammaAdjust", "GaussianBlur", "Grayscale", "HistogramDifference",
+                            "IntegralImage", "LocalBinaryPattern", "Resize"].map { .embedInCode("\($0).cl") }),
+        .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
 
         // Face recognition and detection
-        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "Kernels"]),
-        .target(name: "FaceDetection", dependencies: ["ImageKernels", "Kernels"]),
+        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: [.embedInCode("ChiSquareNearest.cl")]),
+        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "FaceRecognitionCL"]),
+        .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", resources: [.embedInCode("CascadeEvaluation.cl")]),
+        .target(name: "FaceDetection", dependencies: ["ImageKernels", "FaceDetectionCL"]),
 
         // Database
         .target(name: "CBIRDatabase", dependencies: [

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ImageKernels
 
 /// The face database: one SQLite file (WAL mode, so queries read while indexing writes), images and what
 /// each registered indexer stores for them. An actor, like the reference system's serial database
@@ -9,18 +10,26 @@ public actor CBIRDatabase {
     public nonisolated let path: String
     /// The indexers run on every image, by name.
     public nonisolated let indexers: [any Indexer]
+    /// What photos are decoded and faces searched on: one device for indexing and searching.
+    public nonisolated let context: RenderContext
     let pool: DatabasePool
     /// Search galleries kept between queries.
     nonisolated let galleries = GalleryCache()
 
-    /// Opens (or creates) the database and brings its tables up to date, the indexers' included.
-    public init(path: String = "cbir.sqlite", indexers: [any Indexer]) throws(DatabaseError) {
+    /// Opens (or creates) the database and brings its tables up to date, the indexers' included. Photos are
+    /// decoded and searched on `context`: by default the face indexer's, else a new one on ``Device/best``.
+    public init(path: String = "cbir.sqlite", indexers: [any Indexer], context: RenderContext? = nil) throws(DatabaseError) {
         let names = indexers.map(\.name)
         guard Set(names).count == names.count else {
             throw .storage(path: path, reason: "two indexers share a name: \(names.sorted().joined(separator: ", "))")
         }
         self.path = path
         self.indexers = indexers
+        do {
+            self.context = try RenderContext.orDefault(context ?? indexers.lazy.compactMap { ($0 as? FaceIndexer)?.context }.first)
+        } catch {
+            throw .processing("\(path): \(error)")
+        }
         do {
             pool = try DatabasePool(path: path)
             var migrator = DatabaseMigrator()
@@ -48,12 +57,16 @@ public actor CBIRDatabase {
 
     /// Reads in a snapshot, concurrently with writes.
     public nonisolated func read<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
-        do { return try pool.read(body) } catch { throw .storage(path: path, reason: "\(error)") }
+        do { return try pool.read(body) } catch let error as DatabaseError { throw error } catch {
+            throw .storage(path: path, reason: "\(error)")
+        }
     }
 
     /// Writes in one transaction.
     public func write<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
-        do { return try pool.write(body) } catch { throw .storage(path: path, reason: "\(error)") }
+        do { return try pool.write(body) } catch let error as DatabaseError { throw error } catch {
+            throw .storage(path: path, reason: "\(error)")
+        }
     }
 
     /// How a file's path is stored: absolute and standardised, so that any spelling of it finds its row.
@@ -67,15 +80,25 @@ public actor CBIRDatabase {
         return try read { db in try ImageRecord.filter(Column("path") == path).fetchOne(db) }
     }
 
+    /// The registered face indexer, whose store holds the faces.
+    nonisolated func faceIndexer() throws(DatabaseError) -> FaceIndexer {
+        guard let indexer = indexers.lazy.compactMap({ $0 as? FaceIndexer }).first else {
+            throw .invalidQuery("\(path): no face indexer is registered")
+        }
+        return indexer
+    }
+
     /// Stored faces by id, in no particular order.
     public nonisolated func faces(_ ids: [Int64]) throws(DatabaseError) -> [FaceRecord] {
-        try read { db in try FaceRecord.filter(keys: ids).fetchAll(db) }
+        let store = try faceIndexer().store
+        return try read { db in try store.faces(ids, db) }
     }
 
     /// The stored faces of a file, left to right.
     public nonisolated func faces(inImageAtPath path: String) throws(DatabaseError) -> [FaceRecord] {
         guard let image = try image(atPath: path), let id = image.id else { throw .notFound(path) }
-        return try read { db in try FaceRecord.filter(Column("image_id") == id).order(Column("x"), Column("y")).fetchAll(db) }
+        let store = try faceIndexer().store
+        return try read { db in try store.faces(ofImage: id, db) }
     }
 
     /// Replaces whatever was stored for the record's path by the record and the indexers' rows, in one
@@ -110,11 +133,8 @@ public actor CBIRDatabase {
 
     /// Names a face, or clears its name with nil.
     public func label(face: Int64, as name: String?) throws(DatabaseError) {
-        let changed = try write { db in
-            try db.execute(sql: "UPDATE faces SET label = ? WHERE id = ?", arguments: [name, face])
-            return db.changesCount
-        }
-        guard changed > 0 else { throw .notFound("face \(face)") }
+        let store = try faceIndexer().store
+        guard try write({ db in try store.label(face: face, as: name, db) }) else { throw .notFound("face \(face)") }
     }
 
     /// Counts of what is stored.
@@ -127,12 +147,20 @@ public actor CBIRDatabase {
     }
 
     public nonisolated func statistics() throws(DatabaseError) -> Statistics {
+        let store = try faceIndexer().store
+        return try read { db in
+            let faces = try store.counts(db)
+            return Statistics(images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
+                              failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(db),
+                              faces: faces.faces, labelledFaces: faces.labelled, labels: faces.labels)
+        }
+    }
+
+    /// Paths of stored images by id.
+    nonisolated func paths(of images: [Int64]) throws(DatabaseError) -> [Int64: String] {
         try read { db in
-            Statistics(images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
-                       failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(db),
-                       faces: try FaceRecord.fetchCount(db),
-                       labelledFaces: try FaceRecord.filter(Column("label") != nil).fetchCount(db),
-                       labels: try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT label) FROM faces") ?? 0)
+            Dictionary(try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(FaceStore.list(images)))")
+                .map { ($0[0] as Int64, $0[1] as String) }) { first, _ in first }
         }
     }
 }

@@ -13,6 +13,8 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
     case mismatch(String)
     /// A query that cannot be asked as given.
     case invalidQuery(String)
+    /// A probe photo that cannot be read, has no face, or not the one asked for.
+    case probe(path: String, reason: String)
     /// Detection, description or search failed on the device.
     case processing(String)
 
@@ -23,6 +25,7 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
         case .invalidQuery(let reason): "invalid query: \(reason)"
+        case .probe(let path, let reason): "\(path): \(reason)"
         case .processing(let reason): reason
         }
     }

@@ -22,9 +22,16 @@ public struct FaceIndexer: Indexer {
     /// Faces are cut out as the detector boxes them (margin 0), the crop the reference system's 8×8
     /// weight map was made for: with that map it ranks the right person first for 10 of 12 wild test
     /// faces, against 7 for crops with a 10 % margin (README, "Face database").
-    public init(context: RenderContext = RenderContext(), parameters: DescriptorParameters = .standard,
+    /// Where the faces are stored.
+    public let store = FaceStore()
+    /// The context detection and description render on.
+    public var context: RenderContext { describer.context }
+
+    /// An indexer on `context` (by default a new context on ``Device/best``).
+    public init(context: RenderContext? = nil, parameters: DescriptorParameters = .standard,
                 minimumFaceSize: Int = 80, margin: Float = 0) throws(DatabaseError) {
         do {
+            let context = try RenderContext.orDefault(context)
             finder = try FaceFinder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
         } catch { throw .processing("cannot set up face indexing: \(error)") }
@@ -33,24 +40,7 @@ public struct FaceIndexer: Indexer {
     }
 
     public func createTables(_ db: Database) throws {
-        try db.create(table: FaceRecord.databaseTableName) { t in
-            t.autoIncrementedPrimaryKey("id")
-            t.column("image_id", .integer).notNull().indexed().references(ImageRecord.databaseTableName, onDelete: .cascade)
-            t.column("x", .integer).notNull()
-            t.column("y", .integer).notNull()
-            t.column("width", .integer).notNull()
-            t.column("height", .integer).notNull()
-            t.column("angle", .double).notNull()
-            t.column("left_eye_x", .double)
-            t.column("left_eye_y", .double)
-            t.column("right_eye_x", .double)
-            t.column("right_eye_y", .double)
-            t.column("neighbours", .integer).notNull()
-            t.column("parameters", .text).notNull()
-            t.column("descriptor", .blob).notNull()
-            t.column("thumbnail", .blob).notNull()
-            t.column("label", .text).indexed()
-        }
+        try store.createTable(db)
     }
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
@@ -85,9 +75,6 @@ public struct FaceIndexer: Indexer {
     }
 
     public func write(_ analysis: [FaceRecord], image: Int64, to db: Database) throws {
-        for var face in analysis {
-            face.imageID = image
-            try face.insert(db)
-        }
+        try store.insert(analysis, image: image, db)
     }
 }

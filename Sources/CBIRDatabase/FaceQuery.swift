@@ -47,18 +47,16 @@ public struct FaceQuery: Query {
     public let probe: FaceDescriptor
     public let options: SearchOptions
     public let count: Int
-    public let context: RenderContext
 
-    public init(probe: FaceDescriptor, matcher: Matcher = .nbnn, weights: WeightMap = .reference, count: Int = 10,
-                context: RenderContext = RenderContext()) {
+    public init(probe: FaceDescriptor, matcher: Matcher = .nbnn, weights: WeightMap = .reference, count: Int = 10) {
         self.probe = probe
         options = SearchOptions(matcher: matcher, weights: weights)
         self.count = count
-        self.context = context
     }
 
+    /// Searches the stored faces on the database's context.
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
-        guard let gallery = try database.searchGallery(for: probe, context: context, updates: updates) else { return nil }
+        guard let gallery = try database.searchGallery(for: probe, updates: updates) else { return nil }
         var collector = BothCollectors(TopFaces(count), TopImages(count))
         try gallery.search(probe, options: options, into: &collector)
         let faces = try database.hits(collector.first.matches)
@@ -77,10 +75,10 @@ public struct FaceQuery: Query {
 extension CBIRDatabase {
     /// The stored faces' gallery brought up to date for a query, which it reports started and half done;
     /// nil, reported cancelled, when the query's task was cancelled meanwhile.
-    nonisolated func searchGallery<Result>(for probe: FaceDescriptor, context: RenderContext,
+    nonisolated func searchGallery<Result>(for probe: FaceDescriptor,
                                            updates: (QueryState<Result>) -> Void) throws(DatabaseError) -> Gallery? {
         updates(.started)
-        let gallery = try galleries.gallery(of: self, parameters: probe.parameters, context: context)
+        let gallery = try galleries.gallery(of: self, parameters: probe.parameters)
         updates(.progress(0.5))
         guard !Task.isCancelled else {
             updates(.cancelled)
@@ -89,32 +87,9 @@ extension CBIRDatabase {
         return gallery
     }
 
-    /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
-    /// removed since the gallery was brought up to date are left out.
+    /// The stored faces that matched, with their images' paths and labels, in the matches' order.
     nonisolated func hits(_ matches: [FaceMatch]) throws(DatabaseError) -> [FaceHit] {
-        let rows = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT faces.id, image_id, path, x, y, faces.width, faces.height, label FROM faces
-                JOIN images ON images.id = image_id WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
-                """)
-        }
-        let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
-        return matches.compactMap { match in
-            byID[match.face.rawValue].map { row in
-                FaceHit(face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
-                        x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["label"])
-            }
-        }
+        let store = try faceIndexer().store
+        return try read { db in try store.hits(matches, db) }
     }
-
-    /// Paths of stored images by id.
-    nonisolated func paths(of images: [Int64]) throws(DatabaseError) -> [Int64: String] {
-        try read { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(Self.list(images)))")
-                .map { ($0[0] as Int64, $0[1] as String) }) { first, _ in first }
-        }
-    }
-
-    /// Row ids for an SQL `IN (…)`.
-    static func list(_ ids: [Int64]) -> String { ids.map(String.init).joined(separator: ",") }
 }

@@ -25,11 +25,12 @@ final class GalleryCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
 
-    /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
-    /// Faces described with other parameters are an error: comparing them would be silently wrong.
-    func gallery(of database: CBIRDatabase, parameters: DescriptorParameters, context: RenderContext) throws(DatabaseError) -> Gallery {
+    /// The gallery of every stored face described with `parameters`, on the database context's device, up
+    /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.
+    func gallery(of database: CBIRDatabase, parameters: DescriptorParameters) throws(DatabaseError) -> Gallery {
         lock.lock()
         defer { lock.unlock() }
+        let context = database.context
         let key = Key(parameters: parameters, device: ObjectIdentifier(context.device))
         var entry = entries[key] ?? Entry(gallery: Gallery(parameters: parameters, context: context))
         do {
@@ -43,37 +44,19 @@ final class GalleryCache: @unchecked Sendable {
     }
 
     private func update(_ entry: inout Entry, from database: CBIRDatabase) throws(DatabaseError) {
-        let parameters = entry.gallery.parameters
-        let signature = try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT COUNT(*), IFNULL(MAX(id), 0) FROM faces").map { [$0[0], $0[1]] as [Int64] } ?? []
-        }
+        let parameters = entry.gallery.parameters, store = try database.faceIndexer().store
+        let signature = try database.read { db in try store.signature(db) }
         guard signature != entry.signature else { return }
-        let stored = try database.read { db in try Set(Int64.fetchAll(db, sql: "SELECT id FROM faces")) }
+        let stored = try database.read { db in try store.ids(db) }
         for gone in entry.faces.subtracting(stored) {
             do { try entry.gallery.remove(face: FaceID(gone)) } catch { throw .processing("\(error)") }
             entry.faces.remove(gone)
         }
         let added = Array(stored.subtracting(entry.faces))
         entry.gallery.reserveCapacity(stored.count)
-        var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
         for start in stride(from: 0, to: added.count, by: 500) {
             let ids = added[start..<min(added.count, start + 500)]
-            let rows = try database.read { db in
-                try Row.fetchAll(db, sql: "SELECT id, image_id, parameters, descriptor FROM faces WHERE id IN (\(CBIRDatabase.list(Array(ids))))")
-            }
-            var batch: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)] = []
-            for row in rows {
-                let id: Int64 = row["id"], text: String = row["parameters"]
-                if text != knownText {
-                    let stored = try FaceRecord.parameters(face: id, text)
-                    guard stored == parameters else {
-                        throw .mismatch("face \(id) was described with \(stored), the probe with \(parameters)")
-                    }
-                    knownText = text
-                }
-                batch.append((try FaceRecord.descriptor(face: id, parameters: parameters, histograms: row["descriptor"]), FaceID(id),
-                              ImageID(row["image_id"] as Int64)))
-            }
+            let batch = try database.read { db in try store.descriptors(ids, parameters: parameters, db) }
             do { try entry.gallery.append(batch) } catch { throw .processing("\(error)") }
             entry.faces.formUnion(batch.map(\.face.rawValue))
         }

@@ -29,9 +29,9 @@ extension CBIRDatabase {
     /// (same size and modification time, or same bytes) are skipped; changed ones are re-indexed; a file
     /// that cannot be decoded is recorded with its error and the run goes on. Each file is one
     /// transaction, so a run killed midway loses nothing committed and the next run finishes the rest.
-    /// The next file is read and decoded while the indexers work on the current one. Honours task
-    /// cancellation between files.
-    public nonisolated func index(folder: String, context: RenderContext = RenderContext(device: .cpu),
+    /// The next file is read and decoded (on the database's context) while the indexers work on the
+    /// current one. Honours task cancellation between files.
+    public nonisolated func index(folder: String,
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
         let files = try Self.files(under: folder)
         let start = DispatchTime.now().uptimeNanoseconds
@@ -42,7 +42,7 @@ extension CBIRDatabase {
         }
         func loading(_ index: Int) -> Task<LoadedFile, any Error>? {
             guard index < files.count else { return nil }
-            return Task { [files] in try self.load(files[index], context: context) }
+            return Task { [files] in try self.load(files[index]) }
         }
         // Decoding takes one core; detection leaves part of the other idle.
         var next = loading(0)
@@ -81,7 +81,7 @@ extension CBIRDatabase {
     }
 
     /// Reads and decodes one file unless it is stored unchanged: no writes, so it can run ahead of them.
-    nonisolated func load(_ file: FileVersion, context: RenderContext) throws(DatabaseError) -> LoadedFile {
+    nonisolated func load(_ file: FileVersion) throws(DatabaseError) -> LoadedFile {
         let stored = try image(atPath: file.path)
         if let stored, stored.size == file.size, stored.modified == file.modified { return .unchanged }
         var record = ImageRecord(id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",

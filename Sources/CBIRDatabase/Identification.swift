@@ -21,23 +21,23 @@ public struct Identification: Query {
     public let probe: FaceDescriptor
     public let options: SearchOptions
     public let threshold: Float
-    public let context: RenderContext
 
     /// `matcher` compares faces one by one: NBNN per face or weighted chi-square.
     public init(probe: FaceDescriptor, matcher: Matcher = .nbnnPerFace, weights: WeightMap = .reference,
-                threshold: Float = Self.defaultThreshold, context: RenderContext = RenderContext()) throws(DatabaseError) {
+                threshold: Float = Self.defaultThreshold) throws(DatabaseError) {
         guard !matcher.ranksImages else {
             throw .invalidQuery("identify compares faces one by one: use \(Matcher.nbnnPerFace.rawValue) or \(Matcher.weightedChiSquare.rawValue), not \(matcher.rawValue)")
         }
         self.probe = probe
         options = SearchOptions(matcher: matcher, weights: weights)
         self.threshold = threshold
-        self.context = context
     }
 
+    /// Searches the labelled faces on the database's context.
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
-        let labelled = try database.read { db in try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE label IS NOT NULL") }
-        guard let gallery = try database.searchGallery(for: probe, context: context, updates: updates) else { return nil }
+        let store = try database.faceIndexer().store
+        let labelled = try database.read { db in try store.labelledFaces(db) }
+        guard let gallery = try database.searchGallery(for: probe, updates: updates) else { return nil }
         var collector = NearestAmong(faces: labelled)
         if !labelled.isEmpty { try gallery.search(probe, options: options, into: &collector) }
         let nearest = try database.hits(collector.nearest.map { [$0] } ?? []).first

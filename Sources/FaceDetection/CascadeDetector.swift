@@ -27,10 +27,13 @@ public final class CascadeDetector: Sendable {
     public let context: RenderContext
     private let packed: PackedCascade
 
-    public init(model: CascadeModel, context: RenderContext = RenderContext()) throws(DetectionError) {
+    /// A detector on `context` (by default a new context on ``Device/best``).
+    public init(model: CascadeModel, context: RenderContext? = nil) throws(DetectionError) {
         self.model = model
-        self.context = context
-        do { packed = try PackedCascade(model, context: context) } catch { throw .render(error) }
+        do {
+            self.context = try RenderContext.orDefault(context)
+            packed = try PackedCascade(model, context: self.context)
+        } catch { throw .render(error) }
     }
 
     /// One pyramid level: its scale, size, and window grid.

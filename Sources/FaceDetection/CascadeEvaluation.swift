@@ -1,5 +1,5 @@
+import FaceDetectionCL
 import ImageKernels
-import Kernels
 
 /// A cascade model packed into two device-resident arrays, ints and floats, plus the offsets of its
 /// parts (the `layout` the kernel reads).
@@ -98,43 +98,74 @@ struct CascadeEvaluation: Filter {
     }
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        let lbp = cascade.model.featureType == .lbp
+        let kernel = cascade.model.featureType == .lbp ? Self.lbp : Self.haar
         let stride = encoder.inputs[0].descriptor.width
-        // OpenCL CPUs take eight windows per work-item in vector lanes (stump cascades, rows of ≥ 8 windows).
-        let lanes = cascade.isStumps && windowsX >= 8 && encoder.device.kind == .openCL(.cpu)
-        let kernel = Kernel(lanes ? .cascadeDetectLanes : .cascadeDetect,
-                            options: (lbp ? "-DLBP " : "") + "-cl-fp32-correctly-rounded-divide-sqrt",
-                            cpu: Self.cpuTwin(lbp: lbp, stumps: cascade.isStumps))
-        try encoder.launch(kernel, [.image(encoder.inputs[0]), .image(encoder.inputs[1]), .image(encoder.inputs[2]),
-                                    .image(encoder.inputs[3]), .image(encoder.inputs[4]), .ints(cascade.layout),
-                                    .ints(cascade.cornerOffsets(stride: stride)), .image(encoder.output), .int(stride),
-                                    .int(windowsX), .int(windowsY), .int(step),
-                                    .int(cascade.model.windowWidth), .int(cascade.model.windowHeight)],
-                           globalSize: [lanes ? (windowsX + 7) / 8 : windowsX, windowsY], localSize: [16, 4])
+        // Eight windows per work-item where the schedule asks for it, for stump cascades with rows of ≥ 8 windows.
+        var schedule = encoder.schedule(for: kernel)
+        if !cascade.isStumps || windowsX < 8 { schedule.vectorWidth = 1 }
+        try encoder.launch(kernel, Arguments(sums: .init(encoder.inputs[0]), squares: .init(encoder.inputs[1]),
+                                             tilted: .init(encoder.inputs[2]), ints: .init(encoder.inputs[3]),
+                                             floats: .init(encoder.inputs[4]), layout: cascade.layout,
+                                             offsets: cascade.cornerOffsets(stride: stride), results: .init(encoder.output),
+                                             stride: Int32(stride), windowsX: Int32(windowsX), windowsY: Int32(windowsY),
+                                             step: Int32(step), windowWidth: Int32(cascade.model.windowWidth),
+                                             windowHeight: Int32(cascade.model.windowHeight)),
+                           over: [windowsX, windowsY], schedule: schedule)
     }
 
-    /// The CPU twin: the kernel's arithmetic in the same order, one row of windows per task; stump
-    /// cascades take eight neighbouring windows at a time in SIMD lanes.
-    private static func cpuTwin(lbp: Bool, stumps: Bool) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let windowsX = invocation.int(9), windowsY = invocation.int(10)
-            CPUParallel.forEachRange(windowsY) { rows in
-                let evaluator = WindowEvaluator(invocation, lbp: lbp)
-                let results = invocation.pointer(7, as: UInt8.self)
-                for wy in rows {
-                    let row = results + wy * windowsX
-                    var wx = 0
-                    if stumps && windowsX >= 8 {
-                        while wx < windowsX {
-                            let first = min(wx, windowsX - 8)
-                            let outcomes = evaluator.evaluateEight(wx: first, wy: wy)
-                            for lane in 0..<8 { row[first + lane] = outcomes[lane] }
-                            wx = first + 8
+    struct Arguments: KernelArguments {
+        var sums: KernelBuffer<UInt32>
+        var squares: KernelBuffer<UInt32>
+        var tilted: KernelBuffer<UInt32>
+        var ints: KernelBuffer<Int32>
+        var floats: KernelBuffer<Float>
+        var layout: [Int32]
+        var offsets: [Int32]
+        var results: KernelMutableBuffer<UInt8>
+        var stride: Int32
+        var windowsX: Int32
+        var windowsY: Int32
+        var step: Int32
+        var windowWidth: Int32
+        var windowHeight: Int32
+    }
+
+    static let source = KernelSource(name: "CascadeEvaluation", bytes: FaceDetectionCL.cascadeEvaluation)
+    static let haar = kernel(lbp: false), lbp = kernel(lbp: true)
+
+    /// Eight windows per work-item on the CPU device and OpenCL CPUs (their compilers turn the lanes into
+    /// SIMD instructions, which a divergent one-window kernel never becomes); one on GPUs.
+    static let schedules = KernelSchedules(cpu: KernelSchedule(workGroup: [1, 1], vectorWidth: 8),
+                                           openCLCPU: KernelSchedule(workGroup: [16, 4], vectorWidth: 8),
+                                           openCLGPU: KernelSchedule(workGroup: [16, 4], vectorWidth: 1))
+
+    /// The kernel and its twin: the kernel's arithmetic in the same order, one row of windows per task,
+    /// eight neighbouring windows at a time in SIMD lanes where the schedule's vector width is 8.
+    private static func kernel(lbp: Bool) -> Kernel<Arguments> {
+        Kernel("cascade_detect", in: source, options: (lbp ? "-DLBP " : "") + "-cl-fp32-correctly-rounded-divide-sqrt",
+               schedules: schedules) { arguments, grid in
+            let windowsX = Int(arguments.windowsX), lanes = grid.schedule.vectorWidth == 8
+            CPUParallel.forEachRange(Int(arguments.windowsY)) { rows in
+                // Models have features (the loader refuses others), so the corner table is never empty.
+                arguments.offsets.withUnsafeBufferPointer { table in
+                    guard let offsets = table.baseAddress else { return }
+                    let evaluator = WindowEvaluator(arguments, offsets: offsets, lbp: lbp)
+                    let results = arguments.results.elements
+                    for wy in rows {
+                        let row = results + wy * windowsX
+                        var wx = 0
+                        if lanes {
+                            while wx < windowsX {
+                                let first = min(wx, windowsX - 8)
+                                let outcomes = evaluator.evaluateEight(wx: first, wy: wy)
+                                for lane in 0..<8 { row[first + lane] = outcomes[lane] }
+                                wx = first + 8
+                            }
                         }
-                    }
-                    while wx < windowsX {
-                        row[wx] = evaluator.evaluate(wx: wx, wy: wy)
-                        wx += 1
+                        while wx < windowsX {
+                            row[wx] = evaluator.evaluate(wx: wx, wy: wy)
+                            wx += 1
+                        }
                     }
                 }
             }

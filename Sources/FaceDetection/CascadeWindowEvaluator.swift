@@ -1,26 +1,26 @@
 import ImageKernels
 
 /// The CPU twin of `cascade_detect` for one pyramid level: the packed model's parts, the level's corner
-/// offsets and integral images, read through the kernel's arguments. Float operations run in the kernel's
+/// offsets and integral images, read from the kernel's arguments. Float operations run in the kernel's
 /// order (no contraction), so both devices take the same decisions.
 struct WindowEvaluator {
     typealias Lanes = SIMD8<Int32>
-    private let sums, squares, tilted: UnsafeMutablePointer<UInt32>
+    private let sums, squares, tilted: UnsafePointer<UInt32>
     private let offsets, stageStarts, nodeStarts, leafStarts, nodeFeatures, nodeLeft, nodeRight, subsets,
-                featureTilted: UnsafeMutablePointer<Int32>
-    private let stageThresholds, nodeThresholds, leaves, weights: UnsafeMutablePointer<Float>
+                featureTilted: UnsafePointer<Int32>
+    private let stageThresholds, nodeThresholds, leaves, weights: UnsafePointer<Float>
     private let stride, step, windowWidth, windowHeight, stageCount: Int
     private let lbp: Bool
     /// Corners of the inner window (1, 1, W − 2, H − 2) over which OpenCV normalises Haar features.
     private let inner: (Int, Int, Int, Int)
 
-    init(_ invocation: KernelInvocation, lbp: Bool) {
-        sums = invocation.pointer(0, as: UInt32.self)
-        squares = invocation.pointer(1, as: UInt32.self)
-        tilted = invocation.pointer(2, as: UInt32.self)
-        let ints = invocation.pointer(3, as: Int32.self), floats = invocation.pointer(4, as: Float.self)
-        let layout = invocation.pointer(5, as: Int32.self)
-        func part(_ index: Int) -> Int { Int(layout[index]) }
+    /// An evaluator over the arguments of one launch; `offsets` holds the elements of `arguments.offsets`.
+    init(_ arguments: CascadeEvaluation.Arguments, offsets: UnsafePointer<Int32>, lbp: Bool) {
+        sums = arguments.sums.elements
+        squares = arguments.squares.elements
+        tilted = arguments.tilted.elements
+        let ints = arguments.ints.elements, floats = arguments.floats.elements
+        func part(_ index: Int) -> Int { Int(arguments.layout[index]) }
         stageCount = part(0)
         stageStarts = ints + part(1)
         nodeStarts = ints + part(2)
@@ -34,11 +34,11 @@ struct WindowEvaluator {
         nodeThresholds = floats + part(10)
         leaves = floats + part(11)
         weights = floats + part(12)
-        offsets = invocation.pointer(6, as: Int32.self)
-        stride = invocation.int(8)
-        step = invocation.int(11)
-        windowWidth = invocation.int(12)
-        windowHeight = invocation.int(13)
+        self.offsets = offsets
+        stride = Int(arguments.stride)
+        step = Int(arguments.step)
+        windowWidth = Int(arguments.windowWidth)
+        windowHeight = Int(arguments.windowHeight)
         self.lbp = lbp
         inner = (stride + 1, stride + windowWidth - 1, (windowHeight - 1) * stride + 1,
                  (windowHeight - 1) * stride + windowWidth - 1)
@@ -97,7 +97,7 @@ struct WindowEvaluator {
     }
 
     @inline(__always)
-    private func cornerSum(_ p: UnsafeMutablePointer<UInt32>, _ o: UnsafeMutablePointer<Int32>) -> Int32 {
+    private func cornerSum(_ p: UnsafePointer<UInt32>, _ o: UnsafePointer<Int32>) -> Int32 {
         Int32(bitPattern: p[Int(o[0])] &- p[Int(o[1])] &- p[Int(o[2])] &+ p[Int(o[3])])
     }
 
@@ -194,7 +194,7 @@ struct WindowEvaluator {
     /// Integral entries at `index` for the eight windows (`step` apart), read without passing the
     /// last window's entry.
     @inline(__always)
-    private func load(_ p: UnsafeMutablePointer<UInt32>, _ index: Int) -> SIMD8<UInt32> {
+    private func load(_ p: UnsafePointer<UInt32>, _ index: Int) -> SIMD8<UInt32> {
         let raw = UnsafeRawPointer(p + index)
         if step == 1 { return raw.loadUnaligned(as: SIMD8<UInt32>.self) }
         let low = raw.loadUnaligned(as: SIMD8<UInt32>.self), high = raw.loadUnaligned(fromByteOffset: 28, as: SIMD8<UInt32>.self)
@@ -202,7 +202,7 @@ struct WindowEvaluator {
     }
 
     @inline(__always)
-    private func cornerSums(_ p: UnsafeMutablePointer<UInt32>, _ o: UnsafeMutablePointer<Int32>) -> SIMD8<Float> {
+    private func cornerSums(_ p: UnsafePointer<UInt32>, _ o: UnsafePointer<Int32>) -> SIMD8<Float> {
         let sum = load(p, Int(o[0])) &- load(p, Int(o[1])) &- load(p, Int(o[2])) &+ load(p, Int(o[3]))
         return SIMD8<Float>(Lanes(truncatingIfNeeded: sum))
     }

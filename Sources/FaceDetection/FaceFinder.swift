@@ -13,14 +13,14 @@ public final class FaceFinder: Sendable {
     static let eyeSearchWidth = 160
 
     public init(faceModel: CascadeModel, eyeModel: CascadeModel, options: DetectionOptions = .faces,
-                context: RenderContext = RenderContext()) throws(DetectionError) {
+                context: RenderContext? = nil) throws(DetectionError) {
         faceDetector = try CascadeDetector(model: faceModel, context: context)
-        eyeDetector = try CascadeDetector(model: eyeModel, context: context)
+        eyeDetector = try CascadeDetector(model: eyeModel, context: faceDetector.context)
         self.options = options
     }
 
     /// OpenCV's frontal-face Haar model and eye model from Debian's `opencv-data`.
-    public convenience init(options: DetectionOptions = .faces, context: RenderContext = RenderContext()) throws(DetectionError) {
+    public convenience init(options: DetectionOptions = .faces, context: RenderContext? = nil) throws(DetectionError) {
         try self.init(faceModel: try CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath),
                       eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options, context: context)
     }

@@ -1,5 +1,5 @@
+import FaceRecognitionCL
 import ImageKernels
-import Kernels
 
 /// The fused, tiled search kernel as a filter: for every gallery face (inputs: the gallery's tiles and
 /// block sums) and every active probe block, the chi-square distance to the block at the same
@@ -29,67 +29,90 @@ struct ChiSquareNearest: Filter {
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         guard probe.count > 0, slots > 0 else { return }
+        try encoder.launch(Self.kernel(full: full, probeCount: probe.count, asymmetric: form == .asymmetric, faceSums: faceSums),
+                           Arguments(tiles: .init(encoder.inputs[0]), sums: .init(encoder.inputs[1]), probeBlocks: probe.blocks,
+                                     starts: probe.starts, binIndices: probe.binIndices, values: probe.values,
+                                     inverses: probe.inverses, weights: probe.weights, distances: .init(encoder.output),
+                                     probeCount: Int32(probe.count), blocks: Int32(blocks), bins: Int32(bins), slots: Int32(slots)),
+                           over: [slots])
+    }
+
+    struct Arguments: KernelArguments {
+        var tiles: KernelBuffer<Float>
+        var sums: KernelBuffer<Float>
+        var probeBlocks: [Int32]
+        var starts: [Int32]
+        var binIndices: [Int32]
+        var values: [Float]
+        var inverses: [Float]
+        var weights: [Float]
+        var distances: KernelMutableBuffer<Float>
+        var probeCount: Int32
+        var blocks: Int32
+        var bins: Int32
+        var slots: Int32
+    }
+
+    static let source = KernelSource(name: "ChiSquareNearest", bytes: FaceRecognitionCL.chiSquareNearest)
+
+    /// The kernel for one matcher's variant: with all blocks compared (`full`, the probe's block count
+    /// fixed at build time), the asymmetric form, or one weighted sum per face.
+    static func kernel(full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool) -> Kernel<Arguments> {
         var options: [String] = []
-        if full { options.append("-DFULL -DPROBE_COUNT=\(probe.count)") }
-        if form == .asymmetric { options.append("-DASYMMETRIC") }
+        if full { options.append("-DFULL -DPROBE_COUNT=\(probeCount)") }
+        if asymmetric { options.append("-DASYMMETRIC") }
         if faceSums { options.append("-DFACE_SUM") }
-        let kernel = Kernel(.chiSquareNearest, options: options.joined(separator: " "),
-                            cpu: Self.cpuTwin(full: full, asymmetric: form == .asymmetric, faceSums: faceSums))
-        try encoder.launch(kernel, [.image(encoder.inputs[0]), .image(encoder.inputs[1]), .ints(probe.blocks),
-                                    .ints(probe.starts), .ints(probe.binIndices), .floats(probe.values),
-                                    .floats(probe.inverses), .floats(probe.weights), .image(encoder.output), .int(probe.count),
-                                    .int(blocks), .int(bins), .int(slots)],
-                           globalSize: [slots], localSize: [64])
+        return Kernel("chisquare_nearest", in: source, options: options.joined(separator: " "), schedules: .uniform([64]),
+                      cpu: cpuTwin(full: full, asymmetric: asymmetric, faceSums: faceSums))
     }
 
     /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
     /// vector (16 lanes would not fit the registers of baseline x86-64 and spill). Both halves are done
     /// while a gallery block is in the L1 cache; with all blocks compared, the gallery block is the
     /// outer loop, so each stays in L1 while every probe block is compared with it.
-    private static func cpuTwin(full: Bool, asymmetric: Bool, faceSums: Bool) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let probeCount = invocation.int(9), blocks = invocation.int(10), bins = invocation.int(11)
-            let slots = invocation.int(12)
+    private static func cpuTwin(full: Bool, asymmetric: Bool, faceSums: Bool) -> @Sendable (Arguments, KernelGrid) -> Void {
+        { arguments, _ in
+            let probeCount = Int(arguments.probeCount), blocks = Int(arguments.blocks), bins = Int(arguments.bins)
+            let slots = Int(arguments.slots)
             CPUParallel.forEachRange((slots + lanes - 1) / lanes) { tiles in
-                let probe = Probe(blocks: invocation.pointer(2, as: Int32.self), starts: invocation.pointer(3, as: Int32.self),
-                                  binIndices: invocation.pointer(4, as: Int32.self), values: invocation.pointer(5, as: Float.self),
-                                  inverses: invocation.pointer(6, as: Float.self))
-                let gallery = invocation.pointer(0, as: Float.self), sums = invocation.pointer(1, as: Float.self)
-                let weights = invocation.pointer(7, as: Float.self), distances = invocation.pointer(8, as: Float.self)
-                // best[half * probeCount + jj]: the nearest distance so far, for the 8 faces of one half.
-                let best = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * probeCount)
-                defer { best.deallocate() }
-                for tile in tiles {
-                    let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
-                    let blockTotals = UnsafeRawPointer(sums + tile * blocks * lanes)
-                    func distance(_ jj: Int, to block: Int, half: Int) -> SIMD8<Float> {
-                        let g = face + (block * bins * lanes + half * 8) * 4
-                        let total = blockTotals.loadUnaligned(fromByteOffset: (block * lanes + half * 8) * 4, as: SIMD8<Float>.self)
-                        return asymmetric ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
-                    }
-                    if full {
-                        best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
-                        for block in 0..<blocks {
-                            for half in 0..<2 {
-                                for jj in 0..<probeCount {
-                                    best[half * probeCount + jj] = pointwiseMin(best[half * probeCount + jj],
-                                                                                distance(jj, to: block, half: half))
+                arguments.withProbe { probe in
+                    let gallery = arguments.tiles.elements, sums = arguments.sums.elements
+                    let distances = arguments.distances.elements
+                    // best[half * probeCount + jj]: the nearest distance so far, for the 8 faces of one half.
+                    let best = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * probeCount)
+                    defer { best.deallocate() }
+                    for tile in tiles {
+                        let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
+                        let blockTotals = UnsafeRawPointer(sums + tile * blocks * lanes)
+                        func distance(_ jj: Int, to block: Int, half: Int) -> SIMD8<Float> {
+                            let g = face + (block * bins * lanes + half * 8) * 4
+                            let total = blockTotals.loadUnaligned(fromByteOffset: (block * lanes + half * 8) * 4, as: SIMD8<Float>.self)
+                            return asymmetric ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
+                        }
+                        if full {
+                            best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
+                            for block in 0..<blocks {
+                                for half in 0..<2 {
+                                    for jj in 0..<probeCount {
+                                        best[half * probeCount + jj] = pointwiseMin(best[half * probeCount + jj],
+                                                                                    distance(jj, to: block, half: half))
+                                    }
                                 }
                             }
-                        }
-                    } else {
-                        for jj in 0..<probeCount {
-                            for half in 0..<2 { best[half * probeCount + jj] = distance(jj, to: Int(probe.blocks[jj]), half: half) }
-                        }
-                    }
-                    for lane in 0..<min(lanes, slots - tile * lanes) {
-                        let slot = tile * lanes + lane, row = best + (lane / 8) * probeCount
-                        if faceSums {
-                            var total: Float = 0
-                            for jj in 0..<probeCount { total += weights[jj] * max(row[jj][lane % 8], 0) }
-                            distances[slot] = total
                         } else {
-                            for jj in 0..<probeCount { distances[slot * probeCount + jj] = max(row[jj][lane % 8], 0) }
+                            for jj in 0..<probeCount {
+                                for half in 0..<2 { best[half * probeCount + jj] = distance(jj, to: Int(probe.blocks[jj]), half: half) }
+                            }
+                        }
+                        for lane in 0..<min(lanes, slots - tile * lanes) {
+                            let slot = tile * lanes + lane, row = best + (lane / 8) * probeCount
+                            if faceSums {
+                                var total: Float = 0
+                                for jj in 0..<probeCount { total += probe.weights[jj] * max(row[jj][lane % 8], 0) }
+                                distances[slot] = total
+                            } else {
+                                for jj in 0..<probeCount { distances[slot * probeCount + jj] = max(row[jj][lane % 8], 0) }
+                            }
                         }
                     }
                 }
@@ -98,12 +121,13 @@ struct ChiSquareNearest: Filter {
     }
 
     /// The sparse probe as the CPU twin reads it.
-    private struct Probe {
-        let blocks: UnsafeMutablePointer<Int32>
-        let starts: UnsafeMutablePointer<Int32>
-        let binIndices: UnsafeMutablePointer<Int32>
-        let values: UnsafeMutablePointer<Float>
-        let inverses: UnsafeMutablePointer<Float>
+    fileprivate struct Probe {
+        let blocks: UnsafeBufferPointer<Int32>
+        let starts: UnsafeBufferPointer<Int32>
+        let binIndices: UnsafeBufferPointer<Int32>
+        let values: UnsafeBufferPointer<Float>
+        let inverses: UnsafeBufferPointer<Float>
+        let weights: UnsafeBufferPointer<Float>
 
         /// Σ over the probe's nonzero bins of (p−g)²/(p+g), plus the gallery block's uncovered mass.
         @inline(__always)
@@ -129,6 +153,26 @@ struct ChiSquareNearest: Filter {
                 terms += d * d * inverses[k]
             }
             return terms
+        }
+    }
+}
+
+extension ChiSquareNearest.Arguments {
+    /// Runs `body` with the probe's arrays as the twin reads them.
+    fileprivate func withProbe(_ body: (ChiSquareNearest.Probe) -> Void) {
+        probeBlocks.withUnsafeBufferPointer { blocks in
+            starts.withUnsafeBufferPointer { starts in
+                binIndices.withUnsafeBufferPointer { binIndices in
+                    values.withUnsafeBufferPointer { values in
+                        inverses.withUnsafeBufferPointer { inverses in
+                            weights.withUnsafeBufferPointer { weights in
+                                body(ChiSquareNearest.Probe(blocks: blocks, starts: starts, binIndices: binIndices, values: values,
+                                                            inverses: inverses, weights: weights))
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }

@@ -6,10 +6,11 @@ public struct FaceDescriber: Sendable {
     public let parameters: DescriptorParameters
     public let context: RenderContext
 
-    public init(parameters: DescriptorParameters = .standard, context: RenderContext = RenderContext()) throws(RecognitionError) {
+    /// A describer on `context` (by default a new context on ``Device/best``).
+    public init(parameters: DescriptorParameters = .standard, context: RenderContext? = nil) throws(RecognitionError) {
         try parameters.validate()
         self.parameters = parameters
-        self.context = context
+        do { self.context = try RenderContext.orDefault(context) } catch { throw .render(error) }
     }
 
     /// The recipe from face crops (any size; colour is reduced to luma) to block histograms.

@@ -44,7 +44,7 @@ public final class Gallery: @unchecked Sendable {
 
     /// An empty gallery for descriptors of `parameters`, on the context's device, in device segments of
     /// at most `segmentBytes` (at least one tile).
-    public init(parameters: DescriptorParameters, context: RenderContext = RenderContext(), segmentBytes: Int = 256 << 20) {
+    public init(parameters: DescriptorParameters, context: RenderContext, segmentBytes: Int = 256 << 20) {
         self.parameters = parameters
         self.context = context
         self.segmentBytes = segmentBytes

@@ -54,37 +54,33 @@ public final class KernelEncoder {
     public let output: DeviceImage
     /// The device the launches run on.
     public let device: Device
-    private let context: RenderContext.RenderPass
+    private let pass: RenderContext.RenderPass
 
-    init(inputs: [DeviceImage], output: DeviceImage, device: Device, context: RenderContext.RenderPass) {
+    init(inputs: [DeviceImage], output: DeviceImage, device: Device, pass: RenderContext.RenderPass) {
         self.inputs = inputs
         self.output = output
         self.device = device
-        self.context = context
+        self.pass = pass
     }
 
     /// The first input.
     public var input: DeviceImage { inputs[0] }
 
-    /// Launches a kernel over `globalSize` work-items in groups of `localSize` (OpenCL rounds the
-    /// global size up to whole groups; kernels check their bounds).
-    public func launch(_ kernel: Kernel, _ arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
-        try context.launch(kernel, arguments, globalSize: globalSize, localSize: localSize)
+    /// The schedule `kernel` runs with here: the context's override for it, else its default for this
+    /// kind of device. Filters whose launch depends on it (a reduction's group size) read it first.
+    public func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
+        pass.schedule(for: kernel)
     }
 
-    /// Launches a kernel with one work-item per pixel: global size (width, height, planes).
-    public func launchPerPixel(_ kernel: Kernel, _ arguments: [KernelArgument], over descriptor: ImageDescriptor) throws(RenderError) {
-        try launch(kernel, arguments, globalSize: [descriptor.width, descriptor.height, descriptor.planeCount],
-                   localSize: [32, 4, 1])
-    }
-
-    /// Launches a kernel with one work-item per element of a whole stack.
-    public func launchPerElement(_ kernel: Kernel, _ arguments: [KernelArgument], count: Int) throws(RenderError) {
-        try launch(kernel, arguments, globalSize: [count], localSize: [256])
+    /// Launches a kernel over `size` elements per dimension (OpenCL rounds the work up to whole
+    /// work-groups; kernels check their bounds), with `schedule` or, by default, the kernel's schedule here.
+    public func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, over size: [Int],
+                                  schedule: KernelSchedule? = nil) throws(RenderError) {
+        try pass.launch(kernel, arguments, grid: KernelGrid(size: size, schedule: schedule ?? pass.schedule(for: kernel)))
     }
 
     /// Scratch space for this filter, returned to the context's pool when the filter is encoded.
     public func temporaryImage(_ descriptor: ImageDescriptor) throws(RenderError) -> DeviceImage {
-        DeviceImage(buffer: try context.temporaryBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
+        DeviceImage(buffer: try pass.temporaryBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
     }
 }

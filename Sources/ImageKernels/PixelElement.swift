@@ -1,7 +1,5 @@
-import Kernels
-
 /// A Swift element type that CPU kernels can be generic over: `UInt8` or `Float`.
-public protocol PixelElement: Sendable {
+public protocol PixelElement: KernelElement {
     /// The element type this Swift type stores.
     static var elementType: ElementType { get }
     /// The value as a float, unscaled.
@@ -26,23 +24,23 @@ extension Float: PixelElement {
     @inline(__always) public init(rounding value: Float) { self = value }
 }
 
-extension ElementType {
-    /// Build options that set the `PIXEL` type of kernels written for either element type.
-    var programOptions: String {
-        switch self {
-        case .uint8: "-DPIXEL=uchar"
-        case .float32: "-DPIXEL=float -DPIXEL_FLOAT"
-        case .uint32: "-DPIXEL=uint"
-        }
+extension PixelElement {
+    /// Build options that set the `PIXEL` type of kernels written for either element type:
+    /// `-DPIXEL=uchar`, or `-DPIXEL=float -DPIXEL_FLOAT`.
+    public static var pixelOptions: String {
+        "-DPIXEL=\(openCLName)" + (elementType == .float32 ? " -DPIXEL_FLOAT" : "")
     }
 }
 
-extension Kernel {
-    /// A built-in kernel for `PIXEL`-typed sources, with the CPU twin for that element type (filters
-    /// using it accept only `uint8` and `float32`; see ``Filter/singleInput(_:oneOf:)``).
-    init(_ function: KernelFunction, pixelType: ElementType,
-         uint8: @escaping @Sendable (KernelInvocation) -> Void,
-         float32: @escaping @Sendable (KernelInvocation) -> Void) {
-        self.init(function, options: pixelType.programOptions, cpu: pixelType == .uint8 ? uint8 : float32)
+extension Filter {
+    /// Runs `uint8` or `float32` after an input's element type: for filters whose kernels are written for
+    /// either (`PIXEL`). Other element types are refused.
+    func byPixelType(_ type: ElementType, uint8: () throws(RenderError) -> Void,
+                     float32: () throws(RenderError) -> Void) throws(RenderError) {
+        switch type {
+        case .uint8: try uint8()
+        case .float32: try float32()
+        case .uint32: throw .invalidInput(filter: name, reason: "takes uint8 or float32 images, not uint32")
+        }
     }
 }

@@ -3,25 +3,54 @@ import Foundation
 /// Renders image recipes on a device.
 ///
 /// The context plans the graph (each node once, even when shared), keeps intermediate buffers in a
-/// pool and reuses them as soon as their last consumer has run, and builds each program once. If a
-/// built-in kernel fails to build on an OpenCL device, it says why and continues on the CPU device.
-/// Renders on one context are serialised; use several contexts for parallel work.
+/// pool and reuses them as soon as their last consumer has run, and builds each program once. When an
+/// OpenCL device cannot go on (a program that does not build, device memory exhausted), the context
+/// says why in one line on stderr, moves its resident images to the CPU device and carries on there
+/// with every kernel's CPU twin. Renders on one context are serialised; use several contexts for
+/// parallel work.
 public final class RenderContext: @unchecked Sendable {
     private let lock = NSLock()
     private var currentDevice: Device
     private var pool: BufferPool
     private var totals = RenderStatistics()
+    private var residents: [WeakResident] = []
+    private var overrides: [String: KernelSchedule] = [:]
+    private var reason: String?
+    /// Whether the context moves to the CPU device when its OpenCL device cannot go on (else the error
+    /// is thrown: for developing kernels).
+    public let fallsBack: Bool
 
-    /// A context on `device` (by default the best one here) that keeps up to `pooledBytes` of
-    /// intermediate buffers between renders for reuse.
-    public init(device: Device = .best, pooledBytes: Int = 256 << 20) {
+    private struct WeakResident {
+        weak var image: ResidentImage?
+    }
+
+    /// A context on `device` that keeps up to `pooledBytes` of intermediate buffers between renders for
+    /// reuse.
+    public init(device: Device, pooledBytes: Int = 256 << 20, fallsBack: Bool = true) {
         currentDevice = device
         pool = BufferPool(budget: pooledBytes)
+        self.fallsBack = fallsBack
+    }
+
+    /// A context on ``Device/best``: the device `IMAGEKERNELS_DEVICE` names, else the best one here.
+    public convenience init(pooledBytes: Int = 256 << 20) throws(RenderError) {
+        self.init(device: try Device.best, pooledBytes: pooledBytes)
+    }
+
+    /// `context`, or a new context on ``Device/best`` when it is nil: for types whose context is optional.
+    public static func orDefault(_ context: RenderContext?) throws(RenderError) -> RenderContext {
+        if let context { return context }
+        return try RenderContext()
     }
 
     /// The device renders run on.
     public var device: Device {
         lock.withLock { currentDevice }
+    }
+
+    /// Why the context moved to the CPU device, or nil while it is on the device it was made with.
+    public var fallbackReason: String? {
+        lock.withLock { reason }
     }
 
     /// Bytes of intermediate buffers kept for reuse (at most `pooledBytes` after each render).
@@ -34,6 +63,12 @@ public final class RenderContext: @unchecked Sendable {
         lock.withLock { totals }
     }
 
+    /// Runs the kernel with this entry point on `schedule` instead of its own for the device (nil: its
+    /// own again): for benchmarks that compare schedules.
+    public func setSchedule(_ schedule: KernelSchedule?, forKernel entryPoint: String) {
+        lock.withLock { overrides[entryPoint] = schedule }
+    }
+
     /// Renders one recipe to pixels.
     public func render(_ image: Image) throws(RenderError) -> PixelBuffer {
         try render([image])[0]
@@ -43,15 +78,11 @@ public final class RenderContext: @unchecked Sendable {
     public func render(_ images: [Image]) throws(RenderError) -> [PixelBuffer] {
         lock.lock()
         defer { lock.unlock() }
-        let pass = RenderPass(context: self, device: currentDevice)
         defer { pool.trim() }
         do {
-            return try pass.run(images)
+            return try RenderPass(context: self, device: currentDevice).run(images)
         } catch {
-            guard pass.builtInBuildFailed, currentDevice.kind != .cpu else { throw error }
-            Device.log("\(error)\nfalling back to the CPU device")
-            currentDevice = .cpu
-            pool.removeAll()
+            try fallBack(after: error)
             return try RenderPass(context: self, device: currentDevice).run(images)
         }
     }
@@ -68,11 +99,20 @@ public final class RenderContext: @unchecked Sendable {
     public func makeResidentImage<Element>(_ descriptor: ImageDescriptor, contents: ArraySlice<Element>) throws(RenderError) -> ResidentImage {
         lock.lock()
         defer { lock.unlock() }
-        let buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
+        let buffer: any DeviceBuffer
+        do {
+            buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
+        } catch {
+            try fallBack(after: error)
+            buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
+        }
         let byteCount = try upload(contents, to: buffer, on: currentDevice, offset: 0, limit: descriptor.byteCount)
         _ = try upload([UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, on: currentDevice,
                        offset: byteCount, limit: descriptor.byteCount)
-        return ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self)
+        let resident = ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self)
+        residents.removeAll { $0.image == nil }
+        residents.append(WeakResident(image: resident))
+        return resident
     }
 
     func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
@@ -97,11 +137,30 @@ public final class RenderContext: @unchecked Sendable {
         return count
     }
 
+    /// Moves to the CPU device after `error` where it warrants that (else throws it): one line on stderr,
+    /// resident images copied over, pooled buffers of the old device dropped. The lock is held.
+    private func fallBack(after error: RenderError) throws(RenderError) {
+        guard fallsBack, error.warrantsFallback, currentDevice.kind != .cpu else { throw error }
+        let why = error.description.split(whereSeparator: \.isNewline).joined(separator: " | ").replacingOccurrences(of: ": | ", with: ": ")
+        let line = "\(currentDevice): \(why.count > 300 ? why.prefix(300) + "…" : why)"
+        Device.log("falling back to the CPU device: \(line)")
+        for case let resident? in residents.map(\.image) where resident.device !== Device.cpu {
+            let bytes = try resident.device.backend.download(resident.buffer, byteCount: resident.descriptor.byteCount)
+            let moved = try Device.cpu.backend.makeBuffer(byteCount: resident.descriptor.byteCount)
+            _ = try upload(bytes[...], to: moved, on: Device.cpu, offset: 0, limit: resident.descriptor.byteCount)
+            resident.buffer = moved
+            resident.device = .cpu
+        }
+        currentDevice = .cpu
+        pool.removeAll()
+        reason = line
+        totals.fallbacks += 1
+    }
+
     /// One render: the plan, its live buffers and counters. Runs with the context's lock held.
     final class RenderPass {
         private let context: RenderContext
         let device: Device
-        private(set) var builtInBuildFailed = false
         private var temporaries: [any DeviceBuffer] = []
 
         init(context: RenderContext, device: Device) {
@@ -139,7 +198,7 @@ public final class RenderContext: @unchecked Sendable {
                     break
                 case .filter(let filter, let inputs):
                     let inputImages = try inputs.map { (input) throws(RenderError) in try Self.find(input, in: rendered) }
-                    try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, context: self))
+                    try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, pass: self))
                     temporaries.forEach(giveBack)
                     temporaries = []
                     for input in inputs {
@@ -186,13 +245,13 @@ public final class RenderContext: @unchecked Sendable {
             return order
         }
 
-        func launch(_ kernel: Kernel, _ arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
-            do {
-                try device.backend.launch(kernel, arguments: arguments, globalSize: globalSize, localSize: localSize)
-            } catch {
-                if case .buildFailed = error, kernel.isBuiltIn { builtInBuildFailed = true }
-                throw error
-            }
+        func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
+            context.overrides[kernel.entryPoint] ?? kernel.schedules[device.kind]
+        }
+
+        func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
+            try CheckedSignatures.shared.check(kernel)
+            try device.backend.launch(kernel, arguments, grid: grid)
             context.totals.launches += 1
         }
 
@@ -231,4 +290,6 @@ public struct RenderStatistics: Sendable, Equatable {
     public var buffersReused = 0
     public var bytesUploaded = 0
     public var bytesDownloaded = 0
+    /// Moves to the CPU device (0 or 1).
+    public var fallbacks = 0
 }

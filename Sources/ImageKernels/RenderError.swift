@@ -12,6 +12,8 @@ public enum RenderError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidInput(filter: String, reason: String)
     /// A buffer does not match the descriptor it is said to hold.
     case sizeMismatch(expected: Int, actual: Int)
+    /// A kernel's Swift arguments and its OpenCL C parameters disagree.
+    case kernelSignature(kernel: String, reason: String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,19 @@ public enum RenderError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(filter): \(reason)"
         case .sizeMismatch(let expected, let actual):
             "buffer holds \(actual) bytes where \(expected) are needed"
+        case .kernelSignature(let kernel, let reason):
+            "kernel \(kernel): \(reason)"
+        }
+    }
+
+    /// Whether a context on an OpenCL device should move to the CPU device after this error: a program
+    /// that did not build, or device memory exhausted (CL_MEM_OBJECT_ALLOCATION_FAILURE,
+    /// CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY).
+    var warrantsFallback: Bool {
+        switch self {
+        case .buildFailed: true
+        case .openCL(_, let code): [-4, -5, -6].contains(code)
+        default: false
         }
     }
 }

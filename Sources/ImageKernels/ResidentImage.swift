@@ -1,9 +1,11 @@
 /// Pixels kept on one context's device between renders and rewritten in place, so that data many
-/// renders read (a gallery of descriptors) crosses to the device once, not once per render.
+/// renders read (a gallery of descriptors, a detector's model) crosses to the device once, not once per
+/// render. When the context falls back to the CPU device, its resident images move with it.
 public final class ResidentImage: @unchecked Sendable {
     public let descriptor: ImageDescriptor
-    let buffer: any DeviceBuffer
-    let device: Device
+    /// The buffer and its device: changed only by the context, under its lock, when it falls back.
+    var buffer: any DeviceBuffer
+    var device: Device
     private let context: RenderContext
 
     init(descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext) {

@@ -18,7 +18,7 @@ struct DeviceOptions: ParsableArguments {
     var device: DeviceChoice?
 
     func selected() throws -> Device {
-        guard let device else { return .best }
+        guard let device else { return try Device.best }
         return try Device.select(device)
     }
 }

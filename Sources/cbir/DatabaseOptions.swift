@@ -10,14 +10,13 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "The database file.")
     var db = "cbir.sqlite"
 
-    /// Opens the database, creating it only when `create` is set: asking an absent database a question is
-    /// an error, not an empty answer.
-    func open(context: RenderContext, create: Bool = false) throws -> (CBIRDatabase, FaceIndexer) {
+    /// Opens the database with the face indexer on `context`, creating it only when `create` is set:
+    /// asking an absent database a question is an error, not an empty answer.
+    func open(context: RenderContext, create: Bool = false) throws -> CBIRDatabase {
         guard create || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
-        let indexer = try FaceIndexer(context: context)
-        return (try CBIRDatabase(path: db, indexers: [indexer]), indexer)
+        return try CBIRDatabase(path: db, indexers: [try FaceIndexer(context: context)], context: context)
     }
 }
 
@@ -29,20 +28,7 @@ struct ProbeOptions: ParsableArguments {
     @Option(help: "Which face of the probe, numbered from 1 left to right. Default: the largest.")
     var face: Int?
 
-    /// The chosen face (described as indexing describes faces), its number and how many the photo has.
-    func chosenFace(_ indexer: FaceIndexer, context: RenderContext) throws -> (face: FaceRecord, number: Int, count: Int) {
-        let photo = try Photo(path: probe, bytes: try ImageDecoder.contents(of: probe), context: context)
-        let faces = try indexer.analyze(photo).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
-        guard !faces.isEmpty else { throw CommandFailure("\(probe): no face found") }
-        if let face {
-            guard (1...faces.count).contains(face) else {
-                throw CommandFailure("\(probe): --face \(face), but the photo has \(faces.count) face\(faces.count == 1 ? "" : "s")")
-            }
-            return (faces[face - 1], face, faces.count)
-        }
-        let largest = faces.indices.max { faces[$0].width < faces[$1].width } ?? 0
-        return (faces[largest], largest + 1, faces.count)
-    }
+    var choice: FaceChoice { face.map(FaceChoice.number) ?? .largest }
 }
 
 /// The `--weights` option.

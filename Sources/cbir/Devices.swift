@@ -6,7 +6,7 @@ struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List OpenCL platforms and devices and the CPU device; * marks the default.")
 
     func run() throws {
-        let best = Device.best
+        let best = try Device.best
         func line(_ device: Device) -> String {
             let c = device.capabilities
             var details = "\(c.computeUnits) compute units"

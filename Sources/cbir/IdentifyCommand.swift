@@ -47,12 +47,9 @@ struct IdentifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = RenderContext(device: try deviceOptions.selected())
-        let (store, indexer) = try database.open(context: context)
-        let chosen = try probe.chosenFace(indexer, context: context)
-        let query = try Identification(probe: try chosen.face.faceDescriptor(), matcher: matcher, weights: try weights.weightMap(),
-                                       threshold: threshold, context: context)
-        guard let result = try await query.run(on: store, updates: { _ in }) else { throw CancellationError() }
+        let store = try database.open(context: RenderContext(device: try deviceOptions.selected()))
+        let result = try await store.identify(photo: probe.probe, face: probe.choice, matcher: matcher,
+                                              weights: try weights.weightMap(), threshold: threshold)
         if json {
             try printJSON(Report(name: result.name, distance: result.nearest?.distance, nearest: result.nearest))
             return

@@ -24,10 +24,10 @@ struct IndexCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = RenderContext(device: try deviceOptions.selected())
-        let (store, _) = try database.open(context: context, create: true)
+        let store = try database.open(context: context, create: true)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
-        let run = try await store.index(folder: folder, context: context) { progress in step.show(progress) }
+        let run = try await store.index(folder: folder) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
         print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",

@@ -29,21 +29,13 @@ struct LabelCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (store, _) = try database.open(context: RenderContext(device: .cpu))
+        let store = try database.open(context: RenderContext(device: .cpu))
         let id: Int64
         if let number = Int64(target) {
             id = number
         } else {
             let faces = try store.faces(inImageAtPath: target)
-            guard !faces.isEmpty else { throw CommandFailure("\(target): no face was found in this photo") }
-            if let face {
-                guard (1...faces.count).contains(face) else {
-                    throw CommandFailure("\(target): --face \(face), but the photo has \(faces.count) face\(faces.count == 1 ? "" : "s")")
-                }
-                id = faces[face - 1].id ?? -1
-            } else {
-                id = faces.max { $0.width < $1.width }?.id ?? -1
-            }
+            id = faces[try (face.map(FaceChoice.number) ?? .largest).index(among: faces, of: target)].id ?? -1
         }
         try await store.label(face: id, as: name)
         print("face \(id): \(name ?? "no label")")

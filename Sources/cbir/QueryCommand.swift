@@ -54,23 +54,20 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = RenderContext(device: try deviceOptions.selected())
-        let (store, indexer) = try database.open(context: context)
-        let chosen = try probe.chosenFace(indexer, context: context)
-        let query = FaceQuery(probe: try chosen.face.faceDescriptor(), matcher: matcher, weights: try weights.weightMap(),
-                              count: top, context: context)
-        guard let result = try await query.run(on: store, updates: { _ in }) else { throw CancellationError() }
-        let face = chosen.face
+        let store = try database.open(context: RenderContext(device: try deviceOptions.selected()))
+        let result = try await store.search(photo: probe.probe, face: probe.choice, matcher: matcher,
+                                            weights: try weights.weightMap(), top: top)
+        let face = result.probe.face
         let report = Report(database: database.db,
-                            probe: .init(path: probe.probe, face: chosen.number, faces: chosen.count, x: face.x, y: face.y,
-                                         width: face.width, height: face.height),
+                            probe: .init(path: probe.probe, face: result.probe.number, faces: result.probe.count, x: face.x,
+                                         y: face.y, width: face.width, height: face.height),
                             matcher: matcher.rawValue, weights: weights.weights, images: result.images, faces: result.faces)
         if let sheet { try writeSheet(report, probeThumbnail: face.thumbnail, store: store, to: sheet) }
         if json {
             try printJSON(report)
             return
         }
-        print("probe: \(probe.probe), face \(chosen.number) of \(chosen.count) at \(face.x),\(face.y) \(face.width)×\(face.height); "
+        print("probe: \(probe.probe), face \(result.probe.number) of \(result.probe.count) at \(face.x),\(face.y) \(face.width)×\(face.height); "
               + "\(matcher.rawValue), \(weights.weights) weights")
         print("images:")
         for (rank, hit) in result.images.enumerated() {

@@ -47,14 +47,6 @@ struct MeanColourIndexer: Indexer {
         RenderContext(device: try TestDevices.device(TestDevices.hasOpenCL ? .opencl : .cpu))
     }
 
-    /// The largest face of a photo, described as indexing describes faces.
-    static func probe(_ path: String, indexer: FaceIndexer, context: RenderContext) throws -> FaceDescriptor {
-        let photo = try Photo(path: path, bytes: try ImageDecoder.contents(of: path), context: context)
-        let faces = try indexer.analyze(photo)
-        let largest = try #require(faces.max { $0.width < $1.width })
-        return try largest.faceDescriptor()
-    }
-
     /// Index train/, then ask with test/obama1.jpg: every matcher ranks an Obama photo first. A second run
     /// finds nothing to do; the user's indexer stored a row per photo beside the faces.
     @Test func indexTrainAndFindObama() async throws {
@@ -63,19 +55,18 @@ struct MeanColourIndexer: Indexer {
         let context = try Self.context()
         let faces = try FaceIndexer(context: context)
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces, MeanColourIndexer()])
-        let first = try await database.index(folder: Self.photos + "/train", context: context)
+        let first = try await database.index(folder: Self.photos + "/train")
         #expect(first.total == 9 && first.indexed == 9 && first.failed == 0)
         let statistics = try database.statistics()
         #expect(statistics.images == 9 && statistics.faces >= 9)
         #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mean_colours") } == 9)
 
-        let again = try await database.index(folder: Self.photos + "/train", context: context)
+        let again = try await database.index(folder: Self.photos + "/train")
         #expect(again.unchanged == 9 && again.indexed == 0)
 
-        let probe = try Self.probe(Self.photos + "/test/obama1.jpg", indexer: faces, context: context)
         for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
-            let result = try #require(try await FaceQuery(probe: probe, matcher: matcher, count: 3, context: context)
-                .run(on: database) { _ in })
+            let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", matcher: matcher, top: 3)
+            #expect(result.probe.count == 1 && result.probe.number == 1)
             #expect(result.images.first?.path.contains("/train/obama/") == true, "\(matcher): \(result.images)")
         }
     }
@@ -88,7 +79,7 @@ struct MeanColourIndexer: Indexer {
         let context = try Self.context()
         let faces = try FaceIndexer(context: context)
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces])
-        let probe = try Self.probe(Self.photos + "/test/obama1.jpg", indexer: faces, context: context)
+        let probe = try database.probe(photo: Self.photos + "/test/obama1.jpg").face.faceDescriptor()
         let indexing = Process()
         indexing.executableURL = try CommandRunner(product: "cbir").executable
         indexing.arguments = ["index", Self.photos, "--db", folder + "/cbir.sqlite", "--device", TestDevices.hasOpenCL ? "opencl" : "cpu"]
@@ -97,7 +88,7 @@ struct MeanColourIndexer: Indexer {
         try indexing.run()
         var seenMidway: [Int] = []
         while indexing.isRunning {
-            let result = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+            let result = try #require(try await FaceQuery(probe: probe, count: 30).run(on: database) { _ in })
             let stored = try database.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT image_id) FROM faces") ?? 0
             }
@@ -107,13 +98,13 @@ struct MeanColourIndexer: Indexer {
         }
         indexing.waitUntilExit()
         #expect(indexing.terminationStatus == 0)
-        let everything = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+        let everything = try #require(try await FaceQuery(probe: probe, count: 30).run(on: database) { _ in })
         #expect(seenMidway.contains { $0 < everything.images.count } && seenMidway.allSatisfy { $0 <= everything.images.count }, "\(seenMidway)")
         #expect(seenMidway == seenMidway.sorted(), "the gallery only grows while indexing adds")
 
         #expect(everything.images.contains { $0.path.contains("/train/obama/") })
         #expect(try await database.remove(path: Self.photos + "/train/obama") == 2)
-        let after = try #require(try await FaceQuery(probe: probe, count: 30, context: context).run(on: database) { _ in })
+        let after = try #require(try await FaceQuery(probe: probe, count: 30).run(on: database) { _ in })
         #expect(after.images.count == everything.images.count - 2 && !after.images.contains { $0.path.contains("/train/obama/") })
     }
 
@@ -132,14 +123,14 @@ struct MeanColourIndexer: Indexer {
         try copy("/train/biden/biden.jpg", to: "b.jpg")
         let context = try Self.context()
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
-        #expect(try await database.index(folder: gallery, context: context).indexed == 2)
+        #expect(try await database.index(folder: gallery).indexed == 2)
         let before = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
         let facesOfB = try database.faces(inImageAtPath: gallery + "/b.jpg")
 
         let later = Date(timeIntervalSince1970: (before[0].modified + 3600).rounded())
         try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: gallery + "/a.jpg")
         try copy("/train/obama/obama2.jpg", to: "b.jpg")
-        let run = try await database.index(folder: gallery, context: context)
+        let run = try await database.index(folder: gallery)
         #expect(run.unchanged == 1 && run.indexed == 1 && run.failed == 0)
         let after = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
         #expect(after.count == 2)
@@ -150,7 +141,7 @@ struct MeanColourIndexer: Indexer {
         #expect(try database.statistics().faces == (try database.faces(inImageAtPath: gallery + "/a.jpg")).count + newFacesOfB.count)
 
         let changes = try await database.write { db in db.totalChangesCount }
-        #expect(try await database.index(folder: gallery, context: context).unchanged == 2)
+        #expect(try await database.index(folder: gallery).unchanged == 2)
         #expect(try await database.write { db in db.totalChangesCount } == changes, "an unchanged gallery writes nothing")
     }
 
@@ -175,7 +166,7 @@ struct MeanColourIndexer: Indexer {
 
         let context = try Self.context()
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
-        let run = try await database.index(folder: gallery, context: context)
+        let run = try await database.index(folder: gallery)
         #expect(run.total == 7 && run.indexed >= 2)
         let records = try database.read { db in try ImageRecord.fetchAll(db) }
         let failed = Dictionary(uniqueKeysWithValues: records.filter { $0.status == .failed }.map {

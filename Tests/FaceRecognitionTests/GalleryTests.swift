@@ -118,6 +118,31 @@ import TestSupport
         }
     }
 
+    /// A search on an OpenCL device whose search program does not build moves the context, and the gallery
+    /// resident on OpenCL, to the CPU device, and returns what the CPU device returns.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func searchFallsBackToTheCPUTwin() throws {
+        var generator = SeededGenerator()
+        let failing = RenderContext(device: try TestDevices.openCL.get().withFailingBuilds(of: ["ChiSquareNearest"]))
+        let galleries = [Gallery(parameters: .standard, context: failing), Gallery(parameters: .standard, context: RenderContext(device: .cpu))]
+        let faces = (0..<37).map { _ in RandomGallery.descriptor(.standard, using: &generator) }
+        for gallery in galleries {
+            try gallery.append(faces.indices.map { (faces[$0], FaceID(Int64($0)), ImageID(Int64($0 % 5))) })
+        }
+        let probe = RandomGallery.descriptor(.standard, using: &generator)
+        for matcher in Matcher.allCases {
+            let found = try galleries.map { gallery in
+                var top = BothCollectors(TopFaces(5), TopImages(3))
+                try gallery.search(probe, options: SearchOptions(matcher: matcher, weights: .reference), into: &top)
+                return top
+            }
+            #expect(found[0].first.matches == found[1].first.matches, "\(matcher), seed \(generator.seed)")
+            #expect(found[0].second.matches == found[1].second.matches, "\(matcher), seed \(generator.seed)")
+        }
+        #expect(failing.device.kind == .cpu && failing.statistics.fallbacks == 1)
+        #expect(failing.fallbackReason?.contains("ChiSquareNearest") == true)
+    }
+
     @Test func weightMapsFromTextAndFiles() throws {
         let text = "# eyes count double\n1 2 1\n0, 1, 0\n"
         let map = try WeightMap(text: text)

@@ -7,7 +7,7 @@ import TestSupport
 /// The README's face-search example, kept here so that it stays true (dataset path made absolute).
 @Suite struct ReadmeFaceSearchExampleTests {
     @Test func describeAndSearch() throws {
-        let context = RenderContext()
+        let context = try RenderContext()
         let describer = try FaceDescriber(parameters: .standard, context: context)   // 128×128, LBP(8,2), 8×8 blocks × 256 bins
         let crops = try (1...10).map { try ImageDecoder.decode(contentsOf: "\(SharedData.root)/orl/s1/\($0).pgm") }
         let faces = try describer.describe(crops)                                     // one pass through the graph for the batch

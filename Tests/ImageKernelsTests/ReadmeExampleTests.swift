@@ -13,7 +13,7 @@ import Testing
             .contrastEqualized()
             .localBinaryPattern(uniform: true)
             .blockHistograms(gridColumns: 8, gridRows: 8, bins: 59)
-        let context = RenderContext()            // Device.best, or IMAGEKERNELS_DEVICE=cpu|opencl|gpu
+        let context = try RenderContext()        // Device.best: IMAGEKERNELS_DEVICE=auto|cpu|opencl|gpu
         let histograms = try context.render(descriptors)
         print(histograms.descriptor)             // 2×1×64×59 float32: 64 blocks of 59 bins per face
         // README example ends

@@ -2,21 +2,26 @@ import ImageKernels
 import Testing
 import TestSupport
 
-/// A user-defined filter in the style of a Core Image kernel: OpenCL C source plus a Swift twin.
+// README example begins
+/// A user-defined filter in the style of a Core Image kernel: OpenCL C source, the struct of its
+/// arguments (the OpenCL parameters by name and in order) and a Swift twin for the CPU device.
 struct Invert: Filter {
     var name: String { "invert" }
 
-    static let kernel = Kernel(
-        program: KernelProgram(name: "invert", source: """
-            __kernel void invert(__global const float* src, __global float* dst, int count) {
-                int i = get_global_id(0);
-                if (i < count) dst[i] = 1.0f - src[i];
-            }
-            """),
-        entryPoint: "invert"
-    ) { invocation in
-        let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
-        for i in 0..<invocation.int(2) { dst[i] = 1 - src[i] }
+    struct Arguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var count: Int32
+    }
+
+    static let kernel = Kernel<Arguments>("invert", in: KernelSource(name: "Invert", text: """
+        __kernel void invert(__global const float* src, __global float* dst, int count) {
+            int i = get_global_id(0);
+            if (i < count) dst[i] = 1.0f - src[i];
+        }
+        """)) { arguments, _ in
+        let src = arguments.src.elements, dst = arguments.dst.elements
+        for i in 0..<Int(arguments.count) { dst[i] = 1 - src[i] }
     }
 
     func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
@@ -25,9 +30,11 @@ struct Invert: Filter {
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let count = encoder.output.descriptor.elementCount
-        try encoder.launchPerElement(Self.kernel, [.image(encoder.input), .image(encoder.output), .int(count)], count: count)
+        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(count)),
+                           over: [count])
     }
 }
+// README example ends
 
 /// Adds a constant written into its OpenCL source: programs of one name and source length that differ
 /// only in that digit must each build and run as themselves.
@@ -41,35 +48,68 @@ struct AddDigit: Filter {
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let digit = Float(digit)
-        let kernel = Kernel(program: KernelProgram(name: "add", source: """
+        let kernel = Kernel<Invert.Arguments>("add", in: KernelSource(name: "add", text: """
             __kernel void add(__global const float* src, __global float* dst, int count) {
                 int i = get_global_id(0);
                 if (i < count) dst[i] = src[i] + \(self.digit).0f;
             }
-            """), entryPoint: "add") { invocation in
-            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
-            for i in 0..<invocation.int(2) { dst[i] = src[i] + digit }
+            """)) { arguments, _ in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for i in 0..<Int(arguments.count) { dst[i] = src[i] + digit }
         }
         let count = encoder.output.descriptor.elementCount
-        try encoder.launchPerElement(kernel, [.image(encoder.input), .image(encoder.output), .int(count)], count: count)
+        try encoder.launch(kernel, Invert.Arguments(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(count)),
+                           over: [count])
     }
 }
 
-/// A filter whose OpenCL source does not compile.
+/// A filter whose OpenCL source does not compile; its twin writes 7s.
 struct Broken: Filter {
     var name: String { "broken" }
 
-    static let kernel = Kernel(
-        program: KernelProgram(name: "broken", source: "__kernel void broken(__global float* dst) { dst[0] = oops; }"),
-        entryPoint: "broken"
-    ) { _ in }
+    struct Arguments: KernelArguments {
+        var dst: KernelMutableBuffer<Float>
+        var count: Int32
+    }
+
+    static let kernel = Kernel<Arguments>("broken", in: KernelSource(name: "broken", text: """
+        __kernel void broken(__global float* dst, int count) { dst[0] = oops; }
+        """)) { arguments, _ in
+        arguments.dst.elements.update(repeating: 7, count: Int(arguments.count))
+    }
 
     func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         try singleInput(inputs)
     }
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        try encoder.launchPerElement(Self.kernel, [.image(encoder.output)], count: 1)
+        let count = encoder.output.descriptor.elementCount
+        try encoder.launch(Self.kernel, Arguments(dst: .init(encoder.output), count: Int32(count)), over: [count])
+    }
+}
+
+/// A filter whose Swift arguments list the OpenCL parameters in another order.
+struct Reordered: Filter {
+    var name: String { "reordered" }
+
+    struct Arguments: KernelArguments {
+        var count: Int32
+        var dst: KernelMutableBuffer<Float>
+    }
+
+    static let kernel = Kernel<Arguments>("fill", in: KernelSource(name: "fill", text: """
+        __kernel void fill(__global float* dst, int count) { int i = get_global_id(0); if (i < count) dst[i] = 1.0f; }
+        """)) { arguments, _ in
+        arguments.dst.elements.update(repeating: 1, count: Int(arguments.count))
+    }
+
+    func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        try singleInput(inputs)
+    }
+
+    func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let count = encoder.output.descriptor.elementCount
+        try encoder.launch(Self.kernel, Arguments(count: Int32(count), dst: .init(encoder.output)), over: [count])
     }
 }
 
@@ -113,15 +153,56 @@ struct Broken: Filter {
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
     func syntaxErrorCarriesBuildLog() throws {
         let image = Image(try PixelBuffer(width: 2, height: 2, values: [Float](repeating: 0, count: 4)))
-        let context = RenderContext(device: try TestDevices.openCL.get())
+        let strict = RenderContext(device: try TestDevices.openCL.get(), fallsBack: false)
         #expect {
-            try context.render(image.applying(Broken()))
+            try strict.render(image.applying(Broken()))
         } throws: { error in
             guard case RenderError.buildFailed(let program, let log) = error else { return false }
             return program == "broken" && log.contains("oops")
         }
-        // A user kernel's failure is reported, not papered over: the context stays on OpenCL.
-        #expect(context.device.kind != .cpu)
+        #expect(strict.device.kind != .cpu && strict.fallbackReason == nil, "a context that does not fall back stays on OpenCL")
+    }
+
+    /// A program that does not build moves a context to the CPU device, which runs the kernel's twin; the
+    /// context says why.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func buildFailureFallsBackToTheTwin() throws {
+        let image = Image(try PixelBuffer(width: 3, height: 2, values: [Float](repeating: 0, count: 6)))
+        let context = RenderContext(device: try TestDevices.openCL.get())
+        let resident = try context.makeResidentImage(try PixelBuffer(width: 3, height: 1, values: [Float]([1, 2, 3])))
+        #expect(try context.render(image.applying(Broken())).floatValues == [Float](repeating: 7, count: 6))
+        #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
+        #expect(context.fallbackReason?.contains("'broken' failed to build") == true, "\(context.fallbackReason ?? "no reason")")
+        // Resident images came along: they render, and take writes, on the CPU device.
+        try resident.write([Float(9)][...], atByteOffset: 4)
+        #expect(try context.render(resident.image).floatValues == [1, 9, 3])
+    }
+
+    /// Arguments that disagree with the source's parameters are refused before anything runs, on every device.
+    @Test(arguments: devices)
+    func mismatchedArgumentsAreRefused(_ choice: DeviceChoice) throws {
+        let image = Image(try PixelBuffer(width: 2, height: 2, values: [Float](repeating: 0, count: 4)))
+        let context = RenderContext(device: try TestDevices.device(choice))
+        #expect {
+            try context.render(image.applying(Reordered()))
+        } throws: { error in
+            guard case RenderError.kernelSignature(let kernel, let reason) = error else { return false }
+            return kernel == "fill" && reason.contains("parameter 1 is `__global float* dst` in OpenCL C but `int count` in Swift")
+        }
+    }
+
+    /// A schedule set for a kernel changes how it runs, not what it computes.
+    @Test(arguments: devices)
+    func scheduleOverridesKeepResults(_ choice: DeviceChoice) throws {
+        var generator = SeededGenerator()
+        let input = TestImages.random(ImageDescriptor(width: 37, height: 23, batch: 3, elementType: .uint8), using: &generator)
+        let recipe = Image(input).gaussianBlurred(sigma: 1.5).contrastEqualized()
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let reference = try context.render(recipe)
+        context.setSchedule(KernelSchedule(workGroup: [8, 2, 1]), forKernel: "gaussian_rows")
+        context.setSchedule(KernelSchedule(workGroup: [128]), forKernel: "equalize_power_sum")
+        let scheduled = try context.render(recipe)
+        #expect(TestImages.difference(scheduled, reference, tolerance: 1e-5) == nil, "seed \(generator.seed)")
     }
 
     @Test(arguments: devices)

@@ -43,6 +43,27 @@ import TestSupport
         #expect(forced.standardError.contains("no OpenCL platform found"))
     }
 
+    /// A program the OpenCL device cannot build: the run says so in one line on stderr, goes on on the CPU
+    /// device and prints what the CPU device prints. An unknown IMAGEKERNELS_DEVICE is an error that names
+    /// the valid choices.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func buildFailureFallsBackWithOneLine() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        let photo = SharedData.root + "/wild-photos/test/obama_and_biden.jpg"
+        let failing = try cbir.run(["detect", photo, "--json", "--device", "opencl"],
+                                   environment: ["IMAGEKERNELS_FAIL_BUILDS": "CascadeEvaluation"])
+        let cpu = try cbir.run(["detect", photo, "--json", "--device", "cpu"])
+        #expect(failing.status == 0 && cpu.status == 0, "\(failing.standardError)")
+        #expect(failing.standardOutput == cpu.standardOutput && failing.standardOutput.contains("\"faces\""))
+        let lines = failing.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("imagekernels: falling back to the CPU device: ") == true
+                && lines.first?.contains("CascadeEvaluation") == true, "\(failing.standardError)")
+
+        let unknown = try cbir.run(["devices"], environment: ["IMAGEKERNELS_DEVICE": "quantum"])
+        #expect(unknown.status != 0 && unknown.standardError.contains("IMAGEKERNELS_DEVICE=quantum")
+                && unknown.standardError.contains("auto, cpu, opencl, gpu"), "\(unknown.standardError)")
+    }
+
     @Test(arguments: ["cpu", "auto"])
     func filterWritesTheChainAndItsStages(_ device: String) throws {
         let final = temporaryPath("lbp.png"), sheet = temporaryPath("stages.png")

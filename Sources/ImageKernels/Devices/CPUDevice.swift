@@ -29,34 +29,12 @@ struct CPUBackend: DeviceBackend {
         return Array(UnsafeRawBufferPointer(start: source.pointer, count: byteCount))
     }
 
-    func prepare(_ program: KernelProgram) {}
-
-    func launch(_ kernel: Kernel, arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
-        var copies: [UnsafeMutableRawPointer] = []
-        defer { copies.forEach { $0.deallocate() } }
-        func copy<T>(_ values: [T]) -> UnsafeMutableRawPointer {
-            let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, values.count * MemoryLayout<T>.stride),
-                                                       alignment: 16)
-            values.withUnsafeBytes { if let base = $0.baseAddress { raw.copyMemory(from: base, byteCount: $0.count) } }
-            copies.append(raw)
-            return raw
+    func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
+        for case .buffer(let buffer) in try arguments.bindings(for: kernel.entryPoint) {
+            _ = try cpuBuffer(buffer, minimumBytes: 0)
         }
-        var mapped: [KernelInvocation.Argument] = []
-        for argument in arguments {
-            switch argument {
-            case .buffer(let buffer): mapped.append(.pointer(try cpuBuffer(buffer, minimumBytes: 0).pointer))
-            case .int32(let value): mapped.append(.int(value))
-            case .float32(let value): mapped.append(.float(value))
-            case .floats(let values): mapped.append(.pointer(copy(values)))
-            case .ints(let values): mapped.append(.pointer(copy(values)))
-            case .bytes(let values): mapped.append(.pointer(copy(values)))
-            case .local: mapped.append(.none)
-            }
-        }
-        kernel.cpu(KernelInvocation(globalSize: globalSize, arguments: mapped))
+        kernel.cpu(arguments, grid)
     }
-
-    func finish() {}
 
     private func cpuBuffer(_ buffer: any DeviceBuffer, minimumBytes: Int) throws(RenderError) -> CPUBuffer {
         guard let cpu = buffer as? CPUBuffer else {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where kernels run: an OpenCL device or the CPU device.
 ///
-/// Get one with ``Device/best`` (honours `IMAGEKERNELS_DEVICE=cpu|opencl|gpu`), ``Device/cpu`` or
+/// Get one with ``Device/best`` (honours `IMAGEKERNELS_DEVICE=auto|cpu|opencl|gpu`), ``Device/cpu`` or
 /// ``Device/select(_:)``; hand it to a ``RenderContext``.
 public final class Device: Sendable, CustomStringConvertible {
     /// The device's own name (OpenCL's `CL_DEVICE_NAME`, or "CPU").
@@ -76,9 +76,9 @@ protocol DeviceBackend: Sendable {
     func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError)
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8]
-    func prepare(_ program: KernelProgram) throws(RenderError)
-    func launch(_ kernel: Kernel, arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError)
-    func finish() throws(RenderError)
+    /// Runs a kernel over `grid` (its size and the schedule in force); the arguments' buffers belong to
+    /// this backend.
+    func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError)
 }
 
 extension Device {
@@ -100,21 +100,29 @@ extension Device {
         try OpenCLBackend.discoverDevices()
     }
 
-    /// The device for a choice; fails when that kind of device is not there.
+    /// The device for a choice; fails when that kind of device is not there (`auto` then says why on
+    /// stderr and takes the CPU device). OpenCL devices honour `IMAGEKERNELS_FAIL_BUILDS` (see
+    /// ``withFailingBuilds(of:)``).
     public static func select(_ choice: DeviceChoice) throws(RenderError) -> Device {
+        let device: Device
         switch choice {
         case .cpu:
             return .cpu
         case .auto:
-            return (try? preferredOpenCLDevice()) ?? .cpu
+            do { device = try preferredOpenCLDevice() } catch {
+                log("\(error); using the CPU device")
+                return .cpu
+            }
         case .opencl:
-            return try preferredOpenCLDevice()
+            device = try preferredOpenCLDevice()
         case .gpu:
             guard let gpu = try openCLDevices().first(where: { $0.kind == .openCL(.gpu) }) else {
                 throw .deviceUnavailable("no OpenCL GPU")
             }
-            return gpu
+            device = gpu
         }
+        guard device.kind != .cpu, let failing = ProcessInfo.processInfo.environment[failingBuildsVariable] else { return device }
+        return device.withFailingBuilds(of: Set(failing.split(separator: ",").map(String.init)))
     }
 
     private static func preferredOpenCLDevice() throws(RenderError) -> Device {
@@ -125,26 +133,68 @@ extension Device {
         return device
     }
 
-    /// The environment variable that forces a device for ``best``: `cpu`, `opencl`, `gpu` or `auto`.
+    /// The environment variable that chooses the device of ``best``: `auto`, `cpu`, `opencl` or `gpu`.
     public static let environmentVariable = "IMAGEKERNELS_DEVICE"
 
-    /// The best device here: a GPU, then any OpenCL device, then the CPU device; or the one forced
-    /// by `IMAGEKERNELS_DEVICE`. When OpenCL is missing or fails, says why on stderr and uses the CPU.
-    public static let best: Device = {
-        let requested = ProcessInfo.processInfo.environment[environmentVariable].flatMap(DeviceChoice.init(rawValue:))
-        let choice = requested ?? .auto
-        do {
-            if choice == .auto {
-                return try preferredOpenCLDevice()
-            }
-            return try select(choice)
-        } catch {
-            log("\(error); using the CPU device")
-            return .cpu
-        }
-    }()
+    /// The environment variable naming programs (comma-separated) that OpenCL devices fail to build, for
+    /// testing the fallback to the CPU device from outside a process.
+    public static let failingBuildsVariable = "IMAGEKERNELS_FAIL_BUILDS"
+
+    /// The device contexts get when none is named: `IMAGEKERNELS_DEVICE`'s choice, by default `auto` (a GPU,
+    /// then any OpenCL device, then the CPU device). Throws for a value that is not a choice, naming the
+    /// valid ones, and for a named kind of device that is not there.
+    public static var best: Device {
+        get throws(RenderError) { try bestChoice.get() }
+    }
+
+    private static let bestChoice = Result { () throws(RenderError) -> Device in
+        let choice = try DeviceChoice(environment: ProcessInfo.processInfo.environment[environmentVariable])
+        return try select(choice)
+    }
+
+    /// This device, except that programs of these names fail to build as if its compiler rejected them:
+    /// for testing what happens then (a context falls back to the CPU device).
+    public func withFailingBuilds(of programs: Set<String>) -> Device {
+        Device(name: name, kind: kind, capabilities: capabilities,
+               backend: FailingBuildsBackend(backend: backend, programs: programs))
+    }
 
     static func log(_ message: String) {
         FileHandle.standardError.write(Data("imagekernels: \(message)\n".utf8))
+    }
+}
+
+extension DeviceChoice {
+    /// The choice an environment variable's value names; `auto` when it is unset or empty.
+    public init(environment value: String?) throws(RenderError) {
+        guard let value, !value.isEmpty else {
+            self = .auto
+            return
+        }
+        guard let choice = DeviceChoice(rawValue: value.lowercased()) else {
+            throw .deviceUnavailable("\(Device.environmentVariable)=\(value) is not a device choice; "
+                                     + "use one of \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self = choice
+    }
+}
+
+/// A backend whose named programs fail to build; everything else passes through.
+private struct FailingBuildsBackend: DeviceBackend {
+    let backend: any DeviceBackend
+    let programs: Set<String>
+
+    func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer { try backend.makeBuffer(byteCount: byteCount) }
+    func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
+        try backend.upload(bytes, to: buffer, offset: offset)
+    }
+    func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {
+        try backend.download(buffer, byteCount: byteCount)
+    }
+    func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
+        guard !programs.contains(kernel.source.name) else {
+            throw .buildFailed(program: kernel.source.name, log: "error: build failure injected by withFailingBuilds(of:)")
+        }
+        try backend.launch(kernel, arguments, grid: grid)
     }
 }

@@ -142,57 +142,43 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         return bytes
     }
 
-    func prepare(_ program: KernelProgram) throws(RenderError) {
-        _ = try programs.program(program)
-    }
-
-    func launch(_ kernel: Kernel, arguments: [KernelArgument], globalSize: [Int], localSize: [Int]) throws(RenderError) {
-        let clKernel = try programs.kernel(kernel.entryPoint, in: kernel.program)
+    func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
+        let bindings = try arguments.bindings(for: kernel.entryPoint)
+        let clKernel = try programs.kernel(kernel.entryPoint, in: kernel.program(grid.schedule))
         launchLock.lock()
         defer { launchLock.unlock() }
         var constants: [OpenCLBuffer] = []   // kept alive until the kernel is enqueued
-        for (index, argument) in arguments.enumerated() {
+        for (index, binding) in bindings.enumerated() {
             let position = cl_uint(index)
             let status: cl_int
-            switch argument {
+            switch binding {
             case .buffer(let buffer):
                 var memory: cl_mem? = try openCLBuffer(buffer).memory
                 status = clSetKernelArg(clKernel, position, MemoryLayout<cl_mem>.size, &memory)
-            case .int32(let value):
-                var value = cl_int(value)
+            case .int32(var value):
                 status = clSetKernelArg(clKernel, position, MemoryLayout<cl_int>.size, &value)
-            case .float32(let value):
-                var value = cl_float(value)
+            case .uint32(var value):
+                status = clSetKernelArg(clKernel, position, MemoryLayout<cl_uint>.size, &value)
+            case .float32(var value):
                 status = clSetKernelArg(clKernel, position, MemoryLayout<cl_float>.size, &value)
-            case .floats(let values):
-                status = try setConstant(values, clKernel, position, &constants)
-            case .ints(let values):
-                status = try setConstant(values, clKernel, position, &constants)
-            case .bytes(let values):
-                status = try setConstant(values, clKernel, position, &constants)
+            case .constant(let bytes):
+                status = try setConstant(bytes, clKernel, position, &constants)
             case .local(let byteCount):
                 status = clSetKernelArg(clKernel, position, max(byteCount, 1), nil)
             }
             try Self.check(status, "clSetKernelArg(\(kernel.entryPoint), \(index))")
         }
-        // Global sizes are rounded up to whole work-groups; kernels guard their own bounds.
-        let local = localSize.isEmpty ? [Int](repeating: 1, count: globalSize.count) : localSize
-        var global = zip(globalSize, local).map { size, group in (size + group - 1) / group * group }
-        var groups = local
-        let status = clEnqueueNDRangeKernel(queue, clKernel, cl_uint(global.count), nil, &global, &groups, 0, nil, nil)
+        var global = grid.schedule.globalSize(for: grid.size)
+        var local = grid.schedule.localSize(dimensions: global.count)
+        let status = clEnqueueNDRangeKernel(queue, clKernel, cl_uint(global.count), nil, &global, &local, 0, nil, nil)
         try Self.check(status, "clEnqueueNDRangeKernel(\(kernel.entryPoint))")
     }
 
-    func finish() throws(RenderError) {
-        try Self.check(clFinish(queue), "clFinish")
-    }
-
-    private func setConstant<T>(_ values: [T], _ kernel: cl_kernel, _ position: cl_uint,
-                                _ keep: inout [OpenCLBuffer]) throws(RenderError) -> cl_int {
+    private func setConstant(_ bytes: [UInt8], _ kernel: cl_kernel, _ position: cl_uint,
+                             _ keep: inout [OpenCLBuffer]) throws(RenderError) -> cl_int {
         var status: cl_int = 0
-        let byteCount = max(1, values.count * MemoryLayout<T>.stride)
-        var padded = values.withUnsafeBytes { Array($0) }
-        if padded.isEmpty { padded = [0] }
+        let byteCount = max(1, bytes.count)
+        var padded = bytes.isEmpty ? [0] : bytes
         let memory = padded.withUnsafeMutableBytes {
             clCreateBuffer(context, cl_mem_flags(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR), byteCount, $0.baseAddress, &status)
         }

@@ -34,13 +34,6 @@ final class OpenCLProgramCache: @unchecked Sendable {
         return kernel
     }
 
-    /// The built program, building it on first use.
-    func program(_ program: KernelProgram) throws(RenderError) -> cl_program {
-        lock.lock()
-        defer { lock.unlock() }
-        return try buildLocked(program)
-    }
-
     func releaseAll() {
         lock.lock()
         defer { lock.unlock() }
@@ -53,7 +46,7 @@ final class OpenCLProgramCache: @unchecked Sendable {
     private func buildLocked(_ program: KernelProgram) throws(RenderError) -> cl_program {
         if let built = programs[program] { return built }
         var status: cl_int = 0
-        let created: cl_program? = program.source.withCString { text in
+        let created: cl_program? = program.source.text.withCString { text in
             var pointer: UnsafePointer<CChar>? = text
             return clCreateProgramWithSource(context, 1, &pointer, nil, &status)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernelsCL
 
 /// A 2-D affine map (x, y) → (a x + b y + c, d x + e y + f) in pixel-index coordinates.
 public struct AffineMatrix: Hashable, Sendable {
@@ -68,22 +69,39 @@ public struct AffineWarp: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         guard let inverse = transform.inverted else { throw .invalidInput(filter: name, reason: "the map is singular") }
         let input = encoder.input.descriptor, output = encoder.output.descriptor
-        let kernel = Kernel(.affineWarp, pixelType: input.elementType,
-                            uint8: Self.resample(UInt8.self), float32: Self.resample(Float.self))
-        try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output),
-                                            .floats([inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f]),
-                                            .int(input.width), .int(input.height), .int(output.width), .int(output.height),
-                                            .int32(border.rawValue)],
-                                   over: encoder.output.descriptor)
+        func launch<T: PixelElement>(_ kernel: Kernel<Arguments<T>>) throws(RenderError) {
+            try encoder.launch(kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output),
+                                                 m: [inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f],
+                                                 inWidth: Int32(input.width), inHeight: Int32(input.height),
+                                                 outWidth: Int32(output.width), outHeight: Int32(output.height),
+                                                 zeroBorder: border.rawValue),
+                               over: [output.width, output.height, output.planeCount])
+        }
+        try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
+                        float32: { () throws(RenderError) in try launch(Self.float32) })
     }
 
-    private static func resample<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let inWidth = invocation.int(3), inHeight = invocation.int(4), outWidth = invocation.int(5)
-            let outHeight = invocation.int(6), zeroBorder = invocation.int(7) != 0
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
-                let m = invocation.pointer(2, as: Float.self)
+    struct Arguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<Pixel>
+        /// The output-to-source map's a, b, c, d, e, f.
+        var m: [Float]
+        var inWidth: Int32
+        var inHeight: Int32
+        var outWidth: Int32
+        var outHeight: Int32
+        var zeroBorder: Int32
+    }
+
+    static let uint8 = kernel(UInt8.self), float32 = kernel(Float.self)
+
+    private static func kernel<T: PixelElement>(_ type: T.Type) -> Kernel<Arguments<T>> {
+        Kernel("affine_warp", in: KernelSource(name: "AffineWarp", bytes: ImageKernelsCL.affineWarp), options: T.pixelOptions,
+               schedules: .perPixel) { arguments, grid in
+            let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
+            let outHeight = Int(arguments.outHeight), zeroBorder = arguments.zeroBorder != 0, m = arguments.m
+            CPUParallel.forEachRange(grid[2] * outHeight) { rows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = src + (row / outHeight) * inHeight * inWidth, fy = Float(row % outHeight)
                     for x in 0..<outWidth {
@@ -100,7 +118,7 @@ public struct AffineWarp: Filter {
 
     /// Bilinear sample at (x, y) with replicated or zero borders, in the kernel's order of operations.
     @inline(__always)
-    static func bilinearSample<T: PixelElement>(_ plane: UnsafeMutablePointer<T>, width: Int, height: Int,
+    static func bilinearSample<T: PixelElement>(_ plane: UnsafePointer<T>, width: Int, height: Int,
                                                 x: Float, y: Float, zeroBorder: Bool) -> Float {
         @inline(__always) func pixel(_ px: Int, _ py: Int) -> Float {
             if zeroBorder && (px < 0 || py < 0 || px >= width || py >= height) { return 0 }

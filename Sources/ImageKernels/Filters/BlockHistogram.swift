@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// Histograms of codes over a grid of blocks, each normalised to sum 1: the spatial LBP descriptor.
 ///
 /// Block (bx, by) of a W×H plane covers columns `bx·W/gridColumns ..< (bx+1)·W/gridColumns` and rows
@@ -27,16 +29,28 @@ public struct BlockHistogram: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        try encoder.launch(Self.kernel, [.image(encoder.input), .image(encoder.output), .int(input.width),
-                                         .int(input.height), .int(gridColumns), .int(gridRows), .int(bins)],
-                           globalSize: [gridColumns, gridRows, input.planeCount], localSize: [8, 8, 1])
+        try encoder.launch(Self.kernel, Arguments(codes: .init(encoder.input), histograms: .init(encoder.output),
+                                                  width: Int32(input.width), height: Int32(input.height),
+                                                  gridColumns: Int32(gridColumns), gridRows: Int32(gridRows), bins: Int32(bins)),
+                           over: [gridColumns, gridRows, input.planeCount])
     }
 
-    static let kernel = Kernel(.blockHistogram) { invocation in
-        let width = invocation.int(2), height = invocation.int(3), gridColumns = invocation.int(4)
-        let gridRows = invocation.int(5), bins = invocation.int(6)
-        CPUParallel.forEachRange(invocation.globalSize[2] * gridRows) { blockRows in
-            let codes = invocation.pointer(0, as: UInt8.self), histograms = invocation.pointer(1, as: Float.self)
+    struct Arguments: KernelArguments {
+        var codes: KernelBuffer<UInt8>
+        var histograms: KernelMutableBuffer<Float>
+        var width: Int32
+        var height: Int32
+        var gridColumns: Int32
+        var gridRows: Int32
+        var bins: Int32
+    }
+
+    static let kernel = Kernel<Arguments>("block_histogram", in: KernelSource(name: "BlockHistogram", bytes: ImageKernelsCL.blockHistogram),
+                                          schedules: .uniform([8, 8, 1])) { arguments, grid in
+        let width = Int(arguments.width), height = Int(arguments.height), gridColumns = Int(arguments.gridColumns)
+        let gridRows = Int(arguments.gridRows), bins = Int(arguments.bins)
+        CPUParallel.forEachRange(grid[2] * gridRows) { blockRows in
+            let codes = arguments.codes.elements, histograms = arguments.histograms.elements
             for blockRow in blockRows {
                 let plane = blockRow / gridRows, by = blockRow % gridRows
                 let y0 = by * height / gridRows, y1 = (by + 1) * height / gridRows

@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// One sum per histogram block: each row of a float image added up in order, giving a one-column
 /// image (a chi-square distance per block when applied to ``HistogramDifference`` terms).
 public struct BlockSum: Filter {
@@ -13,14 +15,21 @@ public struct BlockSum: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
         let rows = input.height * input.planeCount
-        try encoder.launchPerElement(Self.kernel, [.image(encoder.input), .image(encoder.output), .int(input.width),
-                                                   .int(rows)], count: rows)
+        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), sums: .init(encoder.output), width: Int32(input.width),
+                                                  rows: Int32(rows)), over: [rows])
     }
 
-    static let kernel = Kernel(.blockSum) { invocation in
-        let width = invocation.int(2)
-        CPUParallel.forEachRange(invocation.int(3)) { rows in
-            let src = invocation.pointer(0, as: Float.self), sums = invocation.pointer(1, as: Float.self)
+    struct Arguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var sums: KernelMutableBuffer<Float>
+        var width: Int32
+        var rows: Int32
+    }
+
+    static let kernel = Kernel<Arguments>("block_sum", in: KernelSource(name: "BlockSum", bytes: ImageKernelsCL.blockSum)) { arguments, _ in
+        let width = Int(arguments.width)
+        CPUParallel.forEachRange(Int(arguments.rows)) { rows in
+            let src = arguments.src.elements, sums = arguments.sums.elements
             for row in rows {
                 var sum: Float = 0
                 for i in 0..<width { sum += src[row * width + i] }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernelsCL
 
 /// Tan–Triggs contrast equalisation of each plane of a float image (Tan & Triggs, "Enhanced local
 /// texture feature sets for face recognition under difficult lighting conditions", 2010):
@@ -8,9 +9,6 @@ public struct ContrastEqualization: Filter {
     public let alpha: Float
     public let tau: Float
     public var name: String { "equalize α\(alpha) τ\(tau)" }
-
-    /// Work-group size of the per-plane reductions.
-    static let groupSize = 64
 
     public init(alpha: Float = 0.1, tau: Float = 10) {
         self.alpha = alpha
@@ -26,20 +24,51 @@ public struct ContrastEqualization: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let shape = encoder.output.descriptor
-        let planes = shape.planeCount, pixels = shape.planePixelCount
+        let planes = shape.planeCount, pixels = Int32(shape.planePixelCount)
         let scales = ImageDescriptor(width: planes, height: 1, elementType: .float32)
         let first = try encoder.temporaryImage(scales), second = try encoder.temporaryImage(scales)
-        let reduction = [Self.groupSize * planes]
-        try encoder.launch(Self.powerSum, [.image(encoder.input), .image(first), .float32(alpha), .int(pixels),
-                                           .local(byteCount: Self.groupSize * 4)],
-                           globalSize: reduction, localSize: [Self.groupSize])
-        try encoder.launch(Self.clippedPowerSum, [.image(encoder.input), .image(first), .image(second),
-                                                  .float32(alpha), .float32(tau), .int(pixels),
-                                                  .local(byteCount: Self.groupSize * 4)],
-                           globalSize: reduction, localSize: [Self.groupSize])
-        try encoder.launch(Self.compress, [.image(encoder.input), .image(encoder.output), .image(first),
-                                           .image(second), .float32(tau), .int(pixels)],
-                           globalSize: [pixels, planes], localSize: [256, 1])
+        // One work-group per plane: the reductions' size is their group size times the planes.
+        let group = encoder.schedule(for: Self.powerSum).workGroup[0]
+        try encoder.launch(Self.powerSum, PowerSumArguments(src: .init(encoder.input), scales: .init(first), alpha: alpha,
+                                                            pixels: pixels, scratch: KernelLocal(count: group)),
+                           over: [group * planes])
+        let clippedGroup = encoder.schedule(for: Self.clippedPowerSum).workGroup[0]
+        try encoder.launch(Self.clippedPowerSum,
+                           ClippedPowerSumArguments(src: .init(encoder.input), firstScales: .init(first), scales: .init(second),
+                                                    alpha: alpha, tau: tau, pixels: pixels,
+                                                    scratch: KernelLocal(count: clippedGroup)),
+                           over: [clippedGroup * planes])
+        try encoder.launch(Self.compress, CompressArguments(src: .init(encoder.input), dst: .init(encoder.output),
+                                                            firstScales: .init(first), secondScales: .init(second), tau: tau,
+                                                            pixels: pixels),
+                           over: [shape.planePixelCount, planes])
+    }
+
+    struct PowerSumArguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var scales: KernelMutableBuffer<Float>
+        var alpha: Float
+        var pixels: Int32
+        var scratch: KernelLocal<Float>
+    }
+
+    struct ClippedPowerSumArguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var firstScales: KernelBuffer<Float>
+        var scales: KernelMutableBuffer<Float>
+        var alpha: Float
+        var tau: Float
+        var pixels: Int32
+        var scratch: KernelLocal<Float>
+    }
+
+    struct CompressArguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var firstScales: KernelBuffer<Float>
+        var secondScales: KernelBuffer<Float>
+        var tau: Float
+        var pixels: Int32
     }
 
     /// mean^(-1/α), or 1 for a zero mean.
@@ -48,10 +77,14 @@ public struct ContrastEqualization: Filter {
         return mean > 0 ? pow(mean, -1 / alpha) : 1
     }
 
-    static let powerSum = Kernel(.equalizePowerSum) { invocation in
-        let alpha = invocation.float(2), pixels = invocation.int(3)
-        CPUParallel.forEachRange(invocation.globalSize[0] / groupSize) { planes in
-            let src = invocation.pointer(0, as: Float.self), scales = invocation.pointer(1, as: Float.self)
+    static let source = KernelSource(name: "ContrastEqualization", bytes: ImageKernelsCL.contrastEqualization)
+    /// The reductions' work-group (a power of two: the kernel halves it) is one plane's.
+    static let reduction = KernelSchedules.uniform([64])
+
+    static let powerSum = Kernel<PowerSumArguments>("equalize_power_sum", in: source, schedules: reduction) { arguments, grid in
+        let alpha = arguments.alpha, pixels = Int(arguments.pixels)
+        CPUParallel.forEachRange(grid[0] / grid.schedule.workGroup[0]) { planes in
+            let src = arguments.src.elements, scales = arguments.scales.elements
             for plane in planes {
                 let values = src + plane * pixels
                 var sum = 0.0
@@ -61,11 +94,11 @@ public struct ContrastEqualization: Filter {
         }
     }
 
-    static let clippedPowerSum = Kernel(.equalizeClippedPowerSum) { invocation in
-        let alpha = invocation.float(3), tau = invocation.float(4), pixels = invocation.int(5)
-        CPUParallel.forEachRange(invocation.globalSize[0] / groupSize) { planes in
-            let src = invocation.pointer(0, as: Float.self), first = invocation.pointer(1, as: Float.self)
-            let scales = invocation.pointer(2, as: Float.self)
+    static let clippedPowerSum = Kernel<ClippedPowerSumArguments>("equalize_clipped_power_sum", in: source,
+                                                                  schedules: reduction) { arguments, grid in
+        let alpha = arguments.alpha, tau = arguments.tau, pixels = Int(arguments.pixels)
+        CPUParallel.forEachRange(grid[0] / grid.schedule.workGroup[0]) { planes in
+            let src = arguments.src.elements, first = arguments.firstScales.elements, scales = arguments.scales.elements
             for plane in planes {
                 let values = src + plane * pixels, factor = first[plane]
                 var sum = 0.0
@@ -81,11 +114,11 @@ public struct ContrastEqualization: Filter {
         1 - 2 / (exp(2 * min(max(x, -9), 9)) + 1)
     }
 
-    static let compress = Kernel(.equalizeCompress) { invocation in
-        let tau = invocation.float(4), pixels = invocation.int(5)
-        CPUParallel.forEachRange(invocation.globalSize[1]) { planes in
-            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
-            let first = invocation.pointer(2, as: Float.self), second = invocation.pointer(3, as: Float.self)
+    static let compress = Kernel<CompressArguments>("equalize_compress", in: source, schedules: .uniform([256, 1])) { arguments, grid in
+        let tau = arguments.tau, pixels = Int(arguments.pixels)
+        CPUParallel.forEachRange(grid[1]) { planes in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            let first = arguments.firstScales.elements, second = arguments.secondScales.elements
             for plane in planes {
                 let factor = first[plane] * second[plane], offset = plane * pixels
                 for i in offset..<offset + pixels { dst[i] = tau * fastTanh(src[i] * factor / tau) }

@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// A rectangle in pixel coordinates, origin at the top-left corner of a plane.
 public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
     public var x: Int
@@ -35,19 +37,37 @@ public struct Crop: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
-        let kernel = Kernel(.cropCopy, pixelType: input.elementType, uint8: Self.copy(UInt8.self), float32: Self.copy(Float.self))
-        try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output), .int(input.width),
-                                            .int(input.height), .int(rect.x), .int(rect.y),
-                                            .int(output.width), .int(output.height)],
-                                   over: output)
+        func launch<T: PixelElement>(_ kernel: Kernel<Arguments<T>>) throws(RenderError) {
+            try encoder.launch(kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), inWidth: Int32(input.width),
+                                                 inHeight: Int32(input.height), originX: Int32(rect.x), originY: Int32(rect.y),
+                                                 outWidth: Int32(output.width), outHeight: Int32(output.height)),
+                               over: [output.width, output.height, output.planeCount])
+        }
+        try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
+                        float32: { () throws(RenderError) in try launch(Self.float32) })
     }
 
-    private static func copy<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let inWidth = invocation.int(2), inHeight = invocation.int(3), originX = invocation.int(4)
-            let originY = invocation.int(5), outWidth = invocation.int(6), outHeight = invocation.int(7)
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+    struct Arguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<Pixel>
+        var inWidth: Int32
+        var inHeight: Int32
+        var originX: Int32
+        var originY: Int32
+        var outWidth: Int32
+        var outHeight: Int32
+    }
+
+    static let uint8 = kernel(UInt8.self)
+    static let float32 = kernel(Float.self)
+
+    private static func kernel<T: PixelElement>(_ type: T.Type) -> Kernel<Arguments<T>> {
+        Kernel("crop_copy", in: KernelSource(name: "Crop", bytes: ImageKernelsCL.crop), options: T.pixelOptions,
+               schedules: .perPixel) { arguments, grid in
+            let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), originX = Int(arguments.originX)
+            let originY = Int(arguments.originY), outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
+            CPUParallel.forEachRange(grid[2] * outHeight) { rows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = row / outHeight, y = row % outHeight
                     (dst + row * outWidth).update(from: src + (plane * inHeight + originY + y) * inWidth + originX,

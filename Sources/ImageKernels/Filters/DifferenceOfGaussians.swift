@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// Difference of Gaussians, narrow minus wide: G(σ1) − G(σ2), a band-pass that removes shading.
 public struct DifferenceOfGaussians: Filter {
     public let sigma1: Float
@@ -21,30 +23,46 @@ public struct DifferenceOfGaussians: Filter {
         let narrow = try encoder.temporaryImage(shape), wide = try encoder.temporaryImage(shape)
         try GaussianBlur.blurRows(encoder, from: encoder.input, to: narrow, weights: narrowWeights)
         try GaussianBlur.blurRows(encoder, from: encoder.input, to: wide, weights: wideWeights)
-        try encoder.launchPerPixel(Self.columns, [.image(narrow), .image(wide), .image(encoder.output),
-                                                  .floats(narrowWeights), .int(narrowWeights.count / 2),
-                                                  .floats(wideWeights), .int(wideWeights.count / 2),
-                                                  .int(shape.width), .int(shape.height)],
-                                   over: shape)
+        try encoder.launch(Self.columns, ColumnArguments(narrow: .init(narrow), wide: .init(wide), dst: .init(encoder.output),
+                                                         narrowWeights: narrowWeights, narrowRadius: Int32(narrowWeights.count / 2),
+                                                         wideWeights: wideWeights, wideRadius: Int32(wideWeights.count / 2),
+                                                         width: Int32(shape.width), height: Int32(shape.height)),
+                           over: [shape.width, shape.height, shape.planeCount])
     }
 
-    static let columns = Kernel(.dogColumns) { invocation in
-        let narrowRadius = invocation.int(4), wideRadius = invocation.int(6)
-        let width = invocation.int(7), height = invocation.int(8)
-        CPUParallel.forEachRange(invocation.globalSize[2] * height) { rows in
-            let narrow = invocation.pointer(0, as: Float.self), wide = invocation.pointer(1, as: Float.self)
-            let dst = invocation.pointer(2, as: Float.self)
-            let narrowWeights = invocation.pointer(3, as: Float.self), wideWeights = invocation.pointer(5, as: Float.self)
+    struct ColumnArguments: KernelArguments {
+        var narrow: KernelBuffer<Float>
+        var wide: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var narrowWeights: [Float]
+        var narrowRadius: Int32
+        var wideWeights: [Float]
+        var wideRadius: Int32
+        var width: Int32
+        var height: Int32
+    }
+
+    static let columns = Kernel<ColumnArguments>(
+        "dog_columns", in: KernelSource(name: "DifferenceOfGaussians", bytes: ImageKernelsCL.differenceOfGaussians),
+        schedules: .perPixel
+    ) { arguments, grid in
+        let width = Int(arguments.width), height = Int(arguments.height)
+        CPUParallel.forEachRange(grid[2] * height) { rows in
+            let narrow = arguments.narrow.elements, wide = arguments.wide.elements, dst = arguments.dst.elements
             let scratch = UnsafeMutablePointer<Float>.allocate(capacity: width)
             defer { scratch.deallocate() }
-            for row in rows {
-                let plane = row / height, y = row % height, offset = plane * height * width
-                let output = dst + row * width
-                GaussianBlur.accumulateColumns(into: output, from: narrow + offset, y: y, width: width,
-                                               height: height, weights: narrowWeights, radius: narrowRadius)
-                GaussianBlur.accumulateColumns(into: scratch, from: wide + offset, y: y, width: width,
-                                               height: height, weights: wideWeights, radius: wideRadius)
-                for x in 0..<width { output[x] -= scratch[x] }
+            arguments.narrowWeights.withUnsafeBufferPointer { narrowWeights in
+                arguments.wideWeights.withUnsafeBufferPointer { wideWeights in
+                    for row in rows {
+                        let plane = row / height, y = row % height, offset = plane * height * width
+                        let output = dst + row * width
+                        GaussianBlur.accumulateColumns(into: output, from: narrow + offset, y: y, width: width, height: height,
+                                                       weights: narrowWeights, radius: Int(arguments.narrowRadius))
+                        GaussianBlur.accumulateColumns(into: scratch, from: wide + offset, y: y, width: width, height: height,
+                                                       weights: wideWeights, radius: Int(arguments.wideRadius))
+                        for x in 0..<width { output[x] -= scratch[x] }
+                    }
+                }
             }
         }
     }

@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// Converts between element types: `uint8` v becomes the float v/255; a float v becomes the
 /// `uint8` round(v·255), saturated.
 public struct ElementConversion: Filter {
@@ -20,29 +22,36 @@ public struct ElementConversion: Filter {
         let count = encoder.output.descriptor.elementCount
         switch (encoder.input.descriptor.elementType, target) {
         case (.uint8, .float32):
-            try encoder.launchPerElement(Self.toFloat, [.image(encoder.input), .image(encoder.output),
-                                                        .float32(1 / 255), .int(count)], count: count)
+            try encoder.launch(Self.toFloat, Arguments(src: .init(encoder.input), dst: .init(encoder.output), scale: 1 / 255,
+                                                       count: Int32(count)), over: [count])
         case (.float32, .uint8):
-            try encoder.launchPerElement(Self.toUInt8, [.image(encoder.input), .image(encoder.output),
-                                                        .float32(255), .int(count)], count: count)
+            try encoder.launch(Self.toUInt8, Arguments(src: .init(encoder.input), dst: .init(encoder.output), scale: 255,
+                                                       count: Int32(count)), over: [count])
         default:
             throw .invalidInput(filter: name, reason: "cannot convert \(encoder.input.descriptor.elementType.rawValue) to \(target.rawValue)")
         }
     }
 
-    static let toFloat = Kernel(.conversionToFloat) { invocation in
-        let scale = invocation.float(2)
-        CPUParallel.forEachRange(invocation.int(3)) { range in
-            let src = invocation.pointer(0, as: UInt8.self), dst = invocation.pointer(1, as: Float.self)
-            for i in range { dst[i] = Float(src[i]) * scale }
+    struct Arguments<Source: KernelElement, Target: KernelElement>: KernelArguments {
+        var src: KernelBuffer<Source>
+        var dst: KernelMutableBuffer<Target>
+        var scale: Float
+        var count: Int32
+    }
+
+    static let source = KernelSource(name: "ElementConversion", bytes: ImageKernelsCL.elementConversion)
+
+    static let toFloat = Kernel<Arguments<UInt8, Float>>("conversion_to_float", in: source) { arguments, _ in
+        CPUParallel.forEachRange(Int(arguments.count)) { range in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for i in range { dst[i] = Float(src[i]) * arguments.scale }
         }
     }
 
-    static let toUInt8 = Kernel(.conversionToUInt8) { invocation in
-        let scale = invocation.float(2)
-        CPUParallel.forEachRange(invocation.int(3)) { range in
-            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: UInt8.self)
-            for i in range { dst[i] = UInt8(rounding: src[i] * scale) }
+    static let toUInt8 = Kernel<Arguments<Float, UInt8>>("conversion_to_uint8", in: source) { arguments, _ in
+        CPUParallel.forEachRange(Int(arguments.count)) { range in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for i in range { dst[i] = UInt8(rounding: src[i] * arguments.scale) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernelsCL
 
 /// Gamma correction max(v, 0)^γ, γ > 0, of a float image (values in 0...1 stay in 0...1).
 public struct GammaAdjust: Filter {
@@ -18,15 +19,21 @@ public struct GammaAdjust: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let count = encoder.output.descriptor.elementCount
-        try encoder.launchPerElement(Self.kernel, [.image(encoder.input), .image(encoder.output),
-                                                   .float32(gamma), .int(count)], count: count)
+        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), gamma: gamma,
+                                                  count: Int32(count)), over: [count])
     }
 
-    static let kernel = Kernel(.gammaAdjust) { invocation in
-        let gamma = invocation.float(2)
-        CPUParallel.forEachRange(invocation.int(3)) { range in
-            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
-            for i in range { dst[i] = pow(max(src[i], 0), gamma) }
+    struct Arguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var gamma: Float
+        var count: Int32
+    }
+
+    static let kernel = Kernel<Arguments>("gamma_adjust", in: KernelSource(name: "GammaAdjust", bytes: ImageKernelsCL.gammaAdjust)) { arguments, _ in
+        CPUParallel.forEachRange(Int(arguments.count)) { range in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for i in range { dst[i] = pow(max(src[i], 0), arguments.gamma) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernelsCL
 
 /// Separable Gaussian blur of a float image: radius ⌈3σ⌉, normalised taps, replicated borders.
 public struct GaussianBlur: Filter {
@@ -33,28 +34,43 @@ public struct GaussianBlur: Filter {
         let weights = Self.weights(sigma: sigma)
         let rows = try encoder.temporaryImage(shape)
         try Self.blurRows(encoder, from: encoder.input, to: rows, weights: weights)
-        try encoder.launchPerPixel(Self.columns, [.image(rows), .image(encoder.output), .floats(weights),
-                                                  .int(weights.count / 2), .int(shape.width), .int(shape.height)],
-                                   over: shape)
+        try encoder.launch(Self.columns, PassArguments(src: .init(rows), dst: .init(encoder.output), weights: weights,
+                                                       radius: Int32(weights.count / 2), width: Int32(shape.width),
+                                                       height: Int32(shape.height)),
+                           over: [shape.width, shape.height, shape.planeCount])
     }
 
     /// The row pass alone, shared with ``DifferenceOfGaussians``.
     static func blurRows(_ encoder: KernelEncoder, from source: DeviceImage, to target: DeviceImage,
                          weights: [Float]) throws(RenderError) {
         let shape = source.descriptor
-        try encoder.launchPerPixel(rows, [.image(source), .image(target), .floats(weights),
-                                          .int(weights.count / 2), .int(shape.width), .int(shape.height)],
-                                   over: shape)
+        try encoder.launch(rows, PassArguments(src: .init(source), dst: .init(target), weights: weights,
+                                               radius: Int32(weights.count / 2), width: Int32(shape.width),
+                                               height: Int32(shape.height)),
+                           over: [shape.width, shape.height, shape.planeCount])
     }
 
-    static let rows = Kernel(.gaussianRows) { invocation in
-        let radius = invocation.int(3), width = invocation.int(4), height = invocation.int(5)
-        CPUParallel.forEachRange(invocation.globalSize[2] * height) { rows in
-            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
-            let weights = invocation.pointer(2, as: Float.self)
-            for row in rows {
-                accumulateRow(into: dst + row * width, from: src + row * width, width: width,
-                              weights: weights, radius: radius)
+    static let source = KernelSource(name: "GaussianBlur", bytes: ImageKernelsCL.gaussianBlur)
+
+    /// The arguments of either pass.
+    struct PassArguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var weights: [Float]
+        var radius: Int32
+        var width: Int32
+        var height: Int32
+    }
+
+    static let rows = Kernel<PassArguments>("gaussian_rows", in: source, schedules: .perPixel) { arguments, grid in
+        let radius = Int(arguments.radius), width = Int(arguments.width)
+        CPUParallel.forEachRange(grid[2] * Int(arguments.height)) { rows in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            arguments.weights.withUnsafeBufferPointer { weights in
+                for row in rows {
+                    accumulateRow(into: dst + row * width, from: src + row * width, width: width,
+                                  weights: weights, radius: radius)
+                }
             }
         }
     }
@@ -62,8 +78,8 @@ public struct GaussianBlur: Filter {
     /// One output row of a row pass: Σ_k w_k · row[clamp(x + k)], in the kernel's order of taps; the
     /// interior, where no tap needs clamping, runs tap by tap along the row so that it vectorises.
     @inline(__always)
-    static func accumulateRow(into output: UnsafeMutablePointer<Float>, from input: UnsafeMutablePointer<Float>,
-                              width: Int, weights: UnsafeMutablePointer<Float>, radius: Int) {
+    static func accumulateRow(into output: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>,
+                              width: Int, weights: UnsafeBufferPointer<Float>, radius: Int) {
         let interior = radius..<max(radius, width - radius)
         output.update(repeating: 0, count: width)
         for k in -radius...radius {
@@ -77,24 +93,25 @@ public struct GaussianBlur: Filter {
         }
     }
 
-    static let columns = Kernel(.gaussianColumns) { invocation in
-        let radius = invocation.int(3), width = invocation.int(4), height = invocation.int(5)
-        CPUParallel.forEachRange(invocation.globalSize[2] * height) { rows in
-            let src = invocation.pointer(0, as: Float.self), dst = invocation.pointer(1, as: Float.self)
-            let weights = invocation.pointer(2, as: Float.self)
-            for row in rows {
-                let plane = row / height, y = row % height
-                accumulateColumns(into: dst + row * width, from: src + plane * height * width,
-                                  y: y, width: width, height: height, weights: weights, radius: radius)
+    static let columns = Kernel<PassArguments>("gaussian_columns", in: source, schedules: .perPixel) { arguments, grid in
+        let radius = Int(arguments.radius), width = Int(arguments.width), height = Int(arguments.height)
+        CPUParallel.forEachRange(grid[2] * height) { rows in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            arguments.weights.withUnsafeBufferPointer { weights in
+                for row in rows {
+                    let plane = row / height, y = row % height
+                    accumulateColumns(into: dst + row * width, from: src + plane * height * width,
+                                      y: y, width: width, height: height, weights: weights, radius: radius)
+                }
             }
         }
     }
 
     /// One output row of a column pass: Σ_k w_k · row(clamp(y + k)), vectorised along the row.
     @inline(__always)
-    static func accumulateColumns(into output: UnsafeMutablePointer<Float>, from plane: UnsafeMutablePointer<Float>,
+    static func accumulateColumns(into output: UnsafeMutablePointer<Float>, from plane: UnsafePointer<Float>,
                                   y: Int, width: Int, height: Int,
-                                  weights: UnsafeMutablePointer<Float>, radius: Int) {
+                                  weights: UnsafeBufferPointer<Float>, radius: Int) {
         output.update(repeating: 0, count: width)
         for k in -radius...radius {
             let weight = weights[k + radius]

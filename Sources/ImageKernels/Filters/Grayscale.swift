@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// BT.601 luma of RGB or RGBA images (alpha ignored); one-channel images pass through unchanged.
 /// `uint8` uses OpenCV's 14-bit fixed point and is exact; floats use 0.299 R + 0.587 G + 0.114 B.
 public struct Grayscale: Filter {
@@ -16,12 +18,24 @@ public struct Grayscale: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        let kernel = Kernel(.grayscaleLuma, pixelType: input.elementType,
-                            uint8: Self.luma(Self.fixedPointLuma), float32: Self.luma(Self.floatLuma))
-        try encoder.launch(kernel, [.image(encoder.input), .image(encoder.output), .int(input.planePixelCount),
-                                    .int(input.channels)],
-                           globalSize: [input.planePixelCount, input.batch], localSize: [256, 1])
+        func launch<T: PixelElement>(_ kernel: Kernel<Arguments<T>>) throws(RenderError) {
+            try encoder.launch(kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output),
+                                                 pixels: Int32(input.planePixelCount), channels: Int32(input.channels)),
+                               over: [input.planePixelCount, input.batch])
+        }
+        try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
+                        float32: { () throws(RenderError) in try launch(Self.float32) })
     }
+
+    struct Arguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<Pixel>
+        var pixels: Int32
+        var channels: Int32
+    }
+
+    static let uint8 = kernel(fixedPointLuma)
+    static let float32 = kernel(floatLuma)
 
     @Sendable private static func fixedPointLuma(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> UInt8 {
         let weighted: Int32 = 4899 * Int32(r) + 9617 * Int32(g) + 1868 * Int32(b)
@@ -33,12 +47,13 @@ public struct Grayscale: Filter {
         return redGreen + 0.114 * b
     }
 
-    /// The CPU twin: `combine` maps (R, G, B) to luma for every pixel of every image.
-    private static func luma<T: PixelElement>(_ combine: @escaping @Sendable (T, T, T) -> T) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let pixels = invocation.int(2), channels = invocation.int(3)
-            CPUParallel.forEachRange(invocation.globalSize[1]) { images in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+    /// The kernel for one element type; its twin maps (R, G, B) to luma with `combine` for every pixel of every image.
+    private static func kernel<T: PixelElement>(_ combine: @escaping @Sendable (T, T, T) -> T) -> Kernel<Arguments<T>> {
+        Kernel("grayscale_luma", in: KernelSource(name: "Grayscale", bytes: ImageKernelsCL.grayscale), options: T.pixelOptions,
+               schedules: .uniform([256, 1])) { arguments, grid in
+            let pixels = Int(arguments.pixels), channels = Int(arguments.channels)
+            CPUParallel.forEachRange(grid[1]) { images in
+                let src = arguments.src.elements, dst = arguments.dst.elements
                 for image in images {
                     let red = src + image * channels * pixels, green = red + pixels, blue = green + pixels
                     let out = dst + image * pixels

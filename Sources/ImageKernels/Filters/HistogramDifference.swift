@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// Per-bin chi-square terms between two histogram images (rows = blocks, columns = bins): the
 /// histogram-difference kernel of the reference design. The first input ("expected") is either one
 /// plane, compared with every plane of the second ("training"), or as many planes as it has.
@@ -32,19 +34,32 @@ public struct HistogramDifference: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let expected = encoder.inputs[0], training = encoder.inputs[1]
         let count = training.descriptor.elementCount
-        let kernel = Kernel(.histogramDifference, options: form == .asymmetric ? "-DASYMMETRIC" : "",
-                            cpu: form == .asymmetric ? Self.terms(asymmetric: true) : Self.terms(asymmetric: false))
-        try encoder.launchPerElement(kernel, [.image(expected), .image(training), .image(encoder.output),
-                                              .int(training.descriptor.planePixelCount),
-                                              .int(expected.descriptor.planeCount), .int(count)], count: count)
+        try encoder.launch(form == .asymmetric ? Self.asymmetric : Self.symmetric,
+                           Arguments(expected: .init(expected), training: .init(training), terms: .init(encoder.output),
+                                     planeSize: Int32(training.descriptor.planePixelCount),
+                                     expectedPlanes: Int32(expected.descriptor.planeCount), count: Int32(count)),
+                           over: [count])
     }
 
-    private static func terms(asymmetric: Bool) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let planeSize = invocation.int(3), expectedPlanes = invocation.int(4)
-            CPUParallel.forEachRange(invocation.int(5)) { range in
-                let expected = invocation.pointer(0, as: Float.self), training = invocation.pointer(1, as: Float.self)
-                let terms = invocation.pointer(2, as: Float.self)
+    struct Arguments: KernelArguments {
+        var expected: KernelBuffer<Float>
+        var training: KernelBuffer<Float>
+        var terms: KernelMutableBuffer<Float>
+        var planeSize: Int32
+        var expectedPlanes: Int32
+        var count: Int32
+    }
+
+    static let source = KernelSource(name: "HistogramDifference", bytes: ImageKernelsCL.histogramDifference)
+    static let symmetric = kernel(asymmetric: false)
+    static let asymmetric = kernel(asymmetric: true)
+
+    private static func kernel(asymmetric: Bool) -> Kernel<Arguments> {
+        Kernel("histogram_difference", in: source, options: asymmetric ? "-DASYMMETRIC" : "") { arguments, _ in
+            let planeSize = Int(arguments.planeSize), expectedPlanes = Int(arguments.expectedPlanes)
+            CPUParallel.forEachRange(Int(arguments.count)) { range in
+                let expected = arguments.expected.elements, training = arguments.training.elements
+                let terms = arguments.terms.elements
                 for i in range {
                     let e = expected[(i / planeSize % expectedPlanes) * planeSize + i % planeSize], t = training[i]
                     let d = e - t

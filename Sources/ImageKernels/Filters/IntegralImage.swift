@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// Integral images of `uint8` planes, as OpenCV lays them out: (W + 1) × (H + 1) `uint32` per plane, the
 /// first row and column 0. Sums wrap modulo 2³² as OpenCV's do: the difference of four entries is exact
 /// for any window whose true sum fits in 32 bits. Cascade detectors read window sums from them in
@@ -27,28 +29,50 @@ public struct IntegralImage: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        let planes = input.planeCount
-        let rows = Kernel(.integralRows, options: kind == .squaredSums ? "-DSQUARED" : "",
-                          cpu: kind == .squaredSums ? Self.rowSums(squared: true) : Self.rowSums(squared: false))
+        let planes = input.planeCount, width = Int32(input.width), height = Int32(input.height)
         let rowSums = kind == .tiltedSums ? try encoder.temporaryImage(encoder.output.descriptor) : encoder.output
-        try encoder.launch(rows, [.image(encoder.input), .image(rowSums), .int(input.width), .int(input.height)],
-                           globalSize: [input.height + 1, planes], localSize: [64, 1])
+        try encoder.launch(kind == .squaredSums ? Self.squaredRows : Self.rows,
+                           RowArguments(src: .init(encoder.input), dst: .init(rowSums), width: width, height: height),
+                           over: [input.height + 1, planes])
         guard kind == .tiltedSums else {
-            try encoder.launch(Self.columns, [.image(encoder.output), .int(input.width), .int(input.height)],
-                               globalSize: [input.width + 1, planes], localSize: [64, 1])
+            try encoder.launch(Self.columns, ColumnArguments(dst: .init(encoder.output), width: width, height: height),
+                               over: [input.width + 1, planes])
             return
         }
         for kernel in [Self.antidiagonals, Self.diagonals] {
-            try encoder.launch(kernel, [.image(rowSums), .image(encoder.output), .int(input.width), .int(input.height)],
-                               globalSize: [input.width + input.height + 1, planes], localSize: [64, 1])
+            try encoder.launch(kernel, TiltedArguments(rows: .init(rowSums), dst: .init(encoder.output), width: width, height: height),
+                               over: [input.width + input.height + 1, planes])
         }
     }
 
-    private static func rowSums(squared: Bool) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let width = invocation.int(2), height = invocation.int(3)
-            CPUParallel.forEachRange(invocation.globalSize[1] * (height + 1)) { rows in
-                let src = invocation.pointer(0, as: UInt8.self), dst = invocation.pointer(1, as: UInt32.self)
+    struct RowArguments: KernelArguments {
+        var src: KernelBuffer<UInt8>
+        var dst: KernelMutableBuffer<UInt32>
+        var width: Int32
+        var height: Int32
+    }
+
+    struct ColumnArguments: KernelArguments {
+        var dst: KernelMutableBuffer<UInt32>
+        var width: Int32
+        var height: Int32
+    }
+
+    struct TiltedArguments: KernelArguments {
+        var rows: KernelBuffer<UInt32>
+        var dst: KernelMutableBuffer<UInt32>
+        var width: Int32
+        var height: Int32
+    }
+
+    static let source = KernelSource(name: "IntegralImage", bytes: ImageKernelsCL.integralImage)
+    static let rows = rowSums(squared: false), squaredRows = rowSums(squared: true)
+
+    private static func rowSums(squared: Bool) -> Kernel<RowArguments> {
+        Kernel("integral_rows", in: source, options: squared ? "-DSQUARED" : "", schedules: .perLine) { arguments, grid in
+            let width = Int(arguments.width), height = Int(arguments.height)
+            CPUParallel.forEachRange(grid[1] * (height + 1)) { rows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
                 for index in rows {
                     let plane = index / (height + 1), y = index % (height + 1)
                     let out = dst + index * (width + 1)
@@ -69,10 +93,10 @@ public struct IntegralImage: Filter {
         }
     }
 
-    static let columns = Kernel(.integralColumns) { invocation in
-        let width = invocation.int(1), height = invocation.int(2), stride = width + 1
-        CPUParallel.forEachRange(invocation.globalSize[1]) { planes in
-            let dst = invocation.pointer(0, as: UInt32.self)
+    static let columns = Kernel<ColumnArguments>("integral_columns", in: source, schedules: .perLine) { arguments, grid in
+        let width = Int(arguments.width), height = Int(arguments.height), stride = width + 1
+        CPUParallel.forEachRange(grid[1]) { planes in
+            let dst = arguments.dst.elements
             for plane in planes {
                 let base = dst + plane * (height + 1) * stride
                 for y in 1..<height + 1 {
@@ -83,16 +107,15 @@ public struct IntegralImage: Filter {
         }
     }
 
-    static let antidiagonals = Kernel(.integralTilted, options: "-DANTI", cpu: tiltedDiagonals(anti: true))
-    static let diagonals = Kernel(.integralTilted, cpu: tiltedDiagonals(anti: false))
+    static let antidiagonals = tiltedDiagonals(anti: true), diagonals = tiltedDiagonals(anti: false)
 
-    /// The tilted pass's twin: one diagonal per task (see IntegralImage.cl for the sums).
-    private static func tiltedDiagonals(anti: Bool) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let width = invocation.int(2), height = invocation.int(3), stride = width + 1
+    /// The tilted pass: one diagonal per work-item (see IntegralImage.cl for the sums); the twin one per task.
+    private static func tiltedDiagonals(anti: Bool) -> Kernel<TiltedArguments> {
+        Kernel("integral_tilted", in: source, options: anti ? "-DANTI" : "", schedules: .perLine) { arguments, grid in
+            let width = Int(arguments.width), height = Int(arguments.height), stride = width + 1
             let diagonals = width + height + 1
-            CPUParallel.forEachRange(invocation.globalSize[1] * diagonals) { indices in
-                let rows = invocation.pointer(0, as: UInt32.self), dst = invocation.pointer(1, as: UInt32.self)
+            CPUParallel.forEachRange(grid[1] * diagonals) { indices in
+                let rows = arguments.rows.elements, dst = arguments.dst.elements
                 for index in indices {
                     let plane = index / diagonals, d = index % diagonals
                     let base = plane * (height + 1) * stride

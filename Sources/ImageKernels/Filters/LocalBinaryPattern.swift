@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernelsCL
 
 /// Local binary pattern codes (Ojala et al., 2002) of a `uint8` or float image, as `uint8` codes.
 ///
@@ -59,21 +60,29 @@ public struct LocalBinaryPattern: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
         let mapping = Self.mapping(neighbours: neighbours, uniform: uniform)
-        let sizes: [KernelArgument] = [.int(input.width), .int(input.height), .int(output.width), .int(output.height)]
+        let size = [output.width, output.height, output.planeCount]
+        let (inWidth, inHeight) = (Int32(input.width), Int32(input.height))
+        let (outWidth, outHeight) = (Int32(output.width), Int32(output.height))
         switch pattern {
         case .basic:
-            let kernel = Kernel(.lbpBasic, pixelType: input.elementType,
-                                uint8: Self.basicCodes(UInt8.self), float32: Self.basicCodes(Float.self))
-            try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output), .bytes(mapping)] + sizes,
-                                       over: output)
+            func launch<T: PixelElement>(_ kernel: Kernel<BasicArguments<T>>) throws(RenderError) {
+                try encoder.launch(kernel, BasicArguments(src: .init(encoder.input), dst: .init(encoder.output), mapping: mapping,
+                                                          inWidth: inWidth, inHeight: inHeight, outWidth: outWidth,
+                                                          outHeight: outHeight), over: size)
+            }
+            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.basicUInt8) },
+                            float32: { () throws(RenderError) in try launch(Self.basicFloat) })
         case .circular:
             let samples = Self.circularSamples(neighbours: neighbours, radius: radius)
-            let kernel = Kernel(.lbpCircular, pixelType: input.elementType,
-                                uint8: Self.circularCodes(UInt8.self), float32: Self.circularCodes(Float.self))
-            try encoder.launchPerPixel(kernel, [.image(encoder.input), .image(encoder.output), .bytes(mapping),
-                                                .ints(samples.offsets), .floats(samples.weights),
-                                                .int(neighbours), .int(radius)] + sizes,
-                                       over: output)
+            func launch<T: PixelElement>(_ kernel: Kernel<CircularArguments<T>>) throws(RenderError) {
+                try encoder.launch(kernel, CircularArguments(src: .init(encoder.input), dst: .init(encoder.output), mapping: mapping,
+                                                             offsets: samples.offsets, weights: samples.weights,
+                                                             neighbours: Int32(neighbours), radius: Int32(radius),
+                                                             inWidth: inWidth, inHeight: inHeight, outWidth: outWidth,
+                                                             outHeight: outHeight), over: size)
+            }
+            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.circularUInt8) },
+                            float32: { () throws(RenderError) in try launch(Self.circularFloat) })
         }
     }
 
@@ -109,60 +118,93 @@ public struct LocalBinaryPattern: Filter {
         return (offsets, weights)
     }
 
-    private static func basicCodes<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let inWidth = invocation.int(3), inHeight = invocation.int(4)
-            let outWidth = invocation.int(5), outHeight = invocation.int(6)
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: UInt8.self)
-                let mapping = invocation.pointer(2, as: UInt8.self)
-                for row in rows {
-                    let plane = row / outHeight, y = row % outHeight
-                    let above = src + (plane * inHeight + y) * inWidth, centre = above + inWidth, below = centre + inWidth
-                    let out = dst + row * outWidth
-                    for x in 0..<outWidth {
-                        let v = centre[x + 1].floatValue
-                        var code = 0
-                        if above[x].floatValue >= v { code |= 128 }
-                        if above[x + 1].floatValue >= v { code |= 64 }
-                        if above[x + 2].floatValue >= v { code |= 32 }
-                        if centre[x + 2].floatValue >= v { code |= 16 }
-                        if below[x + 2].floatValue >= v { code |= 8 }
-                        if below[x + 1].floatValue >= v { code |= 4 }
-                        if below[x].floatValue >= v { code |= 2 }
-                        if centre[x].floatValue >= v { code |= 1 }
-                        out[x] = mapping[code]
+    struct BasicArguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<UInt8>
+        var mapping: [UInt8]
+        var inWidth: Int32
+        var inHeight: Int32
+        var outWidth: Int32
+        var outHeight: Int32
+    }
+
+    struct CircularArguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<UInt8>
+        var mapping: [UInt8]
+        var offsets: [Int32]
+        var weights: [Float]
+        var neighbours: Int32
+        var radius: Int32
+        var inWidth: Int32
+        var inHeight: Int32
+        var outWidth: Int32
+        var outHeight: Int32
+    }
+
+    static let source = KernelSource(name: "LocalBinaryPattern", bytes: ImageKernelsCL.localBinaryPattern)
+    static let basicUInt8 = basic(UInt8.self), basicFloat = basic(Float.self)
+    static let circularUInt8 = circular(UInt8.self), circularFloat = circular(Float.self)
+
+    private static func basic<T: PixelElement>(_ type: T.Type) -> Kernel<BasicArguments<T>> {
+        Kernel("lbp_basic", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
+            let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight)
+            let outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
+            CPUParallel.forEachRange(grid[2] * outHeight) { rows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
+                arguments.mapping.withUnsafeBufferPointer { mapping in
+                    for row in rows {
+                        let plane = row / outHeight, y = row % outHeight
+                        let above = src + (plane * inHeight + y) * inWidth, centre = above + inWidth, below = centre + inWidth
+                        let out = dst + row * outWidth
+                        for x in 0..<outWidth {
+                            let v = centre[x + 1].floatValue
+                            var code = 0
+                            if above[x].floatValue >= v { code |= 128 }
+                            if above[x + 1].floatValue >= v { code |= 64 }
+                            if above[x + 2].floatValue >= v { code |= 32 }
+                            if centre[x + 2].floatValue >= v { code |= 16 }
+                            if below[x + 2].floatValue >= v { code |= 8 }
+                            if below[x + 1].floatValue >= v { code |= 4 }
+                            if below[x].floatValue >= v { code |= 2 }
+                            if centre[x].floatValue >= v { code |= 1 }
+                            out[x] = mapping[code]
+                        }
                     }
                 }
             }
         }
     }
 
-    private static func circularCodes<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let neighbours = invocation.int(5), radius = invocation.int(6)
-            let inWidth = invocation.int(7), inHeight = invocation.int(8)
-            let outWidth = invocation.int(9), outHeight = invocation.int(10)
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: UInt8.self)
-                let mapping = invocation.pointer(2, as: UInt8.self)
-                let offsets = invocation.pointer(3, as: Int32.self), weights = invocation.pointer(4, as: Float.self)
-                for row in rows {
-                    let plane = row / outHeight, y = row % outHeight
-                    let line = src + (plane * inHeight + y + radius) * inWidth + radius
-                    for x in 0..<outWidth {
-                        let c = line + x, v = c[0].floatValue
-                        var code = 0
-                        for n in 0..<neighbours {
-                            let fy = Int(offsets[4 * n]), fx = Int(offsets[4 * n + 1])
-                            let cy = Int(offsets[4 * n + 2]), cx = Int(offsets[4 * n + 3])
-                            var t = weights[4 * n] * c[fy * inWidth + fx].floatValue
-                            t += weights[4 * n + 1] * c[fy * inWidth + cx].floatValue
-                            t += weights[4 * n + 2] * c[cy * inWidth + fx].floatValue
-                            t += weights[4 * n + 3] * c[cy * inWidth + cx].floatValue
-                            if t > v || abs(t - v) < Float.ulpOfOne { code |= 1 << n }
+    private static func circular<T: PixelElement>(_ type: T.Type) -> Kernel<CircularArguments<T>> {
+        Kernel("lbp_circular", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
+            let neighbours = Int(arguments.neighbours), radius = Int(arguments.radius)
+            let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight)
+            let outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
+            CPUParallel.forEachRange(grid[2] * outHeight) { rows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
+                arguments.mapping.withUnsafeBufferPointer { mapping in
+                    arguments.offsets.withUnsafeBufferPointer { offsets in
+                        arguments.weights.withUnsafeBufferPointer { weights in
+                            for row in rows {
+                                let plane = row / outHeight, y = row % outHeight
+                                let line = src + (plane * inHeight + y + radius) * inWidth + radius
+                                for x in 0..<outWidth {
+                                    let c = line + x, v = c[0].floatValue
+                                    var code = 0
+                                    for n in 0..<neighbours {
+                                        let fy = Int(offsets[4 * n]), fx = Int(offsets[4 * n + 1])
+                                        let cy = Int(offsets[4 * n + 2]), cx = Int(offsets[4 * n + 3])
+                                        var t = weights[4 * n] * c[fy * inWidth + fx].floatValue
+                                        t += weights[4 * n + 1] * c[fy * inWidth + cx].floatValue
+                                        t += weights[4 * n + 2] * c[cy * inWidth + fx].floatValue
+                                        t += weights[4 * n + 3] * c[cy * inWidth + cx].floatValue
+                                        if t > v || abs(t - v) < Float.ulpOfOne { code |= 1 << n }
+                                    }
+                                    dst[row * outWidth + x] = mapping[code]
+                                }
+                            }
                         }
-                        dst[row * outWidth + x] = mapping[code]
                     }
                 }
             }

@@ -1,3 +1,5 @@
+import ImageKernelsCL
+
 /// Resizes every plane, bilinearly (OpenCV's half-pixel centres) or by area averaging.
 public struct Resize: Filter {
     public enum Method: Sendable {
@@ -29,25 +31,61 @@ public struct Resize: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
         let scaleX = Float(input.width) / Float(width), scaleY = Float(input.height) / Float(height)
-        let arguments: [KernelArgument] = [.image(encoder.input), .image(encoder.output), .int(input.width),
-                                           .int(input.height), .int(width), .int(height)]
+        let size = [width, height, input.planeCount]
+        let (inWidth, inHeight, outWidth, outHeight) = (Int32(input.width), Int32(input.height), Int32(width), Int32(height))
         switch method {
         case .bilinear:
             let columns = Self.samples(count: width, scale: scaleX, limit: input.width)
             let rows = Self.samples(count: height, scale: scaleY, limit: input.height)
-            let kernel = Kernel(.resizeBilinear, pixelType: input.elementType,
-                                uint8: Self.bilinear(UInt8.self), float32: Self.bilinear(Float.self))
-            // Eight output pixels per work-item.
-            try encoder.launch(kernel, arguments + [.ints(columns.indices), .floats(columns.weights), .ints(rows.indices),
-                                                    .floats(rows.weights)],
-                               globalSize: [(width + 7) / 8, height, input.planeCount], localSize: [8, 8, 1])
+            func launch<T: PixelElement>(_ kernel: Kernel<BilinearArguments<T>>) throws(RenderError) {
+                try encoder.launch(kernel, BilinearArguments(src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
+                                                             inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
+                                                             columns: columns.indices, columnWeights: columns.weights,
+                                                             rows: rows.indices, rowWeights: rows.weights),
+                                   over: size)
+            }
+            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.bilinearUInt8) },
+                            float32: { () throws(RenderError) in try launch(Self.bilinearFloat) })
         case .area:
-            let kernel = Kernel(.resizeArea, pixelType: input.elementType,
-                                uint8: Self.area(UInt8.self), float32: Self.area(Float.self))
-            try encoder.launchPerPixel(kernel, arguments + [.float32(scaleX), .float32(scaleY), .float32(1 / (scaleX * scaleY))],
-                                       over: encoder.output.descriptor)
+            func launch<T: PixelElement>(_ kernel: Kernel<AreaArguments<T>>) throws(RenderError) {
+                try encoder.launch(kernel, AreaArguments(src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
+                                                         inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
+                                                         scaleX: scaleX, scaleY: scaleY, inverseArea: 1 / (scaleX * scaleY)),
+                                   over: size)
+            }
+            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.areaUInt8) },
+                            float32: { () throws(RenderError) in try launch(Self.areaFloat) })
         }
     }
+
+    struct BilinearArguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<Pixel>
+        var inWidth: Int32
+        var inHeight: Int32
+        var outWidth: Int32
+        var outHeight: Int32
+        var columns: [Int32]
+        var columnWeights: [Float]
+        var rows: [Int32]
+        var rowWeights: [Float]
+    }
+
+    struct AreaArguments<Pixel: PixelElement>: KernelArguments {
+        var src: KernelBuffer<Pixel>
+        var dst: KernelMutableBuffer<Pixel>
+        var inWidth: Int32
+        var inHeight: Int32
+        var outWidth: Int32
+        var outHeight: Int32
+        var scaleX: Float
+        var scaleY: Float
+        var inverseArea: Float
+    }
+
+    static let source = KernelSource(name: "Resize", bytes: ImageKernelsCL.resize)
+    static let bilinearUInt8 = bilinear(UInt8.self), bilinearFloat = bilinear(Float.self)
+    static let areaUInt8 = area(UInt8.self), areaFloat = area(Float.self)
 
     /// For each output column (or row): the two source columns it blends, clamped to the plane, and the
     /// weight of the second, from the source point (i + 0.5) · scale − 0.5 (OpenCV's half-pixel centres).
@@ -64,38 +102,43 @@ public struct Resize: Filter {
         return (indices, weights)
     }
 
-    /// The bilinear twin: the kernel's arithmetic on the same column and row tables.
-    private static func bilinear<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let inWidth = invocation.int(2), inHeight = invocation.int(3), outWidth = invocation.int(4)
-            let outHeight = invocation.int(5)
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { outputRows in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
-                let columns = invocation.pointer(6, as: Int32.self), columnWeights = invocation.pointer(7, as: Float.self)
-                let rows = invocation.pointer(8, as: Int32.self), rowWeights = invocation.pointer(9, as: Float.self)
-                for row in outputRows {
-                    let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
-                    let top = plane + Int(rows[2 * y]) * inWidth, bottom = plane + Int(rows[2 * y + 1]) * inWidth
-                    let ay = rowWeights[y]
-                    let out = dst + row * outWidth
-                    for x in 0..<outWidth {
-                        let left = Int(columns[2 * x]), right = Int(columns[2 * x + 1]), ax = columnWeights[x]
-                        let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue
-                        let lower = (1 - ax) * bottom[left].floatValue + ax * bottom[right].floatValue
-                        out[x] = T(rounding: (1 - ay) * upper + ay * lower)
+    /// Eight output pixels per work-item along a row (the source's vector width: its tables are padded to
+    /// multiples of 8); the twin reads the same column and row tables and does the kernel's arithmetic.
+    private static func bilinear<T: PixelElement>(_ type: T.Type) -> Kernel<BilinearArguments<T>> {
+        Kernel("resize_bilinear", in: source, options: T.pixelOptions,
+               schedules: .uniform([8, 8, 1], vectorWidth: 8)) { arguments, grid in
+            let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
+            let outHeight = Int(arguments.outHeight)
+            CPUParallel.forEachRange(grid[2] * outHeight) { outputRows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
+                let rows = arguments.rows, rowWeights = arguments.rowWeights
+                arguments.columns.withUnsafeBufferPointer { columns in
+                    arguments.columnWeights.withUnsafeBufferPointer { columnWeights in
+                        for row in outputRows {
+                            let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
+                            let top = plane + Int(rows[2 * y]) * inWidth, bottom = plane + Int(rows[2 * y + 1]) * inWidth
+                            let ay = rowWeights[y]
+                            let out = dst + row * outWidth
+                            for x in 0..<outWidth {
+                                let left = Int(columns[2 * x]), right = Int(columns[2 * x + 1]), ax = columnWeights[x]
+                                let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue
+                                let lower = (1 - ax) * bottom[left].floatValue + ax * bottom[right].floatValue
+                                out[x] = T(rounding: (1 - ay) * upper + ay * lower)
+                            }
+                        }
                     }
                 }
             }
         }
     }
 
-    private static func area<T: PixelElement>(_ type: T.Type) -> @Sendable (KernelInvocation) -> Void {
-        { invocation in
-            let inWidth = invocation.int(2), inHeight = invocation.int(3), outWidth = invocation.int(4)
-            let outHeight = invocation.int(5), scaleX = invocation.float(6), scaleY = invocation.float(7)
-            let inverseArea = invocation.float(8)
-            CPUParallel.forEachRange(invocation.globalSize[2] * outHeight) { rows in
-                let src = invocation.pointer(0, as: T.self), dst = invocation.pointer(1, as: T.self)
+    private static func area<T: PixelElement>(_ type: T.Type) -> Kernel<AreaArguments<T>> {
+        Kernel("resize_area", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
+            let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
+            let outHeight = Int(arguments.outHeight), scaleX = arguments.scaleX, scaleY = arguments.scaleY
+            let inverseArea = arguments.inverseArea
+            CPUParallel.forEachRange(grid[2] * outHeight) { rows in
+                let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
                     let y0 = Float(y) * scaleY, y1 = min(Float(y + 1) * scaleY, Float(inHeight))

@@ -13,6 +13,8 @@
 // which works them out once per resize: (x + 0.5) sx - 0.5, its floor clamped to the plane and the
 // fraction; the column tables are padded to a multiple of 8. Each work-item blends eight neighbouring
 // output pixels in vector lanes (CPU drivers compile the lanes to SIMD; the per-pixel version stayed scalar).
+// It exists only in programs built for a vector width of 8 (its schedule's).
+#if VECTOR_WIDTH == 8
 #ifdef PIXEL_FLOAT
 #define STORE8(v) (v)
 typedef float8 pixel8;
@@ -47,6 +49,7 @@ __kernel void resize_bilinear(__global const PIXEL* src, __global PIXEL* dst, in
         for (int i = 0; x + i < outWidth; ++i) row[i] = lanes[i];
     }
 }
+#endif
 
 __kernel void resize_area(__global const PIXEL* src, __global PIXEL* dst, int inWidth, int inHeight,
                           int outWidth, int outHeight, float scaleX, float scaleY, float inverseArea) {

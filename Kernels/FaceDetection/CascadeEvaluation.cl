@@ -1,4 +1,5 @@
-// Boosted-cascade evaluation of detection windows, with OpenCV's semantics, one work-item per window.
+// Boosted-cascade evaluation of detection windows, with OpenCV's semantics: one window per work-item, or
+// (built with VECTOR_WIDTH 8) eight neighbouring windows per work-item in vector lanes.
 // The model arrives packed: `ints` and `floats` hold its arrays, `layout` their offsets (see
 // CascadeEvaluation.swift), `offsets` each feature's integral-image corners for this level's stride
 // (Haar: 3 rectangles × 4 corners; LBP: the 4 × 4 corners of its 3 × 3 cells). Result per window:
@@ -50,6 +51,7 @@ float cascade_feature_value(__global const uint* p, __global const int* o, __glo
 }
 #endif
 
+#if VECTOR_WIDTH == 1
 __kernel void cascade_detect(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
                              __global const int* ints, __global const float* floats, __global const int* layout,
                              __global const int* offsets, __global uchar* results, int stride, int windowsX,
@@ -103,6 +105,7 @@ __kernel void cascade_detect(__global const uint* sums, __global const uint* squ
     *result = 2;
 }
 
+#elif VECTOR_WIDTH == 8
 // The same evaluation for eight neighbouring windows per work-item in vector lanes, for OpenCL devices
 // that are CPUs (their compilers turn float8/uint8 into SIMD instructions, which a divergent
 // one-window kernel never becomes). Stump cascades only (every weak classifier one node). The last
@@ -118,10 +121,10 @@ uint8 cascade_load8(__global const uint* p, int o, int step) {
 #define CORNER_SUM8(p, o, step) as_int8(cascade_load8(p, (o)[0], step) - cascade_load8(p, (o)[1], step) \
                                         - cascade_load8(p, (o)[2], step) + cascade_load8(p, (o)[3], step))
 
-__kernel void cascade_detect_lanes(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
-                                   __global const int* ints, __global const float* floats, __global const int* layout,
-                                   __global const int* offsets, __global uchar* results, int stride, int windowsX,
-                                   int windowsY, int step, int windowWidth, int windowHeight) {
+__kernel void cascade_detect(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
+                             __global const int* ints, __global const float* floats, __global const int* layout,
+                             __global const int* offsets, __global uchar* results, int stride, int windowsX,
+                             int windowsY, int step, int windowWidth, int windowHeight) {
     int group = get_global_id(0), wy = get_global_id(1);
     if (group * 8 >= windowsX || wy >= windowsY) return;
     int wx = min(group * 8, windowsX - 8);
@@ -179,3 +182,6 @@ __kernel void cascade_detect_lanes(__global const uint* sums, __global const uin
     }
     vstore8(convert_uchar8(outcome), 0, results + (size_t)wy * windowsX + wx);
 }
+#else
+#error "cascade_detect takes 1 or 8 windows per work-item"
+#endif

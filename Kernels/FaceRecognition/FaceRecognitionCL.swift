@@ -1,0 +1,6 @@
+// The OpenCL C sources of FaceRecognition, embedded in the binary at build time: only FaceRecognition reads them.
+
+/// Each `.cl` file of this folder, as bytes.
+public enum FaceRecognitionCL {
+    public static let chiSquareNearest = PackageResources.ChiSquareNearest_cl
+}

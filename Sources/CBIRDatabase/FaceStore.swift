@@ -1,0 +1,113 @@
+import FaceRecognition
+import Foundation
+import GRDB
+
+/// The `faces` table and every statement on it: the face indexer's storage. Faces reference their image
+/// (`ON DELETE CASCADE`), so re-indexing or removing a file drops its faces.
+public struct FaceStore: Sendable {
+    static let table = FaceRecord.databaseTableName
+
+    public init() {}
+
+    func createTable(_ db: Database) throws {
+        try db.create(table: Self.table) { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("image_id", .integer).notNull().indexed().references(ImageRecord.databaseTableName, onDelete: .cascade)
+            t.column("x", .integer).notNull()
+            t.column("y", .integer).notNull()
+            t.column("width", .integer).notNull()
+            t.column("height", .integer).notNull()
+            t.column("angle", .double).notNull()
+            t.column("left_eye_x", .double)
+            t.column("left_eye_y", .double)
+            t.column("right_eye_x", .double)
+            t.column("right_eye_y", .double)
+            t.column("neighbours", .integer).notNull()
+            t.column("parameters", .text).notNull()
+            t.column("descriptor", .blob).notNull()
+            t.column("thumbnail", .blob).notNull()
+            t.column("label", .text).indexed()
+        }
+    }
+
+    func insert(_ faces: [FaceRecord], image: Int64, _ db: Database) throws {
+        for var face in faces {
+            face.imageID = image
+            try face.insert(db)
+        }
+    }
+
+    func faces(_ ids: [Int64], _ db: Database) throws -> [FaceRecord] {
+        try FaceRecord.filter(keys: ids).fetchAll(db)
+    }
+
+    /// An image's faces, left to right.
+    func faces(ofImage image: Int64, _ db: Database) throws -> [FaceRecord] {
+        try FaceRecord.filter(Column("image_id") == image).order(Column("x"), Column("y")).fetchAll(db)
+    }
+
+    /// Names a face or clears its name; returns whether the face exists.
+    func label(face: Int64, as name: String?, _ db: Database) throws -> Bool {
+        try db.execute(sql: "UPDATE faces SET label = ? WHERE id = ?", arguments: [name, face])
+        return db.changesCount > 0
+    }
+
+    /// Faces stored, faces labelled, distinct labels.
+    func counts(_ db: Database) throws -> (faces: Int, labelled: Int, labels: Int) {
+        (try FaceRecord.fetchCount(db), try FaceRecord.filter(Column("label") != nil).fetchCount(db),
+         try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT label) FROM faces") ?? 0)
+    }
+
+    func labelledFaces(_ db: Database) throws -> Set<Int64> {
+        try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE label IS NOT NULL")
+    }
+
+    /// The table's row count and largest id: face ids are never reused (AUTOINCREMENT), so any insert
+    /// raises the largest id and a delete alone lowers the count.
+    func signature(_ db: Database) throws -> [Int64] {
+        try Row.fetchOne(db, sql: "SELECT COUNT(*), IFNULL(MAX(id), 0) FROM faces").map { [$0[0], $0[1]] as [Int64] } ?? []
+    }
+
+    func ids(_ db: Database) throws -> Set<Int64> {
+        try Set(Int64.fetchAll(db, sql: "SELECT id FROM faces"))
+    }
+
+    /// Faces' descriptors with their images, checked against `parameters`: comparing descriptors made with
+    /// other parameters would be silently wrong.
+    func descriptors(_ ids: ArraySlice<Int64>, parameters: DescriptorParameters,
+                     _ db: Database) throws -> [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)] {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, image_id, parameters, descriptor FROM faces WHERE id IN (\(Self.list(ids)))")
+        var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
+        return try rows.map { row in
+            let id: Int64 = row["id"], text: String = row["parameters"]
+            if text != knownText {
+                let stored = try FaceRecord.parameters(face: id, text)
+                guard stored == parameters else {
+                    throw DatabaseError.mismatch("face \(id) was described with \(stored), the probe with \(parameters)")
+                }
+                knownText = text
+            }
+            return (try FaceRecord.descriptor(face: id, parameters: parameters, histograms: row["descriptor"]), FaceID(id),
+                    ImageID(row["image_id"] as Int64))
+        }
+    }
+
+    /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
+    /// removed since the search are left out.
+    func hits(_ matches: [FaceMatch], _ db: Database) throws -> [FaceHit] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT faces.id, image_id, path, x, y, faces.width, faces.height, label FROM faces
+            JOIN images ON images.id = image_id WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
+            """)
+        let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
+        return matches.compactMap { match in
+            byID[match.face.rawValue].map { row in
+                FaceHit(face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
+                        x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["label"])
+            }
+        }
+    }
+
+    /// Row ids for an SQL `IN (…)`.
+    static func list<Ids: Sequence<Int64>>(_ ids: Ids) -> String { ids.map(String.init).joined(separator: ",") }
+}

@@ -1,0 +1,166 @@
+/// The arguments of one kernel as a struct whose stored properties are the OpenCL function's
+/// parameters, in order and by name: buffers (``KernelBuffer``, ``KernelMutableBuffer``), small
+/// read-only arrays (`[Float]`, `[Int32]`, `[UInt8]`, … for `__constant` parameters), work-group scratch
+/// (``KernelLocal``) and scalars (`Int32` for `int`, `UInt32` for `uint`, `Float` for `float`).
+///
+/// The OpenCL launch passes the properties in declaration order; the CPU twin receives the struct
+/// itself. Conformance is all there is to write: the framework reads the parameter list from the
+/// struct's synthesised `Decodable` conformance (as swift-argument-parser reads its options) and checks
+/// it against the `.cl` source before a kernel first runs (see ``KernelSignature``).
+///
+/// ```swift
+/// struct InvertArguments: KernelArguments {
+///     var src: KernelBuffer<Float>          // __global const float* src
+///     var dst: KernelMutableBuffer<Float>   // __global float* dst
+///     var count: Int32                      // int count
+/// }
+/// ```
+public protocol KernelArguments: Decodable, Sendable {}
+
+/// A scalar type kernels read and write: the element of buffers and arrays.
+public protocol KernelElement: Sendable, Decodable {
+    /// Its OpenCL C name (`float`, `uchar`, `int`, `uint`).
+    static var openCLName: String { get }
+}
+
+extension Float: KernelElement { public static var openCLName: String { "float" } }
+extension UInt8: KernelElement { public static var openCLName: String { "uchar" } }
+extension Int32: KernelElement { public static var openCLName: String { "int" } }
+extension UInt32: KernelElement { public static var openCLName: String { "uint" } }
+
+/// A device buffer a kernel reads (`__global const T*` or `__constant T*`).
+public struct KernelBuffer<Element: KernelElement>: Sendable, Decodable {
+    let buffer: (any DeviceBuffer)?
+
+    /// The buffer of a device image.
+    public init(_ image: DeviceImage) {
+        buffer = image.buffer
+    }
+
+    /// The elements, for the CPU twin (which runs only with buffers of the CPU device).
+    public var elements: UnsafePointer<Element> {
+        UnsafePointer(hostPointer(of: buffer, as: Element.self))
+    }
+
+    public init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
+    }
+}
+
+/// A device buffer a kernel writes (`__global T*`).
+public struct KernelMutableBuffer<Element: KernelElement>: Sendable, Decodable {
+    let buffer: (any DeviceBuffer)?
+
+    /// The buffer of a device image.
+    public init(_ image: DeviceImage) {
+        buffer = image.buffer
+    }
+
+    /// The elements, for the CPU twin (which runs only with buffers of the CPU device).
+    public var elements: UnsafeMutablePointer<Element> {
+        hostPointer(of: buffer, as: Element.self)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
+    }
+}
+
+/// Work-group scratch memory (`__local T*`) of `count` elements; the CPU twin has no use for it.
+public struct KernelLocal<Element: KernelElement>: Sendable, Decodable {
+    public let count: Int
+
+    public init(count: Int) {
+        self.count = count
+    }
+}
+
+/// A CPU buffer's memory. Twins run only after the CPU backend has checked that every buffer is its own,
+/// so anything else here is a bug in the framework, not bad input.
+private func hostPointer<Element>(of buffer: (any DeviceBuffer)?, as type: Element.Type) -> UnsafeMutablePointer<Element> {
+    guard let cpu = buffer as? CPUBuffer else {
+        preconditionFailure("a CPU twin read a buffer that is not the CPU device's")
+    }
+    return cpu.pointer.assumingMemoryBound(to: Element.self)
+}
+
+// MARK: Binding arguments to a launch
+
+/// One argument as a backend passes it.
+enum KernelBinding {
+    case buffer(any DeviceBuffer)
+    case int32(Int32)
+    case uint32(UInt32)
+    case float32(Float)
+    /// A small read-only array, copied at launch.
+    case constant(bytes: [UInt8])
+    /// Scratch memory of this many bytes per work-group.
+    case local(byteCount: Int)
+}
+
+/// The types a property of a ``KernelArguments`` struct may have, with what each binds to.
+protocol KernelArgumentValue {
+    /// The parameter the type stands for in OpenCL C.
+    static var parameter: KernelParameter.Form { get }
+    /// A value for reading the parameter list without a launch.
+    static var placeholder: Self { get }
+    var binding: KernelBinding { get }
+}
+
+extension KernelBuffer: KernelArgumentValue {
+    static var parameter: KernelParameter.Form { .buffer(element: Element.openCLName, writable: false) }
+    static var placeholder: Self { Self(buffer: nil) }
+    var binding: KernelBinding { buffer.map { .buffer($0) } ?? .constant(bytes: []) }
+    private init(buffer: (any DeviceBuffer)?) { self.buffer = buffer }
+}
+
+extension KernelMutableBuffer: KernelArgumentValue {
+    static var parameter: KernelParameter.Form { .buffer(element: Element.openCLName, writable: true) }
+    static var placeholder: Self { Self(buffer: nil) }
+    var binding: KernelBinding { buffer.map { .buffer($0) } ?? .constant(bytes: []) }
+    private init(buffer: (any DeviceBuffer)?) { self.buffer = buffer }
+}
+
+extension KernelLocal: KernelArgumentValue {
+    static var parameter: KernelParameter.Form { .local(element: Element.openCLName) }
+    static var placeholder: Self { Self(count: 0) }
+    var binding: KernelBinding { .local(byteCount: count * MemoryLayout<Element>.stride) }
+}
+
+extension Array: KernelArgumentValue where Element: KernelElement {
+    static var parameter: KernelParameter.Form { .constant(element: Element.openCLName) }
+    static var placeholder: Self { [] }
+    var binding: KernelBinding { .constant(bytes: withUnsafeBytes { Array<UInt8>($0) }) }
+}
+
+extension Int32: KernelArgumentValue {
+    static var parameter: KernelParameter.Form { .scalar("int") }
+    static var placeholder: Self { 0 }
+    var binding: KernelBinding { .int32(self) }
+}
+
+extension UInt32: KernelArgumentValue {
+    static var parameter: KernelParameter.Form { .scalar("uint") }
+    static var placeholder: Self { 0 }
+    var binding: KernelBinding { .uint32(self) }
+}
+
+extension Float: KernelArgumentValue {
+    static var parameter: KernelParameter.Form { .scalar("float") }
+    static var placeholder: Self { 0 }
+    var binding: KernelBinding { .float32(self) }
+}
+
+extension KernelArguments {
+    /// The properties' bindings in declaration order, the order of the OpenCL parameters.
+    func bindings(for kernel: String) throws(RenderError) -> [KernelBinding] {
+        var bindings: [KernelBinding] = []
+        for child in Mirror(reflecting: self).children {
+            guard let value = child.value as? any KernelArgumentValue else {
+                throw .kernelSignature(kernel: kernel, reason: "argument \(child.label ?? "?") has type \(type(of: child.value)), which no OpenCL parameter takes")
+            }
+            bindings.append(value.binding)
+        }
+        return bindings
+    }
+}
