@@ -30,7 +30,7 @@ extension UInt32: KernelElement { public static var openCLName: String { "uint" 
 
 /// A device buffer a kernel reads (`__global const T*` or `__constant T*`).
 public struct KernelBuffer<Element: KernelElement>: Sendable, Decodable {
-    let buffer: (any DeviceBuffer)?
+    let buffer: any DeviceBuffer
 
     /// The buffer of a device image.
     public init(_ image: DeviceImage) {
@@ -49,7 +49,7 @@ public struct KernelBuffer<Element: KernelElement>: Sendable, Decodable {
 
 /// A device buffer a kernel writes (`__global T*`).
 public struct KernelMutableBuffer<Element: KernelElement>: Sendable, Decodable {
-    let buffer: (any DeviceBuffer)?
+    let buffer: any DeviceBuffer
 
     /// The buffer of a device image.
     public init(_ image: DeviceImage) {
@@ -77,7 +77,7 @@ public struct KernelLocal<Element: KernelElement>: Sendable, Decodable {
 
 /// A CPU buffer's memory. Twins run only after the CPU backend has checked that every buffer is its own,
 /// so anything else here is a bug in the framework, not bad input.
-private func hostPointer<Element>(of buffer: (any DeviceBuffer)?, as type: Element.Type) -> UnsafeMutablePointer<Element> {
+private func hostPointer<Element>(of buffer: any DeviceBuffer, as type: Element.Type) -> UnsafeMutablePointer<Element> {
     guard let cpu = buffer as? CPUBuffer else {
         preconditionFailure("a CPU twin read a buffer that is not the CPU device's")
     }
@@ -107,18 +107,23 @@ protocol KernelArgumentValue {
     var binding: KernelBinding { get }
 }
 
+/// The buffer of placeholder arguments, which are read for their parameter list and never launched.
+private final class PlaceholderBuffer: DeviceBuffer {
+    var byteCount: Int { 0 }
+}
+
 extension KernelBuffer: KernelArgumentValue {
     static var parameter: KernelParameter.Form { .buffer(element: Element.openCLName, writable: false) }
-    static var placeholder: Self { Self(buffer: nil) }
-    var binding: KernelBinding { buffer.map { .buffer($0) } ?? .constant(bytes: []) }
-    private init(buffer: (any DeviceBuffer)?) { self.buffer = buffer }
+    static var placeholder: Self { Self(buffer: PlaceholderBuffer()) }
+    var binding: KernelBinding { .buffer(buffer) }
+    private init(buffer: any DeviceBuffer) { self.buffer = buffer }
 }
 
 extension KernelMutableBuffer: KernelArgumentValue {
     static var parameter: KernelParameter.Form { .buffer(element: Element.openCLName, writable: true) }
-    static var placeholder: Self { Self(buffer: nil) }
-    var binding: KernelBinding { buffer.map { .buffer($0) } ?? .constant(bytes: []) }
-    private init(buffer: (any DeviceBuffer)?) { self.buffer = buffer }
+    static var placeholder: Self { Self(buffer: PlaceholderBuffer()) }
+    var binding: KernelBinding { .buffer(buffer) }
+    private init(buffer: any DeviceBuffer) { self.buffer = buffer }
 }
 
 extension KernelLocal: KernelArgumentValue {
