@@ -250,7 +250,7 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
-            try CheckedSignatures.shared.check(kernel)
+            try kernel.checkSignatureOnce()
             try device.backend.launch(kernel, arguments, grid: grid)
             context.totals.launches += 1
         }

@@ -15,6 +15,8 @@ import TestSupport
             /* __kernel void alsoCommented(int b) {} */
             __kernel void first(__global const PIXEL* src, __global float *dst, __constant int* table,
                                 __local float* scratch, int count, float scale) { }
+            __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void third(int n) { }
+            void helper_kernel (int notAKernel) { }
             #if VECTOR_WIDTH == 8
             kernel void second(global uint* values, uint total) { }
             #else
@@ -22,7 +24,7 @@ import TestSupport
             #endif
             """
         let functions = try KernelSignature.functions(in: source, options: "-DPIXEL=uchar -DOTHER")
-        #expect(Set(functions.keys) == ["first", "second"])
+        #expect(Set(functions.keys) == ["first", "second", "third"])
         #expect(functions["first"]?.map(\.description) == ["__global const uchar* src", "__global float* dst",
                                                             "__constant int* table", "__local float* scratch", "int count",
                                                             "float scale"])

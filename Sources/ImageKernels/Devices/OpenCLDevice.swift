@@ -161,8 +161,8 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
                 status = clSetKernelArg(clKernel, position, MemoryLayout<cl_uint>.size, &value)
             case .float32(var value):
                 status = clSetKernelArg(clKernel, position, MemoryLayout<cl_float>.size, &value)
-            case .constant(let bytes):
-                status = try setConstant(bytes, clKernel, position, &constants)
+            case .constant(let values):
+                status = try setConstant(values, clKernel, position, &constants)
             case .local(let byteCount):
                 status = clSetKernelArg(clKernel, position, max(byteCount, 1), nil)
             }
@@ -174,17 +174,20 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         try Self.check(status, "clEnqueueNDRangeKernel(\(kernel.entryPoint))")
     }
 
-    private func setConstant(_ bytes: [UInt8], _ kernel: cl_kernel, _ position: cl_uint,
+    /// Binds a copy of `values` in a read-only buffer, kept alive in `keep` until the kernel is enqueued.
+    private func setConstant(_ values: any KernelConstantArray, _ kernel: cl_kernel, _ position: cl_uint,
                              _ keep: inout [OpenCLBuffer]) throws(RenderError) -> cl_int {
         var status: cl_int = 0
-        let byteCount = max(1, bytes.count)
-        var padded = bytes.isEmpty ? [0] : bytes
-        let memory = padded.withUnsafeMutableBytes {
-            clCreateBuffer(context, cl_mem_flags(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR), byteCount, $0.baseAddress, &status)
+        let flags = cl_mem_flags(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR)
+        let (memory, byteCount) = values.withUnsafeBytes { bytes -> (cl_mem?, Int) in
+            guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                var placeholder: UInt8 = 0   // OpenCL has no empty buffers
+                return (clCreateBuffer(context, flags, 1, &placeholder, &status), 1)
+            }
+            return (clCreateBuffer(context, flags, bytes.count, UnsafeMutableRawPointer(mutating: base), &status), bytes.count)
         }
         guard let memory, status == CL_SUCCESS else { throw .openCL(call: "clCreateBuffer(constant)", code: status) }
-        let buffer = OpenCLBuffer(byteCount: byteCount, memory: memory)
-        keep.append(buffer)
+        keep.append(OpenCLBuffer(byteCount: byteCount, memory: memory))
         var handle: cl_mem? = memory
         return clSetKernelArg(kernel, position, MemoryLayout<cl_mem>.size, &handle)
     }

@@ -32,6 +32,8 @@ public struct Kernel<Arguments: KernelArguments>: KernelDeclaration {
     public let schedules: KernelSchedules
     /// The CPU implementation: it covers the whole grid, parallelising itself (see ``CPUParallel``).
     public let cpu: @Sendable (Arguments, KernelGrid) -> Void
+    /// What launches of this kernel value have worked out once: its check, its programs.
+    let memo = KernelMemo()
 
     public init(_ entryPoint: String, in source: KernelSource, options: String = "",
                 schedules: KernelSchedules = .perElement, cpu: @escaping @Sendable (Arguments, KernelGrid) -> Void) {
@@ -49,7 +51,39 @@ public struct Kernel<Arguments: KernelArguments>: KernelDeclaration {
 
     /// The program a device builds for this kernel under `schedule`.
     func program(_ schedule: KernelSchedule) -> KernelProgram {
-        KernelProgram(source: source, options: options + " -DVECTOR_WIDTH=\(schedule.vectorWidth)")
+        memo.program(vectorWidth: schedule.vectorWidth) {
+            KernelProgram(source: source, options: options + " -DVECTOR_WIDTH=\(schedule.vectorWidth)")
+        }
+    }
+
+    /// Throws unless the signature matches; checked once per process for each source, options and
+    /// arguments type, and once per kernel value after that without a look-up.
+    func checkSignatureOnce() throws(RenderError) {
+        guard !memo.isChecked else { return }
+        try CheckedSignatures.shared.check(self)
+        memo.isChecked = true
+    }
+}
+
+/// Per-kernel-value state that launches share (kernels are usually `static let`s): a launch costs
+/// microseconds, and these would otherwise be rebuilt or looked up by strings every time.
+final class KernelMemo: @unchecked Sendable {
+    private let lock = NSLock()
+    private var checked = false
+    private var programs: [Int: KernelProgram] = [:]
+
+    var isChecked: Bool {
+        get { lock.withLock { checked } }
+        set { lock.withLock { checked = newValue } }
+    }
+
+    func program(vectorWidth: Int, make: () -> KernelProgram) -> KernelProgram {
+        lock.withLock {
+            if let program = programs[vectorWidth] { return program }
+            let program = make()
+            programs[vectorWidth] = program
+            return program
+        }
     }
 }
 

@@ -6,7 +6,8 @@
 /// The OpenCL launch passes the properties in declaration order; the CPU twin receives the struct
 /// itself. Conformance is all there is to write: the framework reads the parameter list from the
 /// struct's synthesised `Decodable` conformance (as swift-argument-parser reads its options) and checks
-/// it against the `.cl` source before a kernel first runs (see ``KernelSignature``).
+/// it against the `.cl` source before a kernel first runs (see ``KernelSignature``); a launch reads the
+/// values through the synthesised `Encodable` conformance (a tenth of the cost of reflection).
 ///
 /// ```swift
 /// struct InvertArguments: KernelArguments {
@@ -15,10 +16,10 @@
 ///     var count: Int32                      // int count
 /// }
 /// ```
-public protocol KernelArguments: Decodable, Sendable {}
+public protocol KernelArguments: Codable, Sendable {}
 
 /// A scalar type kernels read and write: the element of buffers and arrays.
-public protocol KernelElement: Sendable, Decodable {
+public protocol KernelElement: Sendable, Codable {
     /// Its OpenCL C name (`float`, `uchar`, `int`, `uint`).
     static var openCLName: String { get }
 }
@@ -29,7 +30,7 @@ extension Int32: KernelElement { public static var openCLName: String { "int" } 
 extension UInt32: KernelElement { public static var openCLName: String { "uint" } }
 
 /// A device buffer a kernel reads (`__global const T*` or `__constant T*`).
-public struct KernelBuffer<Element: KernelElement>: Sendable, Decodable {
+public struct KernelBuffer<Element: KernelElement>: Sendable, Codable {
     let buffer: any DeviceBuffer
 
     /// The buffer of a device image.
@@ -45,10 +46,14 @@ public struct KernelBuffer<Element: KernelElement>: Sendable, Decodable {
     public init(from decoder: any Decoder) throws {
         throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "kernel buffers are not encoded"))
+    }
 }
 
 /// A device buffer a kernel writes (`__global T*`).
-public struct KernelMutableBuffer<Element: KernelElement>: Sendable, Decodable {
+public struct KernelMutableBuffer<Element: KernelElement>: Sendable, Codable {
     let buffer: any DeviceBuffer
 
     /// The buffer of a device image.
@@ -64,10 +69,14 @@ public struct KernelMutableBuffer<Element: KernelElement>: Sendable, Decodable {
     public init(from decoder: any Decoder) throws {
         throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "kernel buffers are not encoded"))
+    }
 }
 
 /// Work-group scratch memory (`__local T*`) of `count` elements; the CPU twin has no use for it.
-public struct KernelLocal<Element: KernelElement>: Sendable, Decodable {
+public struct KernelLocal<Element: KernelElement>: Sendable, Codable {
     public let count: Int
 
     public init(count: Int) {
@@ -93,7 +102,7 @@ enum KernelBinding {
     case uint32(UInt32)
     case float32(Float)
     /// A small read-only array, copied at launch.
-    case constant(bytes: [UInt8])
+    case constant(any KernelConstantArray)
     /// Scratch memory of this many bytes per work-group.
     case local(byteCount: Int)
 }
@@ -135,8 +144,15 @@ extension KernelLocal: KernelArgumentValue {
 extension Array: KernelArgumentValue where Element: KernelElement {
     static var parameter: KernelParameter.Form { .constant(element: Element.openCLName) }
     static var placeholder: Self { [] }
-    var binding: KernelBinding { .constant(bytes: withUnsafeBytes { Array<UInt8>($0) }) }
+    var binding: KernelBinding { .constant(self) }
 }
+
+/// An array a backend copies to the device at launch: its bytes, read in place.
+protocol KernelConstantArray {
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+
+extension Array: KernelConstantArray where Element: KernelElement {}
 
 extension Int32: KernelArgumentValue {
     static var parameter: KernelParameter.Form { .scalar("int") }
@@ -159,13 +175,84 @@ extension Float: KernelArgumentValue {
 extension KernelArguments {
     /// The properties' bindings in declaration order, the order of the OpenCL parameters.
     func bindings(for kernel: String) throws(RenderError) -> [KernelBinding] {
-        var bindings: [KernelBinding] = []
-        for child in Mirror(reflecting: self).children {
-            guard let value = child.value as? any KernelArgumentValue else {
-                throw .kernelSignature(kernel: kernel, reason: "argument \(child.label ?? "?") has type \(type(of: child.value)), which no OpenCL parameter takes")
+        let encoder = BindingEncoder()
+        do { try encode(to: encoder) } catch { throw .kernelSignature(kernel: kernel, reason: "\(error)") }
+        return encoder.bindings
+    }
+}
+
+/// An `Encoder` that turns an arguments struct into bindings, property by property in the order the
+/// synthesised `encode(to:)` visits them: the declaration order.
+private final class BindingEncoder: Encoder {
+    var bindings: [KernelBinding] = []
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init() {
+        bindings.reserveCapacity(16)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Container<Key>(encoder: self))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { Refusing<AnyKey>() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { Refusing<AnyKey>() }
+
+    static func unsupported(_ value: Any, _ what: String) -> EncodingError {
+        .invalidValue(value, .init(codingPath: [], debugDescription: "kernel arguments must be \(what)"))
+    }
+
+    struct Container<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let encoder: BindingEncoder
+        var codingPath: [any CodingKey] { [] }
+
+        func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            guard let argument = value as? any KernelArgumentValue else {
+                throw BindingEncoder.unsupported(value, "of OpenCL parameter types: \(key.stringValue) has type \(T.self)")
             }
-            bindings.append(value.binding)
+            encoder.bindings.append(argument.binding)
         }
-        return bindings
+
+        func encode(_ value: Int32, forKey key: Key) throws { encoder.bindings.append(.int32(value)) }
+        func encode(_ value: UInt32, forKey key: Key) throws { encoder.bindings.append(.uint32(value)) }
+        func encode(_ value: Float, forKey key: Key) throws { encoder.bindings.append(.float32(value)) }
+        func encodeNil(forKey key: Key) throws { throw BindingEncoder.unsupported(Optional<Int>.none as Any, "present") }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
+                                                   forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            KeyedEncodingContainer(Refusing<NestedKey>())
+        }
+        func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { Refusing<AnyKey>() }
+        func superEncoder() -> any Encoder { encoder }
+        func superEncoder(forKey key: Key) -> any Encoder { encoder }
+    }
+
+    /// What any shape other than a flat struct gets: a container whose every write fails.
+    struct Refusing<Key: CodingKey>: KeyedEncodingContainerProtocol, UnkeyedEncodingContainer, SingleValueEncodingContainer {
+        var codingPath: [any CodingKey] { [] }
+        var count: Int { 0 }
+        func encodeNil() throws { throw BindingEncoder.unsupported(0, "a flat struct") }
+        func encodeNil(forKey key: Key) throws { throw BindingEncoder.unsupported(0, "a flat struct") }
+        func encode<T: Encodable>(_ value: T) throws { throw BindingEncoder.unsupported(value, "a flat struct") }
+        func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw BindingEncoder.unsupported(value, "a flat struct") }
+        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            KeyedEncodingContainer(Refusing<NestedKey>())
+        }
+        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
+                                                   forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            KeyedEncodingContainer(Refusing<NestedKey>())
+        }
+        func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+        func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { self }
+        func superEncoder() -> any Encoder { BindingEncoder() }
+        func superEncoder(forKey key: Key) -> any Encoder { BindingEncoder() }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }

@@ -60,27 +60,32 @@ public enum KernelSignature {
     /// A function defined twice (in `#if` branches) must have one parameter list.
     public static func functions(in source: String, options: String = "") throws(RenderError) -> [String: [KernelParameter]] {
         let definitions = Self.definitions(in: options)
+        let text = stripComments(source)
         var functions: [String: [KernelParameter]] = [:]
-        var text = Substring(stripComments(source))
-        while let marker = text.range(of: "__kernel") ?? text.range(of: "kernel ") {
-            text = text[marker.upperBound...]
-            guard let open = text.firstIndex(of: "("), let close = text[open...].firstIndex(of: ")") else { break }
-            let head = text[..<open].split(whereSeparator: \.isWhitespace)
-            guard head.count == 2, head[0] == "void" else { continue }
-            let name = String(head[1])
-            let list = text[text.index(after: open)..<close]
+        let whole = NSRange(text.startIndex..., in: text)
+        let pattern: NSRegularExpression
+        do { pattern = try NSRegularExpression(pattern: kernelPattern) } catch {
+            throw .kernelSignature(kernel: "?", reason: "the kernel pattern does not compile: \(error)")
+        }
+        for match in pattern.matches(in: text, range: whole) {
+            guard let nameRange = Range(match.range(at: 1), in: text), let listRange = Range(match.range(at: 2), in: text) else {
+                continue
+            }
+            let name = String(text[nameRange])
             var parameters: [KernelParameter] = []
-            for declaration in list.split(separator: ",") {
+            for declaration in text[listRange].split(separator: ",") {
                 parameters.append(try parameter(String(declaration), of: name, definitions: definitions))
             }
             if let earlier = functions[name], earlier != parameters {
                 throw .kernelSignature(kernel: name, reason: "defined twice with different parameters")
             }
             functions[name] = parameters
-            text = text[close...]
         }
         return functions
     }
+
+    /// `__kernel void name(parameters)` (or `kernel`, with optional attributes).
+    private static let kernelPattern = #"(?<!\w)(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(([^)]*)\)"#
 
     /// Throws unless `declared` (Swift) matches `parameters` (the source) one to one.
     static func check(_ declared: [KernelParameter], against parameters: [KernelParameter], kernel: String) throws(RenderError) {
