@@ -193,24 +193,6 @@ private final class ParameterReader: Decoder {
             return placeholder
         }
 
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { throw unsupported("Bool") }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { throw unsupported("String") }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { throw unsupported("Double") }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(Float.self as Float.Type, key) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { throw unsupported("Int (use Int32)") }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { throw unsupported("Int8") }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { throw unsupported("Int16") }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decode(Int32.self as Int32.Type, key) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { throw unsupported("Int64") }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { throw unsupported("UInt (use UInt32)") }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { throw unsupported("UInt8") }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { throw unsupported("UInt16") }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(UInt32.self as UInt32.Type, key) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { throw unsupported("UInt64") }
-
-        /// The generic path for the scalar overloads the synthesised initialiser calls.
-        private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T { try decode(type, forKey: key) }
-
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
                                                    forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
             throw unsupported("flat")
