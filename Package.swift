@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "ImageKernels", targets: ["ImageKernels"]),
         .library(name: "ImageCodecs", targets: ["ImageCodecs"]),
+        .library(name: "NeuralNetworks", targets: ["NeuralNetworks"]),
         .library(name: "FaceRecognition", targets: ["FaceRecognition"]),
         .library(name: "FaceDetection", targets: ["FaceDetection"]),
         .library(name: "CBIRDatabase", targets: ["CBIRDatabase"]),
@@ -35,6 +36,12 @@ let package = Package(
         .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
+
+        // Neural networks: tensor layers as filters, networks with resident weights, model readers
+        .target(name: "NeuralNetworksCL", path: "Kernels/NeuralNetworks",
+                resources: ["Activation", "ChannelAffine", "ChannelConcat", "Convolution", "FullyConnected", "L2Normalization",
+                            "Pooling", "ResidualAdd"].map { .embedInCode("\($0).cl") }),
+        .target(name: "NeuralNetworks", dependencies: ["ImageKernels", "NeuralNetworksCL"]),
 
         // Face recognition and detection
         .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: [.embedInCode("ChiSquareNearest.cl")]),
@@ -73,6 +80,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ImageKernels", "ReferenceFilters"],
                 path: "Tests/TestSupport"),
         .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport"]),
+        .testTarget(name: "NeuralNetworksTests", dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),

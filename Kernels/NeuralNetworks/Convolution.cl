@@ -1,0 +1,96 @@
+// 2-D convolution as a matrix product: conv_im2col lays every receptive field out as a column (zero
+// where the window leaves the plane), conv_gemm multiplies each group's filters by those columns and adds
+// the bias, optionally clamping at zero (a fused ReLU).
+//
+// Tensors are NCHW float. cols is [channels·kh·kw][batch·outH·outW]; weights are [outChannels][channels /
+// groups · kh·kw]; group g's filters read the rows of cols that belong to its channels.
+
+__kernel void conv_im2col(__global const float* src, __global float* cols, int channels, int height, int width,
+                          int kernelHeight, int kernelWidth, int strideY, int strideX, int paddingY, int paddingX,
+                          int outHeight, int outWidth, int batch) {
+    int n = get_global_id(0), row = get_global_id(1);
+    int spatial = outHeight * outWidth, columns = batch * spatial;
+    if (n >= columns || row >= channels * kernelHeight * kernelWidth) return;
+    int b = n / spatial, p = n - b * spatial;
+    int oy = p / outWidth, ox = p - oy * outWidth;
+    int c = row / (kernelHeight * kernelWidth), k = row - c * kernelHeight * kernelWidth;
+    int ky = k / kernelWidth, kx = k - ky * kernelWidth;
+    int y = oy * strideY - paddingY + ky, x = ox * strideX - paddingX + kx;
+    float value = 0.0f;
+    if (y >= 0 && y < height && x >= 0 && x < width) value = src[(((size_t)b * channels + c) * height + y) * width + x];
+    cols[(size_t)row * columns + n] = value;
+}
+
+#if VECTOR_WIDTH == 16
+typedef float16 floatv;
+#define VLOAD vload16
+#define VSTORE vstore16
+#elif VECTOR_WIDTH == 8
+typedef float8 floatv;
+#define VLOAD vload8
+#define VSTORE vstore8
+#elif VECTOR_WIDTH == 4
+typedef float4 floatv;
+#define VLOAD vload4
+#define VSTORE vstore4
+#else
+typedef float floatv;
+#define VLOAD(i, p) ((p)[i])
+#define VSTORE(v, i, p) ((p)[i] = (v))
+#endif
+
+// Rows of output (filters) each work-item computes.
+#define TILE_M 4
+
+void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels, float bias, int relu) {
+    acc += bias;
+    if (relu) acc = fmax(acc, (floatv)0.0f);
+    int b = n / spatial, p = n - b * spatial;
+    __global float* out = dst + ((size_t)b * outChannels + oc) * spatial + p;
+    if (n + VECTOR_WIDTH <= columns && p + VECTOR_WIDTH <= spatial) {
+        VSTORE(acc, 0, out);
+    } else {
+        float values[VECTOR_WIDTH];
+        VSTORE(acc, 0, values);
+        for (int i = 0; i < VECTOR_WIDTH && n + i < columns; ++i) {
+            int bi = (n + i) / spatial, pi = n + i - bi * spatial;
+            dst[((size_t)bi * outChannels + oc) * spatial + pi] = values[i];
+        }
+    }
+}
+
+// Work-item (n, m, g): output columns n·VECTOR_WIDTH… and filters m·TILE_M… of group g.
+__kernel void conv_gemm(__global const float* weights, __global const float* cols, __global const float* bias,
+                        __global float* dst, int groupOutChannels, int groupDepth, int columns, int spatial,
+                        int outChannels, int relu) {
+    int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M, g = get_global_id(2);
+    if (n >= columns || m >= groupOutChannels) return;
+    __global const float* b = cols + (size_t)g * groupDepth * columns + n;
+    int oc = g * groupOutChannels + m;
+    __global const float* a = weights + (size_t)oc * groupDepth;
+    int rows = min(TILE_M, groupOutChannels - m);
+    floatv acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
+    if (n + VECTOR_WIDTH <= columns && rows == TILE_M) {
+        for (int k = 0; k < groupDepth; ++k) {
+            floatv v = VLOAD(0, b + (size_t)k * columns);
+            acc0 = fma((floatv)a[k], v, acc0);
+            acc1 = fma((floatv)a[groupDepth + k], v, acc1);
+            acc2 = fma((floatv)a[2 * groupDepth + k], v, acc2);
+            acc3 = fma((floatv)a[3 * groupDepth + k], v, acc3);
+        }
+    } else {
+        for (int k = 0; k < groupDepth; ++k) {
+            float values[VECTOR_WIDTH];
+            for (int i = 0; i < VECTOR_WIDTH; ++i) values[i] = n + i < columns ? b[(size_t)k * columns + i] : 0.0f;
+            floatv v = VLOAD(0, values);
+            acc0 = fma((floatv)a[k], v, acc0);
+            if (rows > 1) acc1 = fma((floatv)a[groupDepth + k], v, acc1);
+            if (rows > 2) acc2 = fma((floatv)a[2 * groupDepth + k], v, acc2);
+            if (rows > 3) acc3 = fma((floatv)a[3 * groupDepth + k], v, acc3);
+        }
+    }
+    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu);
+    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu);
+    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu);
+    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu);
+}

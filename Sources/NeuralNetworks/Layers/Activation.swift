@@ -1,0 +1,86 @@
+import ImageKernels
+import NeuralNetworksCL
+
+/// An element-wise activation: ReLU, `max(x, 0)`, or PReLU, `x ≥ 0 ? x : slope[c] · x` with a learnt
+/// slope per channel (the second input).
+public struct Activation: Filter {
+    public enum Function: Sendable {
+        case relu
+        case prelu
+    }
+
+    public let function: Function
+    public var name: String { function == .relu ? "ReLU" : "PReLU" }
+
+    public init(_ function: Function) {
+        self.function = function
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        let inputs = try tensorInputs(inputs, count: function == .relu ? 1 : 2)
+        if function == .prelu, !inputs[1].holds(inputs[0].channels) {
+            throw .invalidInput(filter: name, reason: "needs one slope per channel of \(inputs[0])")
+        }
+        return inputs[0]
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor
+        switch function {
+        case .relu:
+            try encoder.launch(Self.relu, Rectifier(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount)),
+                               over: [input.elementCount])
+        case .prelu:
+            try encoder.launch(Self.prelu, Parametric(src: .init(encoder.input), dst: .init(encoder.output), slopes: .init(encoder.inputs[1]),
+                                                      spatial: Int32(input.planePixelCount), channels: Int32(input.channels),
+                                                      planes: Int32(input.planeCount)),
+                               over: [input.planePixelCount, input.planeCount])
+        }
+    }
+
+    struct Rectifier: KernelArguments {
+        var src: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var count: Int32
+    }
+
+    struct Parametric: KernelArguments {
+        var src: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var slopes: KernelBuffer<Float>
+        var spatial: Int32
+        var channels: Int32
+        var planes: Int32
+    }
+
+    static let relu = Kernel<Rectifier>("activation_relu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation)) { arguments, _ in
+        CPUParallel.forEachRange(Int(arguments.count)) { range in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for i in range { dst[i] = max(src[i], 0) }
+        }
+    }
+
+    static let prelu = Kernel<Parametric>("activation_prelu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation),
+                                          schedules: .uniform([64, 1])) { arguments, _ in
+        let spatial = Int(arguments.spatial), channels = Int(arguments.channels)
+        CPUParallel.forEachRange(Int(arguments.planes)) { planes in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for plane in planes {
+                let slope = arguments.slopes.elements[plane % channels]
+                for i in plane * spatial..<(plane + 1) * spatial { dst[i] = src[i] >= 0 ? src[i] : slope * src[i] }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// `max(x, 0)` element-wise.
+    public func rectified() -> Image {
+        applying(Activation(.relu))
+    }
+
+    /// `x ≥ 0 ? x : slope[c] · x` with `slopes` holding one value per channel.
+    public func parametricRectified(slopes: Image) -> Image {
+        applying(Activation(.prelu), with: [slopes])
+    }
+}

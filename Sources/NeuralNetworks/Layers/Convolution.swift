@@ -1,0 +1,161 @@
+import ImageKernels
+import NeuralNetworksCL
+
+/// A 2-D convolution over NCHW float tensors: any kernel size, stride and zero padding, in groups
+/// (`groups == channels` is depthwise), with a bias per filter and an optional ReLU fused in.
+///
+/// Inputs: the tensor, the filters (a float image `channels / groups · kernelHeight · kernelWidth` wide
+/// and `outChannels` high, each row one filter in [channel][y][x] order) and the biases (`outChannels`
+/// wide). Keep filters and biases resident (``RenderContext/makeResidentImage(_:)``) so that they cross
+/// to the device once.
+///
+/// It runs as a matrix product: every receptive field laid out as a column, then filters × columns.
+public struct Convolution: Filter {
+    public let kernelWidth: Int
+    public let kernelHeight: Int
+    public let strideX: Int
+    public let strideY: Int
+    public let paddingX: Int
+    public let paddingY: Int
+    public let groups: Int
+    /// Whether negative outputs become zero (a ReLU fused into the launch).
+    public let rectified: Bool
+    public var name: String { "convolution \(kernelWidth)×\(kernelHeight)/\(strideX)" }
+
+    public init(kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
+                paddingY: Int = 0, groups: Int = 1, rectified: Bool = false) {
+        self.kernelWidth = kernelWidth
+        self.kernelHeight = kernelHeight
+        self.strideX = strideX
+        self.strideY = strideY
+        self.paddingX = paddingX
+        self.paddingY = paddingY
+        self.groups = groups
+        self.rectified = rectified
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        guard inputs.count == 3 else { throw .invalidInput(filter: name, reason: "takes a tensor, filters and biases, got \(inputs.count) inputs") }
+        let (input, filters, biases) = (inputs[0], inputs[1], inputs[2])
+        guard inputs.allSatisfy({ $0.elementType == .float32 }) else { throw .invalidInput(filter: name, reason: "takes float tensors") }
+        guard kernelWidth > 0, kernelHeight > 0, strideX > 0, strideY > 0, paddingX >= 0, paddingY >= 0, groups > 0 else {
+            throw .invalidInput(filter: name, reason: "kernel sizes and strides must be positive, paddings not negative")
+        }
+        guard input.channels % groups == 0, filters.height % groups == 0 else {
+            throw .invalidInput(filter: name, reason: "\(input.channels) channels and \(filters.height) filters do not split into \(groups) groups")
+        }
+        let depth = input.channels / groups * kernelHeight * kernelWidth
+        guard filters.width == depth, filters.planeCount == 1, biases.width * biases.height == filters.height, biases.planeCount == 1 else {
+            throw .invalidInput(filter: name, reason: "filters \(filters) and biases \(biases) do not fit \(input.channels / groups)-channel \(kernelWidth)×\(kernelHeight) filters")
+        }
+        let width = (input.width + 2 * paddingX - kernelWidth) / strideX + 1
+        let height = (input.height + 2 * paddingY - kernelHeight) / strideY + 1
+        guard input.width + 2 * paddingX >= kernelWidth, input.height + 2 * paddingY >= kernelHeight else {
+            throw .invalidInput(filter: name, reason: "the \(input.width)×\(input.height) input is smaller than the kernel")
+        }
+        return ImageDescriptor(width: width, height: height, channels: filters.height, batch: input.batch, elementType: .float32)
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor, output = encoder.output.descriptor
+        let rows = input.channels * kernelHeight * kernelWidth, columns = input.batch * output.width * output.height
+        let cols = try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
+        try encoder.launch(Self.im2col, Columns(src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
+                                                height: Int32(input.height), width: Int32(input.width),
+                                                kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                                                strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY),
+                                                paddingX: Int32(paddingX), outHeight: Int32(output.height),
+                                                outWidth: Int32(output.width), batch: Int32(input.batch)),
+                           over: [columns, rows])
+        let groupOutChannels = output.channels / groups
+        try encoder.launch(Self.gemm, Product(weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
+                                              dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels),
+                                              groupDepth: Int32(rows / groups), columns: Int32(columns),
+                                              spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
+                                              relu: rectified ? 1 : 0),
+                           over: [columns, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+    }
+
+    struct Columns: KernelArguments {
+        var src: KernelBuffer<Float>
+        var cols: KernelMutableBuffer<Float>
+        var channels: Int32
+        var height: Int32
+        var width: Int32
+        var kernelHeight: Int32
+        var kernelWidth: Int32
+        var strideY: Int32
+        var strideX: Int32
+        var paddingY: Int32
+        var paddingX: Int32
+        var outHeight: Int32
+        var outWidth: Int32
+        var batch: Int32
+    }
+
+    struct Product: KernelArguments {
+        var weights: KernelBuffer<Float>
+        var cols: KernelBuffer<Float>
+        var bias: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var groupOutChannels: Int32
+        var groupDepth: Int32
+        var columns: Int32
+        var spatial: Int32
+        var outChannels: Int32
+        var relu: Int32
+    }
+
+    /// Filters per work-item (TILE_M in the source).
+    static let tileRows = 4
+
+    static let im2col = Kernel<Columns>("conv_im2col", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+                                        schedules: .uniform([64, 1])) { arguments, _ in
+        let channels = Int(arguments.channels), height = Int(arguments.height), width = Int(arguments.width)
+        let kh = Int(arguments.kernelHeight), kw = Int(arguments.kernelWidth), sy = Int(arguments.strideY), sx = Int(arguments.strideX)
+        let py = Int(arguments.paddingY), px = Int(arguments.paddingX)
+        let outHeight = Int(arguments.outHeight), outWidth = Int(arguments.outWidth), batch = Int(arguments.batch)
+        let spatial = outHeight * outWidth, columns = batch * spatial
+        CPUParallel.forEachRange(channels * kh * kw) { rows in
+            let src = arguments.src.elements, cols = arguments.cols.elements
+            for row in rows {
+                let c = row / (kh * kw), ky = row % (kh * kw) / kw, kx = row % kw
+                let line = cols + row * columns
+                for b in 0..<batch {
+                    let plane = src + (b * channels + c) * height * width
+                    for oy in 0..<outHeight {
+                        let y = oy * sy - py + ky, out = line + b * spatial + oy * outWidth
+                        guard y >= 0, y < height else {
+                            out.update(repeating: 0, count: outWidth)
+                            continue
+                        }
+                        let source = plane + y * width
+                        for ox in 0..<outWidth {
+                            let x = ox * sx - px + kx
+                            out[ox] = x >= 0 && x < width ? source[x] : 0
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    static let gemm = Kernel<Product>("conv_gemm", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+                                      options: "-cl-mad-enable",
+                                      schedules: KernelSchedules(cpu: .init(workGroup: [1], vectorWidth: 8),
+                                                                 openCLCPU: .init(workGroup: [16, 1, 1], vectorWidth: 16),
+                                                                 openCLGPU: .init(workGroup: [64, 1, 1], vectorWidth: 1))) { arguments, _ in
+        ConvolutionProduct.run(arguments)
+    }
+}
+
+extension Image {
+    /// This tensor convolved with `filters` (`outChannels` rows of `channels / groups · kh · kw`) plus
+    /// `biases`; see ``Convolution``.
+    public func convolved(filters: Image, biases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
+                          padding: Int = 0, groups: Int = 1, rectified: Bool = false) -> Image {
+        applying(Convolution(kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
+                             paddingX: padding, paddingY: padding, groups: groups, rectified: rectified),
+                 with: [filters, biases])
+    }
+}

@@ -1,0 +1,15 @@
+import ImageKernels
+
+/// Every kernel of NeuralNetworks, for checks that must cover them all (each signature against its source).
+public enum NeuralNetworksLibrary {
+    public static let kernels: [any KernelDeclaration] = [
+        Activation.relu, Activation.prelu,
+        ChannelAffine.kernel,
+        ChannelConcat.kernel,
+        Convolution.im2col, Convolution.gemm,
+        FullyConnected.kernel,
+        L2Normalization.kernel,
+        Pooling.kernel,
+        ResidualAdd.kernel,
+    ]
+}
