@@ -45,9 +45,9 @@ let package = Package(
 
         // Face recognition and detection
         .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: [.embedInCode("ChiSquareNearest.cl")]),
-        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "FaceRecognitionCL"]),
+        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceRecognitionCL"]),
         .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", resources: [.embedInCode("CascadeEvaluation.cl")]),
-        .target(name: "FaceDetection", dependencies: ["ImageKernels", "FaceDetectionCL"]),
+        .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
 
         // Database
         .target(name: "CBIRDatabase", dependencies: [

@@ -1,4 +1,5 @@
 import ImageKernels
+import NeuralNetworks
 
 /// Why a descriptor could not be made, stored or compared.
 public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -14,6 +15,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case identifier(String)
     /// Rendering on the device failed.
     case render(RenderError)
+    /// A model file is missing or damaged.
+    case model(ModelError)
 
     public var description: String {
         switch self {
@@ -28,6 +31,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
         case .identifier(let reason):
             reason
         case .render(let error):
+            error.description
+        case .model(let error):
             error.description
         }
     }

@@ -1,0 +1,54 @@
+import ImageKernels
+import NeuralNetworks
+
+/// dlib's face ResNet (`dlib_face_recognition_resnet_model_v1.dat`) on the framework's kernels: batches of
+/// 150×150 RGB face chips (see ``FaceChips``) to 128-d embeddings, in which faces of one person lie
+/// closer than ``threshold`` (Euclidean).
+public final class FaceEmbedder: Sendable {
+    /// The model's file name in the model cache.
+    public static let modelFile = "dlib_face_recognition_resnet_model_v1.dat"
+    /// Values per embedding.
+    public static let length = 128
+
+    public let context: RenderContext
+    /// The chip size the network takes (150).
+    public let chipSize: Int
+    /// dlib's same-person threshold on the Euclidean distance (0.6).
+    public let threshold: Float
+    private let network: LoadedNetwork
+
+    /// Loads the model from `path` (default: the model cache) onto `context` (default: a new context on
+    /// ``Device/best``); its weights stay on that device.
+    public init(modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile), context: RenderContext? = nil) throws(RecognitionError) {
+        let model: DlibNetwork
+        do { model = try DlibNetwork(contentsOf: modelPath, setup: ModelCache.setupCommand) } catch { throw .model(error) }
+        guard model.inputWidth == model.inputHeight else {
+            throw .model(.malformed(path: modelPath, offset: 0, reason: "input \(model.inputWidth)×\(model.inputHeight) is not square"))
+        }
+        do {
+            self.context = try RenderContext.orDefault(context)
+            network = try model.network.fused().loaded(on: self.context)
+        } catch {
+            throw .render(error)
+        }
+        chipSize = model.inputWidth
+        threshold = model.distanceThreshold
+    }
+
+    /// The recipe from a batch of uint8 RGB chips (3 channels, ``chipSize`` square) to embeddings (128
+    /// channels of 1×1 per chip).
+    public func recipe(for chips: Image) -> Image {
+        network.apply(to: chips.converted(to: .float32))
+    }
+
+    /// One embedding per chip of the batch.
+    public func embeddings(of chips: PixelBuffer) throws(RecognitionError) -> [[Float]] {
+        let shape = chips.descriptor
+        guard shape.channels == 3, shape.width == chipSize, shape.height == chipSize, shape.elementType == .uint8 else {
+            throw .invalidParameters("face chips must be \(chipSize)×\(chipSize) uint8 RGB, got \(shape)")
+        }
+        let values: [Float]
+        do { values = try context.render(recipe(for: Image(chips))).floatValues } catch { throw .render(error) }
+        return (0..<shape.batch).map { Array(values[$0 * Self.length..<($0 + 1) * Self.length]) }
+    }
+}
