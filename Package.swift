@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels",
                 resources: ["AffineWarp", "BlockHistogram", "BlockSum", "ContrastEqualization", "Crop", "DifferenceOfGaussians",
                             "ElementConversion", "GammaAdjust", "GaussianBlur", "Grayscale", "HistogramDifference",
-                            "IntegralImage", "LocalBinaryPattern", "Resize"].map { .embedInCode("\($0).cl") }),
+                            "IntegralImage", "LocalBinaryPattern", "PyramidDown", "Resize"].map { .embedInCode("\($0).cl") }),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "NeuralNetworksTests", dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
-        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
+        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "cbirTests", dependencies: [
             "cbir", "ImageCodecs", "ImageKernels", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

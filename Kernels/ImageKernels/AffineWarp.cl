@@ -1,6 +1,8 @@
 // Affine resampling with bilinear interpolation. For output pixel (x, y) the source point is
 // (m0 x + m1 y + m2, m3 x + m4 y + m5) in pixel-index coordinates. Outside the source, borders are
-// replicated (zeroBorder = 0) or read as 0. UInt8 results are rounded to nearest even.
+// replicated (border 0) or read as 0 (border 1); with border 2 a pixel whose 2×2 neighbourhood leaves the
+// source is 0 (dlib's transform_image). UInt8 results are rounded to nearest even, or down when truncate
+// is set (dlib's chips).
 // Contraction is off so that results round exactly as the CPU twin's do.
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -25,16 +27,18 @@ float affine_warp_sample(__global const PIXEL* plane, int width, int height, flo
 #ifdef PIXEL_FLOAT
 #define STORE(v) (v)
 #else
-#define STORE(v) convert_uchar_sat_rte(v)
+#define STORE(v) (truncate ? convert_uchar_sat_rtz(v) : convert_uchar_sat_rte(v))
 #endif
 
 __kernel void affine_warp(__global const PIXEL* src, __global PIXEL* dst, __constant float* m,
-                              int inWidth, int inHeight, int outWidth, int outHeight, int zeroBorder) {
+                              int inWidth, int inHeight, int outWidth, int outHeight, int border, int truncate) {
     int x = get_global_id(0), y = get_global_id(1), plane = get_global_id(2);
     if (x >= outWidth || y >= outHeight) return;
     float fx = (float)x, fy = (float)y;
     float sx = m[0] * fx + m[1] * fy + m[2];
     float sy = m[3] * fx + m[4] * fy + m[5];
-    float v = affine_warp_sample(src + (size_t)plane * inHeight * inWidth, inWidth, inHeight, sx, sy, zeroBorder);
+    float v = 0.0f;
+    if (border != 2 || (sx >= 0.0f && sy >= 0.0f && floor(sx) + 1.0f < (float)inWidth && floor(sy) + 1.0f < (float)inHeight))
+        v = affine_warp_sample(src + (size_t)plane * inHeight * inWidth, inWidth, inHeight, sx, sy, border == 1);
     dst[((size_t)plane * outHeight + y) * outWidth + x] = STORE(v);
 }

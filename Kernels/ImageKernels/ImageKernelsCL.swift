@@ -15,5 +15,6 @@ public enum ImageKernelsCL {
     public static let histogramDifference = PackageResources.HistogramDifference_cl
     public static let integralImage = PackageResources.IntegralImage_cl
     public static let localBinaryPattern = PackageResources.LocalBinaryPattern_cl
+    public static let pyramidDown = PackageResources.PyramidDown_cl
     public static let resize = PackageResources.Resize_cl
 }

@@ -14,6 +14,7 @@ public enum ImageKernelsLibrary {
         HistogramDifference.symmetric, HistogramDifference.asymmetric,
         IntegralImage.rows, IntegralImage.squaredRows, IntegralImage.columns, IntegralImage.antidiagonals, IntegralImage.diagonals,
         LocalBinaryPattern.basicUInt8, LocalBinaryPattern.basicFloat, LocalBinaryPattern.circularUInt8, LocalBinaryPattern.circularFloat,
+        PyramidDown.kernel,
         Resize.bilinearUInt8, Resize.bilinearFloat, Resize.areaUInt8, Resize.areaFloat,
     ]
 }

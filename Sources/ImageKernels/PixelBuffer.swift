@@ -97,6 +97,25 @@ public struct PixelBuffer: Sendable, Equatable {
         return PixelBuffer(unchecked: descriptor, bytes: bytes)
     }
 
+    /// The same images with exactly three colour planes each: a gray plane repeated as red, green and blue,
+    /// planes past the third (alpha) dropped. Networks trained on RGB read this.
+    public func rgb() -> PixelBuffer {
+        guard descriptor.channels != 3 else { return self }
+        let planeBytes = descriptor.planePixelCount * descriptor.elementType.byteSize
+        var rgb = descriptor
+        rgb.channels = 3
+        var result: [UInt8] = []
+        result.reserveCapacity(rgb.byteCount)
+        for image in 0..<descriptor.batch {
+            let first = image * descriptor.channels
+            for channel in 0..<3 {
+                let plane = first + (descriptor.channels >= 3 ? channel : 0)
+                result += bytes[plane * planeBytes..<(plane + 1) * planeBytes]
+            }
+        }
+        return PixelBuffer(unchecked: rgb, bytes: result)
+    }
+
     init(unchecked descriptor: ImageDescriptor, bytes: [UInt8]) {
         self.descriptor = descriptor
         self.bytes = bytes

@@ -7,6 +7,8 @@ public protocol PixelElement: KernelElement {
     /// A value from a float the way OpenCL's `convert_uchar_sat_rte` does for `UInt8`
     /// (round half to even, saturate, NaN to 0) and unchanged for `Float`.
     init(rounding value: Float)
+    /// The value rounded towards zero and saturated for integer types (dlib's chips); floats are kept.
+    init(roundingDown value: Float)
 }
 
 extension UInt8: PixelElement {
@@ -16,12 +18,18 @@ extension UInt8: PixelElement {
         let rounded = value.rounded(.toNearestOrEven)
         self = rounded.isNaN ? 0 : UInt8(Swift.min(Swift.max(rounded, 0), 255))
     }
+
+    @inline(__always) public init(roundingDown value: Float) {
+        let rounded = value.rounded(.towardZero)
+        self = rounded.isNaN ? 0 : UInt8(Swift.min(Swift.max(rounded, 0), 255))
+    }
 }
 
 extension Float: PixelElement {
     public static var elementType: ElementType { .float32 }
     @inline(__always) public var floatValue: Float { self }
     @inline(__always) public init(rounding value: Float) { self = value }
+    @inline(__always) public init(roundingDown value: Float) { self = value }
 }
 
 extension PixelElement {

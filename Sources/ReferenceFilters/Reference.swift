@@ -196,7 +196,7 @@ public enum Reference {
 
     /// Affine resampling: output (x, y) reads the source at inverse(x, y).
     public static func transformed(_ image: PixelBuffer, by transform: AffineMatrix, width: Int, height: Int,
-                                   border: AffineWarp.Border = .replicate) -> PixelBuffer {
+                                   border: AffineWarp.Border = .replicate, rounding: AffineWarp.Rounding = .nearest) -> PixelBuffer {
         let d = image.descriptor, v = image.floatValues
         guard let m = transform.inverted else { return image }
         var out: [Float] = []
@@ -204,7 +204,28 @@ public enum Reference {
             for y in 0..<height {
                 for x in 0..<width {
                     let sx = m.a * Float(x) + m.b * Float(y) + m.c, sy = m.d * Float(x) + m.e * Float(y) + m.f
-                    out.append(sample(v, p, d, sx, sy, zero: border == .zero))
+                    let inside = sx >= 0 && sy >= 0 && Int(sx.rounded(.down)) + 1 < d.width && Int(sy.rounded(.down)) + 1 < d.height
+                    out.append(border == .blank && !inside ? 0 : sample(v, p, d, sx, sy, zero: border == .zero))
+                }
+            }
+        }
+        if rounding == .down && d.elementType == .uint8 { out = out.map { $0.rounded(.towardZero) } }
+        return make(d.with(width: width, height: height), out)
+    }
+
+    /// dlib's pyramid_down<2>: the 5×5 binomial sum over input (2x…2x+4, 2y…2y+4), divided by 256 rounding down.
+    public static func pyramidDown(_ image: PixelBuffer) -> PixelBuffer {
+        let d = image.descriptor, v = image.uint8Values, taps = [1, 4, 6, 4, 1]
+        let width = (d.width - 3) / 2, height = (d.height - 3) / 2
+        var out: [Float] = []
+        for p in 0..<d.planeCount {
+            for y in 0..<height {
+                for x in 0..<width {
+                    var sum = 0
+                    for i in 0..<5 {
+                        for j in 0..<5 { sum += taps[i] * taps[j] * Int(v[(p * d.height + 2 * y + i) * d.width + 2 * x + j]) }
+                    }
+                    out.append(Float(sum / 256))
                 }
             }
         }

@@ -39,6 +39,17 @@ public struct AffineWarp: Filter {
         case replicate = 0
         /// Zero.
         case zero = 1
+        /// Output pixels whose 2×2 source neighbourhood is not wholly inside are zero (dlib's
+        /// `transform_image`, which face chips are made with).
+        case blank = 2
+    }
+
+    /// How float results become `uint8`.
+    public enum Rounding: Int32, Sendable {
+        /// To the nearest value, ties to even.
+        case nearest = 0
+        /// Towards zero (dlib's chips).
+        case down = 1
     }
 
     /// Maps source points to output points.
@@ -47,13 +58,16 @@ public struct AffineWarp: Filter {
     public let width: Int?
     public let height: Int?
     public let border: Border
+    public let rounding: Rounding
     public var name: String { "affine" }
 
-    public init(_ transform: AffineMatrix, width: Int? = nil, height: Int? = nil, border: Border = .replicate) {
+    public init(_ transform: AffineMatrix, width: Int? = nil, height: Int? = nil, border: Border = .replicate,
+                rounding: Rounding = .nearest) {
         self.transform = transform
         self.width = width
         self.height = height
         self.border = border
+        self.rounding = rounding
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
@@ -74,7 +88,7 @@ public struct AffineWarp: Filter {
                                                  m: [inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f],
                                                  inWidth: Int32(input.width), inHeight: Int32(input.height),
                                                  outWidth: Int32(output.width), outHeight: Int32(output.height),
-                                                 zeroBorder: border.rawValue),
+                                                 border: border.rawValue, truncate: rounding.rawValue),
                                over: [output.width, output.height, output.planeCount])
         }
         try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
@@ -90,7 +104,8 @@ public struct AffineWarp: Filter {
         var inHeight: Int32
         var outWidth: Int32
         var outHeight: Int32
-        var zeroBorder: Int32
+        var border: Int32
+        var truncate: Int32
     }
 
     static let uint8 = kernel(UInt8.self), float32 = kernel(Float.self)
@@ -99,7 +114,8 @@ public struct AffineWarp: Filter {
         Kernel("affine_warp", in: KernelSource(name: "AffineWarp", bytes: ImageKernelsCL.affineWarp), options: T.pixelOptions,
                schedules: .perPixel) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
-            let outHeight = Int(arguments.outHeight), zeroBorder = arguments.zeroBorder != 0, m = arguments.m
+            let outHeight = Int(arguments.outHeight), border = arguments.border, m = arguments.m
+            let truncates = arguments.truncate != 0
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
@@ -107,9 +123,10 @@ public struct AffineWarp: Filter {
                     for x in 0..<outWidth {
                         let fx = Float(x)
                         let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                        let value = bilinearSample(plane, width: inWidth, height: inHeight, x: sx, y: sy,
-                                                   zeroBorder: zeroBorder)
-                        dst[row * outWidth + x] = T(rounding: value)
+                        let inside = sx >= 0 && sy >= 0 && sx.rounded(.down) + 1 < Float(inWidth) && sy.rounded(.down) + 1 < Float(inHeight)
+                        let value = border == 2 && !inside ? 0 : bilinearSample(plane, width: inWidth, height: inHeight, x: sx, y: sy,
+                                                                                zeroBorder: border == 1)
+                        dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
                     }
                 }
             }
@@ -137,8 +154,8 @@ extension Image {
     /// Every plane resampled through `transform` (source → output); the output plane is
     /// `width`×`height`, or the input's size when they are nil.
     public func transformed(by transform: AffineMatrix, width: Int? = nil, height: Int? = nil,
-                            border: AffineWarp.Border = .replicate) -> Image {
-        applying(AffineWarp(transform, width: width, height: height, border: border))
+                            border: AffineWarp.Border = .replicate, rounding: AffineWarp.Rounding = .nearest) -> Image {
+        applying(AffineWarp(transform, width: width, height: height, border: border, rounding: rounding))
     }
 
     /// Every plane rotated by `angle` radians about `center`, keeping the plane size.

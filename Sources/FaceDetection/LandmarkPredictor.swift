@@ -1,0 +1,74 @@
+import ImageKernels
+import NeuralNetworks
+
+/// dlib's 5-point face landmarks (`shape_predictor_5_face_landmarks.dat`): the outer and inner corner of
+/// each eye and the base of the nose, placed in a face box by a cascade of regression-tree forests
+/// (Kazemi and Sullivan, 2014), evaluated as dlib evaluates them.
+public struct LandmarkPredictor: Sendable {
+    /// The model's file name in the model cache.
+    public static let modelFile = "shape_predictor_5_face_landmarks.dat"
+    public let model: DlibShapePredictor
+
+    /// Loads the model from `path` (default: the model cache).
+    public init(modelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile)) throws(ModelError) {
+        model = try DlibShapePredictor(contentsOf: modelPath, setup: ModelCache.setupCommand)
+    }
+
+    /// The landmarks of the face in `box` of the first image of `photo` (uint8, gray or RGB(A), read as
+    /// dlib reads it: the integer mean of red, green and blue), rounded to whole pixels as dlib returns them.
+    public func landmarks(in photo: PixelBuffer, box: PixelRect) -> [ImagePoint] {
+        let intensity = Intensity(photo)
+        // The box's unit square to pixels: dlib's rectangle has inclusive right and bottom edges.
+        let left = Double(box.x), top = Double(box.y)
+        let spanX = Double(box.width - 1), spanY = Double(box.height - 1)
+        var shape = model.meanShape
+        let mean = stride(from: 0, to: shape.count, by: 2).map { (x: Double(shape[$0]), y: Double(shape[$0 + 1])) }
+        var features: [Int] = []
+        for level in model.levels {
+            let current = stride(from: 0, to: shape.count, by: 2).map { (x: Double(shape[$0]), y: Double(shape[$0 + 1])) }
+            let fit = SimilarityTransform.fitting(mean, to: current)
+            let (a, b) = (Float(fit.a), Float(fit.b))
+            features.removeAll(keepingCapacity: true)
+            for (anchor, offset) in zip(level.anchors, level.offsets) {
+                let x = a * offset.x - b * offset.y + shape[2 * anchor], y = b * offset.x + a * offset.y + shape[2 * anchor + 1]
+                features.append(intensity.at(x: Self.rounded(left + Double(x) * spanX), y: Self.rounded(top + Double(y) * spanY)))
+            }
+            for tree in level.trees {
+                var node = 0
+                while node < tree.splits.count {
+                    let split = tree.splits[node]
+                    node = Float(features[split.first] - features[split.second]) > split.threshold ? 2 * node + 1 : 2 * node + 2
+                }
+                let leaf = tree.leaves[node - tree.splits.count]
+                for i in shape.indices { shape[i] += leaf[i] }
+            }
+        }
+        return stride(from: 0, to: shape.count, by: 2).map {
+            ImagePoint(x: Float(Self.rounded(left + Double(shape[$0]) * spanX)), y: Float(Self.rounded(top + Double(shape[$0 + 1]) * spanY)))
+        }
+    }
+
+    /// dlib's conversion of a point to pixel indices: floor(v + 0.5).
+    static func rounded(_ value: Double) -> Int {
+        Int((value + 0.5).rounded(.down))
+    }
+
+    /// Pixel intensities as dlib reads them: gray values, or (r + g + b) / 3 in integers; 0 outside.
+    private struct Intensity {
+        let bytes: [UInt8]
+        let width: Int, height: Int, channels: Int
+
+        init(_ photo: PixelBuffer) {
+            bytes = photo.bytes
+            (width, height, channels) = (photo.descriptor.width, photo.descriptor.height, photo.descriptor.channels)
+        }
+
+        func at(x: Int, y: Int) -> Int {
+            guard x >= 0, y >= 0, x < width, y < height else { return 0 }
+            let index = y * width + x
+            guard channels >= 3 else { return Int(bytes[index]) }
+            let plane = width * height
+            return (Int(bytes[index]) + Int(bytes[plane + index]) + Int(bytes[2 * plane + index])) / 3
+        }
+    }
+}

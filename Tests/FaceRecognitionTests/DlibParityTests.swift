@@ -1,0 +1,67 @@
+import FaceDetection
+import FaceRecognition
+import ImageCodecs
+import ImageKernels
+import Testing
+import TestSupport
+
+/// Our landmarks, chips and embeddings against dlib's own (Tests/Reference, written by
+/// scripts/dlib-reference.sh with dlib 20.0.1) on the shared wild photos and ORL faces.
+@Suite struct DlibParityTests {
+    static func distance(_ a: [Float], _ b: [Float]) -> Float {
+        zip(a, b).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+    }
+
+    static func photo(_ face: DlibReference.Face) throws -> PixelBuffer {
+        try ImageDecoder.decode(contentsOf: DlibReference.datasets + "/" + face.photo).rgb()
+    }
+
+    static func box(_ face: DlibReference.Face) -> PixelRect {
+        PixelRect(x: face.box[0], y: face.box[1], width: face.box[2] - face.box[0] + 1, height: face.box[3] - face.box[1] + 1)
+    }
+
+    @Test func landmarksInDlibBoxesMatchDlibs() throws {
+        let reference = try DlibReference.load(), predictor = try LandmarkPredictor()
+        for face in reference.faces {
+            let points = predictor.landmarks(in: try Self.photo(face), box: Self.box(face))
+            for (ours, theirs) in zip(points, face.landmarks) {
+                #expect(abs(Double(ours.x) - theirs[0]) <= 1 && abs(Double(ours.y) - theirs[1]) <= 1,
+                        "\(face.photo): landmark \(ours) vs dlib's \(theirs)")
+            }
+        }
+    }
+
+    @Test(arguments: [DeviceChoice.cpu, .opencl])
+    func dlibChipsGiveDlibDescriptors(_ choice: DeviceChoice) throws {
+        try #require(choice == .cpu || TestDevices.hasOpenCL, "no OpenCL platform here")
+        let reference = try DlibReference.load()
+        let embedder = try FaceEmbedder(context: RenderContext(device: try TestDevices.device(choice)))
+        let faces = reference.faces.filter { $0.chip != nil }
+        try #require(faces.count >= 3)
+        let chips = try PixelBuffer.batch(faces.map { try DlibReference.chip($0.chip!) })
+        for (face, embedding) in zip(faces, try embedder.embeddings(of: chips)) {
+            let distance = Self.distance(embedding, face.descriptor)
+            #expect(distance <= 0.01, "\(face.photo) on \(choice): distance \(distance) from dlib's descriptor")
+        }
+    }
+
+    @Test(arguments: [DeviceChoice.cpu, .opencl])
+    func chipsAndDescriptorsFromDlibLandmarksMatchDlibs(_ choice: DeviceChoice) throws {
+        try #require(choice == .cpu || TestDevices.hasOpenCL, "no OpenCL platform here")
+        let reference = try DlibReference.load()
+        let context = try RenderContext(device: try TestDevices.device(choice))
+        let embedder = try FaceEmbedder(context: context)
+        for face in reference.faces {
+            let photo = try Self.photo(face)
+            let chip = FaceChip(landmarks: face.landmarks.map { ImagePoint(x: Float($0[0]), y: Float($0[1])) })
+            let pixels = try context.render(chip.recipe(from: Image(photo), width: photo.descriptor.width, height: photo.descriptor.height))
+            if let name = face.chip {
+                let theirs = try DlibReference.chip(name).bytes
+                let differing = zip(pixels.bytes, theirs).filter { abs(Int($0) - Int($1)) > 1 }.count
+                #expect(differing * 1000 <= theirs.count, "\(face.photo): \(differing) chip values differ from dlib's by more than 1")
+            }
+            let distance = Self.distance(try embedder.embeddings(of: pixels)[0], face.descriptor)
+            #expect(distance <= 0.01, "\(face.photo) on \(choice): distance \(distance) from dlib's descriptor")
+        }
+    }
+}
