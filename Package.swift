@@ -44,13 +44,14 @@ let package = Package(
         .target(name: "NeuralNetworks", dependencies: ["ImageKernels", "NeuralNetworksCL"]),
 
         // Face recognition and detection
-        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: [.embedInCode("ChiSquareNearest.cl")]),
-        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceRecognitionCL"]),
+        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: [.embedInCode("ChiSquareNearest.cl"), .embedInCode("EmbeddingDistance.cl")]),
+        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
         .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", resources: [.embedInCode("CascadeEvaluation.cl")]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
 
         // Database
         .target(name: "CBIRDatabase", dependencies: [
+            "NeuralNetworks",
             "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
@@ -72,7 +73,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Benchmarks/index-bench"),
         .executableTarget(name: "nbnn-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "ReferenceFilters", "BenchmarkSupport",
+            "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/nbnn-bench"),
 

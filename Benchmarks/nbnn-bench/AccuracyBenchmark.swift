@@ -75,7 +75,7 @@ struct AccuracyBenchmark {
                     }
                 }
                 let name = "\(galleryPerPerson)/\(set.people.map(\.images.count).max().map { $0 - galleryPerPerson } ?? 0)"
-                for matcher in Matcher.allCases {
+                for matcher in Matcher.descriptorMatchers {
                     var correct = 0
                     for probe in probes {
                         var top = TopImages(1)

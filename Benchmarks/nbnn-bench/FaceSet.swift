@@ -8,8 +8,11 @@ import ImageKernels
 /// in name order: the ORL layout.
 struct FaceSet {
     let name: String
-    /// Per person, its images in name order.
+    /// Per person, its images in name order, as decoded (gray or colour).
     let people: [(name: String, images: [PixelBuffer])]
+    /// Per person, the faces for the embedding matcher: photos with the box of the face (the whole image
+    /// unless faces were detected).
+    let faces: [[(photo: PixelBuffer, box: PixelRect)]]
 
     init(folder: String) throws {
         let manager = FileManager.default
@@ -30,8 +33,7 @@ struct FaceSet {
             var images: [PixelBuffer] = []
             for file in files {
                 do {
-                    images.append(try ImageDecoder.decode(contentsOf: folder + "/" + person + "/" + file,
-                                                          options: DecodingOptions(grayscale: true)))
+                    images.append(try ImageDecoder.decode(contentsOf: folder + "/" + person + "/" + file))
                 } catch {
                     progress("skipping \(error)")
                 }
@@ -41,27 +43,38 @@ struct FaceSet {
         guard !people.isEmpty else { throw ValidationFailure("no person folders with images in \(folder)") }
         self.name = (folder as NSString).lastPathComponent
         self.people = people
+        faces = people.map { $0.1.map { ($0, PixelRect(x: 0, y: 0, width: $0.descriptor.width, height: $0.descriptor.height)) } }
     }
 
-    private init(name: String, people: [(name: String, images: [PixelBuffer])]) {
+    private init(name: String, people: [(name: String, images: [PixelBuffer])], faces: [[(photo: PixelBuffer, box: PixelRect)]]) {
         self.name = name
         self.people = people
+        self.faces = faces
     }
 
-    /// The same people with each photo replaced by the aligned `size` × `size` crop of its largest face;
-    /// photos where no face is found are left out and counted.
-    func largestFaces(finder: FaceFinder, size: Int) throws -> (set: FaceSet, missed: Int) {
+    /// The same people with each photo replaced by the aligned `size` × `size` gray crop of its largest
+    /// face (and, for embeddings, that face's landmark box in the photo); photos where no face is found are
+    /// left out and counted.
+    func largestFaces(finder: FaceFinder, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
         var missed = 0
-        let people = try people.map { person in
-            (name: person.name, images: try person.images.compactMap { photo -> PixelBuffer? in
-                guard let face = try finder.faces(in: photo).max(by: { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }) else {
+        var people: [(name: String, images: [PixelBuffer])] = [], faces: [[(photo: PixelBuffer, box: PixelRect)]] = []
+        for person in self.people {
+            var crops: [PixelBuffer] = [], found: [(photo: PixelBuffer, box: PixelRect)] = []
+            for photo in person.images {
+                let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
+                guard let face = try finder.faces(in: gray).max(by: { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }) else {
                     missed += 1
-                    return nil
+                    continue
                 }
-                return try finder.alignedFaces([face], in: photo, size: size)
-            })
-        }.filter { !$0.images.isEmpty }
-        return (FaceSet(name: name + " (detected, aligned)", people: people), missed)
+                crops.append(try finder.alignedFaces([face], in: gray, size: size))
+                found.append((photo, face.landmarkBox))
+            }
+            if !crops.isEmpty {
+                people.append((person.name, crops))
+                faces.append(found)
+            }
+        }
+        return (FaceSet(name: name + " (detected, aligned)", people: people, faces: faces), missed)
     }
 }
 

@@ -18,6 +18,17 @@ enum Report {
             }
             lines.append("")
         }
+        if !output.embedding_speed.isEmpty {
+            lines += ["## Embedding speed (faces per second: landmarks, chip and ResNet; ORL images, median after a warm-up)", "",
+                      "| device | faces per batch | runs | faces/s |", "|---|---:|---:|---:|"]
+            for row in output.embedding_speed {
+                lines.append("| \(row.device) | \(row.batch) | \(row.runs) | " + String(format: "%.1f", row.faces_per_second) + " |")
+            }
+            lines.append("")
+        }
+        if let missed = output.missed_detections {
+            lines += ["Images where detection found no face (left out of the accuracy figures): \(missed)", ""]
+        }
         if !output.accuracy.isEmpty {
             var matchers: [String] = []
             for row in output.accuracy where !matchers.contains(row.matcher) { matchers.append(row.matcher) }

@@ -3,4 +3,5 @@
 /// Each `.cl` file of this folder, as bytes.
 public enum FaceRecognitionCL {
     public static let chiSquareNearest = PackageResources.ChiSquareNearest_cl
+    public static let embeddingDistance = PackageResources.EmbeddingDistance_cl
 }

@@ -48,6 +48,9 @@ public actor CBIRDatabase {
             }
             for indexer in indexers {
                 migrator.registerMigration("indexer \(indexer.name)") { db in try indexer.createTables(db) }
+                for (name, change) in indexer.tableChanges {
+                    migrator.registerMigration("indexer \(indexer.name) \(name)", migrate: change)
+                }
             }
             try migrator.migrate(pool)
         } catch {

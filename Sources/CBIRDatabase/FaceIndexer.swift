@@ -6,10 +6,13 @@ import ImageCodecs
 import ImageKernels
 
 /// The built-in indexer: finds the faces of each photo, aligns and describes them in one batch on the
-/// device, and stores each face with its box, eyes, descriptor and a thumbnail in the `faces` table.
+/// device (LBP descriptors, and dlib's embeddings from 5-point face chips), and stores each face with its
+/// box, eyes, descriptor, embedding and a thumbnail in the `faces` table.
 public struct FaceIndexer: Indexer {
     public let finder: FaceFinder
     public let describer: FaceDescriber
+    /// Makes the faces' embeddings; nil indexes LBP descriptors alone.
+    public let embedder: FaceEmbedder?
     /// Smallest face searched, in the file's own pixels, or an eighth of the photo's short side where that
     /// is smaller. Smaller faces are too small to recognise (descriptors are made of 128-pixel crops), and
     /// searching them would double the detection time of a 2-megapixel photo.
@@ -28,12 +31,15 @@ public struct FaceIndexer: Indexer {
     public var context: RenderContext { describer.context }
 
     /// An indexer on `context` (by default a new context on ``Device/best``).
+    /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
+    /// setup command).
     public init(context: RenderContext? = nil, parameters: DescriptorParameters = .standard,
-                minimumFaceSize: Int = 80, margin: Float = 0) throws(DatabaseError) {
+                minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(DatabaseError) {
         do {
             let context = try RenderContext.orDefault(context)
             finder = try FaceFinder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
+            embedder = embeddings ? try FaceEmbedder(context: context) : nil
         } catch { throw .processing("cannot set up face indexing: \(error)") }
         self.minimumFaceSize = minimumFaceSize
         self.margin = margin
@@ -43,11 +49,16 @@ public struct FaceIndexer: Indexer {
         try store.createTable(db)
     }
 
+    public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] {
+        [("embeddings", FaceStore.addEmbeddings)]
+    }
+
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
     public func analyze(_ photo: Photo) throws -> [FaceRecord] {
         let (observations, crops) = try faces(in: photo.gray, scale: photo.scale)
         guard !observations.isEmpty else { return [] }
         let descriptors = try describer.describe(crops)
+        let embeddings = try embedder?.embeddings(ofFacesIn: observations.map(\.landmarkBox), of: photo.pixels)
         return try zip(observations, descriptors).enumerated().map { index, pair in
             let (face, descriptor) = pair
             let stored = try FaceRecord.encode(descriptor)
@@ -60,8 +71,20 @@ public struct FaceIndexer: Indexer {
                               rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
                               rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
                               neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.histograms,
-                              thumbnail: Data(thumbnail), label: nil)
+                              thumbnail: Data(thumbnail), label: nil, embedding: embeddings.map { FaceRecord.bytes($0[index]) })
         }
+    }
+
+    /// Embeddings for faces stored without them (databases indexed before embeddings), from the photo
+    /// they were found in; nil without an embedder.
+    public func embeddings(of faces: [FaceRecord], in photo: Photo) throws -> [(face: Int64, embedding: [Float])]? {
+        guard let embedder else { return nil }
+        let boxes = faces.map { face in
+            func scaled(_ value: Int) -> Int { Int((Double(value) / photo.scale).rounded()) }
+            return FaceObservation(rect: PixelRect(x: scaled(face.x), y: scaled(face.y), width: scaled(face.width), height: scaled(face.height)),
+                                   eyes: nil, neighbours: face.neighbours).landmarkBox
+        }
+        return zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map { ($0, $1) }
     }
 
     /// The faces of a gray image decoded at `scale` (original pixels per pixel) and their aligned crops.

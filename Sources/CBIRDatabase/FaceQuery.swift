@@ -2,6 +2,7 @@ import FaceRecognition
 import Foundation
 import GRDB
 import ImageKernels
+import NeuralNetworks
 
 /// What a long query reports, in this order: started, progress (0…1) any number of times, then
 /// completed or cancelled.
@@ -37,7 +38,8 @@ public struct ImageHit: Sendable, Codable, Equatable {
     public let bestFace: Int64
 }
 
-/// The k stored faces and images nearest a probe face, by one matcher and weight map.
+/// The k stored faces and images nearest a probe face, by one matcher (and, for the LBP matchers, one
+/// weight map).
 public struct FaceQuery: Query {
     public struct Result: Sendable, Codable, Equatable {
         public let faces: [FaceHit]
@@ -45,20 +47,23 @@ public struct FaceQuery: Query {
     }
 
     public let probe: FaceDescriptor
+    /// The probe's embedding, which the embedding matcher needs.
+    public let embedding: [Float]?
     public let options: SearchOptions
     public let count: Int
 
-    public init(probe: FaceDescriptor, matcher: Matcher = .nbnn, weights: WeightMap = .reference, count: Int = 10) {
+    public init(probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding, weights: WeightMap = .reference,
+                count: Int = 10) {
         self.probe = probe
+        self.embedding = embedding
         options = SearchOptions(matcher: matcher, weights: weights)
         self.count = count
     }
 
     /// Searches the stored faces on the database's context.
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
-        guard let gallery = try database.searchGallery(for: probe, updates: updates) else { return nil }
         var collector = BothCollectors(TopFaces(count), TopImages(count))
-        try gallery.search(probe, options: options, into: &collector)
+        guard try database.search(probe, embedding: embedding, options: options, into: &collector, updates: updates) else { return nil }
         let faces = try database.hits(collector.first.matches)
         let paths = try database.paths(of: collector.second.matches.map(\.image.rawValue))
         let images = collector.second.matches.compactMap { match in
@@ -73,18 +78,36 @@ public struct FaceQuery: Query {
 }
 
 extension CBIRDatabase {
-    /// The stored faces' gallery brought up to date for a query, which it reports started and half done;
-    /// nil, reported cancelled, when the query's task was cancelled meanwhile.
-    nonisolated func searchGallery<Result>(for probe: FaceDescriptor,
-                                           updates: (QueryState<Result>) -> Void) throws(DatabaseError) -> Gallery? {
+    /// Searches the stored faces with the probe's LBP descriptor or embedding, as the matcher needs, into
+    /// `collector`, reporting the query started and half done once the gallery is up to date; false,
+    /// reported cancelled, when the query's task was cancelled meanwhile.
+    nonisolated func search<Result, Collector: MatchCollector>(_ probe: FaceDescriptor, embedding: [Float]?, options: SearchOptions,
+                                                                into collector: inout Collector,
+                                                                updates: (QueryState<Result>) -> Void) throws -> Bool {
         updates(.started)
-        let gallery = try galleries.gallery(of: self, parameters: probe.parameters)
+        if options.matcher == .embedding {
+            guard let embedding else {
+                throw DatabaseError.invalidQuery("the probe face has no embedding: index with the embedding models (\(ModelCache.setupCommand))")
+            }
+            let gallery = try galleries.embeddingGallery(of: self)
+            guard proceeds(updates) else { return false }
+            try gallery.search(embedding, into: &collector)
+        } else {
+            let gallery = try galleries.gallery(of: self, parameters: probe.parameters)
+            guard proceeds(updates) else { return false }
+            try gallery.search(probe, options: options, into: &collector)
+        }
+        return true
+    }
+
+    /// Reports half done, or cancelled when the task was cancelled (then false).
+    private nonisolated func proceeds<Result>(_ updates: (QueryState<Result>) -> Void) -> Bool {
         updates(.progress(0.5))
         guard !Task.isCancelled else {
             updates(.cancelled)
-            return nil
+            return false
         }
-        return gallery
+        return true
     }
 
     /// The stored faces that matched, with their images' paths and labels, in the matches' order.

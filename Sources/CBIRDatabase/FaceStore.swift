@@ -30,6 +30,31 @@ public struct FaceStore: Sendable {
         }
     }
 
+    /// The embedding column, added in place to databases made before it.
+    static func addEmbeddings(_ db: Database) throws {
+        try db.alter(table: table) { t in t.add(column: "embedding", .blob) }
+    }
+
+    /// Stores embeddings of faces stored without them.
+    func setEmbeddings(_ embeddings: [(face: Int64, embedding: [Float])], _ db: Database) throws {
+        for (face, embedding) in embeddings {
+            try db.execute(sql: "UPDATE faces SET embedding = ? WHERE id = ?", arguments: [FaceRecord.bytes(embedding), face])
+        }
+    }
+
+    /// Whether some face of the image has no embedding.
+    func lacksEmbeddings(image: Int64, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM faces WHERE image_id = ? AND embedding IS NULL)", arguments: [image]) ?? false
+    }
+
+    /// Faces' embeddings with their images; faces without one are left out.
+    func embeddings(_ ids: ArraySlice<Int64>, _ db: Database) throws -> [(embedding: [Float], face: FaceID, image: ImageID)] {
+        try Row.fetchAll(db, sql: "SELECT id, image_id, embedding FROM faces WHERE embedding IS NOT NULL AND id IN (\(Self.list(ids)))")
+            .map { row in
+                (try FaceRecord.embedding(face: row["id"], row["embedding"]), FaceID(row["id"] as Int64), ImageID(row["image_id"] as Int64))
+            }
+    }
+
     func insert(_ faces: [FaceRecord], image: Int64, _ db: Database) throws {
         for var face in faces {
             face.imageID = image
@@ -66,6 +91,15 @@ public struct FaceStore: Sendable {
     /// raises the largest id and a delete alone lowers the count.
     func signature(_ db: Database) throws -> [Int64] {
         try Row.fetchOne(db, sql: "SELECT COUNT(*), IFNULL(MAX(id), 0) FROM faces").map { [$0[0], $0[1]] as [Int64] } ?? []
+    }
+
+    /// The same for faces with embeddings: their count also moves when embeddings are added in place.
+    func embeddingSignature(_ db: Database) throws -> [Int64] {
+        try Row.fetchOne(db, sql: "SELECT COUNT(embedding), COUNT(*), IFNULL(MAX(id), 0) FROM faces").map { [$0[0], $0[1], $0[2]] as [Int64] } ?? []
+    }
+
+    func idsWithEmbeddings(_ db: Database) throws -> Set<Int64> {
+        try Set(Int64.fetchAll(db, sql: "SELECT id FROM faces WHERE embedding IS NOT NULL"))
     }
 
     func ids(_ db: Database) throws -> Set<Int64> {

@@ -24,6 +24,39 @@ final class GalleryCache: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [Key: Entry] = [:]
+    /// The faces' embeddings, per device, with the face ids and signature they were brought up to date with.
+    private var embeddings: [ObjectIdentifier: (gallery: EmbeddingGallery, faces: Set<Int64>, signature: [Int64])] = [:]
+
+    /// The gallery of every stored face's embedding on the database context's device, up to date.
+    func embeddingGallery(of database: CBIRDatabase) throws(DatabaseError) -> EmbeddingGallery {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = ObjectIdentifier(database.context.device), store = try database.faceIndexer().store
+        var entry = embeddings[key] ?? (EmbeddingGallery(context: database.context), [], [])
+        embeddings[key] = nil  // a half-updated gallery is rebuilt from scratch next time
+        let signature = try database.read { db in try store.embeddingSignature(db) }
+        if signature != entry.signature {
+            let stored = try database.read { db in try store.idsWithEmbeddings(db) }
+            do {
+                for gone in entry.faces.subtracting(stored) { try entry.gallery.remove(face: FaceID(gone)) }
+                entry.faces.formIntersection(stored)
+                let added = Array(stored.subtracting(entry.faces))
+                for start in stride(from: 0, to: added.count, by: 500) {
+                    let ids = added[start..<min(added.count, start + 500)]
+                    let batch = try database.read { db in try store.embeddings(ids, db) }
+                    try entry.gallery.append(batch)
+                    entry.faces.formUnion(batch.map(\.face.rawValue))
+                }
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                throw .processing("\(error)")
+            }
+            entry.signature = signature
+        }
+        embeddings[key] = entry
+        return entry.gallery
+    }
 
     /// The gallery of every stored face described with `parameters`, on the database context's device, up
     /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.

@@ -8,10 +8,12 @@ public struct IndexingProgress: Sendable {
     /// Files looked at so far, of `total`.
     public let done: Int
     public let total: Int
-    /// Of those: newly indexed, unchanged (skipped), failed (recorded with their error).
+    /// Of those: newly indexed, unchanged (skipped), failed (recorded with their error), and unchanged
+    /// but stored before embeddings, which were added.
     public let indexed: Int
     public let unchanged: Int
     public let failed: Int
+    public let upgraded: Int
     /// Seconds since the run started.
     public let elapsed: Double
     /// The file looked at last, and why it failed if it did.
@@ -26,7 +28,8 @@ public struct IndexingProgress: Sendable {
 
 extension CBIRDatabase {
     /// Indexes every file under `folder`, recursively, recognising images by content. Unchanged files
-    /// (same size and modification time, or same bytes) are skipped; changed ones are re-indexed; a file
+    /// (same size and modification time, or same bytes) are skipped, unless their faces were stored
+    /// without embeddings, which are added; changed ones are re-indexed; a file
     /// that cannot be decoded is recorded with its error and the run goes on. Each file is one
     /// transaction, so a run killed midway loses nothing committed and the next run finishes the rest.
     /// The next file is read and decoded (on the database's context) while the indexers work on the
@@ -35,9 +38,9 @@ extension CBIRDatabase {
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
         let files = try Self.files(under: folder)
         let start = DispatchTime.now().uptimeNanoseconds
-        var indexed = 0, unchanged = 0, failed = 0
+        var indexed = 0, unchanged = 0, failed = 0, upgraded = 0
         func report(_ done: Int, _ file: String?, _ error: String?) -> IndexingProgress {
-            IndexingProgress(done: done, total: files.count, indexed: indexed, unchanged: unchanged, failed: failed,
+            IndexingProgress(done: done, total: files.count, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
                              elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file, error: error)
         }
         func loading(_ index: Int) -> Task<LoadedFile, any Error>? {
@@ -55,6 +58,7 @@ extension CBIRDatabase {
             switch try await store(try await current.value) {
             case .indexed: indexed += 1
             case .unchanged: unchanged += 1
+            case .upgraded: upgraded += 1
             case .failed(let reason):
                 failed += 1
                 error = reason
@@ -65,7 +69,7 @@ extension CBIRDatabase {
     }
 
     enum Outcome {
-        case indexed, unchanged
+        case indexed, unchanged, upgraded
         case failed(String)
     }
 
@@ -75,6 +79,8 @@ extension CBIRDatabase {
         case unchanged
         /// Stored with the same bytes under another modification time.
         case touched(id: Int64, modified: Double)
+        /// Stored unchanged (the modification time aside), but with faces that lack embeddings.
+        case incomplete(id: Int64, modified: Double, Photo)
         /// Unreadable or undecodable: the record carries the error.
         case failed(ImageRecord)
         case decoded(ImageRecord, Photo)
@@ -83,7 +89,8 @@ extension CBIRDatabase {
     /// Reads and decodes one file unless it is stored unchanged: no writes, so it can run ahead of them.
     nonisolated func load(_ file: FileVersion) throws(DatabaseError) -> LoadedFile {
         let stored = try image(atPath: file.path)
-        if let stored, stored.size == file.size, stored.modified == file.modified { return .unchanged }
+        let unchanged = stored.map { $0.size == file.size && $0.modified == file.modified } ?? false
+        if unchanged, try !lacksEmbeddings(stored) { return .unchanged }
         var record = ImageRecord(id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",
                                  width: 0, height: 0, status: .failed, error: nil)
         let bytes: [UInt8]
@@ -93,7 +100,10 @@ extension CBIRDatabase {
         }
         record.hash = Self.contentHash(bytes)
         if let stored, let id = stored.id, stored.hash == record.hash, stored.size == file.size {
-            return .touched(id: id, modified: file.modified)
+            guard try lacksEmbeddings(stored), let photo = try? Photo(path: file.path, bytes: bytes, context: context) else {
+                return .touched(id: id, modified: file.modified)
+            }
+            return .incomplete(id: id, modified: file.modified, photo)
         }
         do {
             let photo = try Photo(path: file.path, bytes: bytes, context: context)
@@ -106,6 +116,13 @@ extension CBIRDatabase {
         }
     }
 
+    /// Whether a stored image has faces without embeddings that the face indexer could add.
+    nonisolated func lacksEmbeddings(_ stored: ImageRecord?) throws(DatabaseError) -> Bool {
+        guard let stored, let id = stored.id, stored.status == .indexed,
+              let indexer = indexers.lazy.compactMap({ $0 as? FaceIndexer }).first, indexer.embedder != nil else { return false }
+        return try read { db in try indexer.store.lacksEmbeddings(image: id, db) }
+    }
+
     /// Runs the indexers on a decoded file off the actor and stores the outcome in one transaction on it.
     nonisolated func store(_ file: LoadedFile) async throws(DatabaseError) -> Outcome {
         switch file {
@@ -114,6 +131,21 @@ extension CBIRDatabase {
         case .touched(let id, let modified):
             try await touch(id, modified: modified)
             return .unchanged
+        case .incomplete(let id, let modified, let photo):
+            let indexer = try faceIndexer()
+            do {
+                let faces = try read { db in try indexer.store.faces(ofImage: id, db) }.filter { $0.embedding == nil }
+                let embeddings = try indexer.embeddings(of: faces, in: photo) ?? []
+                try await write { db in
+                    try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
+                    try indexer.store.setEmbeddings(embeddings, db)
+                }
+                return .upgraded
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                return .failed("\(photo.path): cannot add embeddings: \(error)")
+            }
         case .failed(let record):
             try await store(record, writes: [])
             return .failed(record.error ?? "failed")

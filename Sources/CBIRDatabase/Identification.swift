@@ -13,33 +13,38 @@ public struct Identification: Query {
         public let nearest: FaceHit?
     }
 
-    /// Distances above this are unknown faces, for the default matcher, weights and descriptor: in the
-    /// wild photos, with train/ labelled, the test faces named right lie at 68.9–73.2 and a stranger
-    /// (misc/lin-manuel-miranda.png) at 76.7 (README, "Labels and identify").
-    public static let defaultThreshold: Float = 75
+    /// Distances above this are unknown faces, per matcher: dlib's 0.6 for embeddings; for the LBP
+    /// matchers with the default weights and descriptor 75: in the wild photos, with train/ labelled, the
+    /// test faces named right lie at 68.9–73.2 and a stranger (misc/lin-manuel-miranda.png) at 76.7 (README,
+    /// "Labels and identify").
+    public static func defaultThreshold(for matcher: Matcher) -> Float {
+        matcher == .embedding ? 0.6 : 75
+    }
 
     public let probe: FaceDescriptor
+    public let embedding: [Float]?
     public let options: SearchOptions
     public let threshold: Float
 
-    /// `matcher` compares faces one by one: NBNN per face or weighted chi-square.
-    public init(probe: FaceDescriptor, matcher: Matcher = .nbnnPerFace, weights: WeightMap = .reference,
-                threshold: Float = Self.defaultThreshold) throws(DatabaseError) {
+    /// `matcher` compares faces one by one: embeddings, NBNN per face or weighted chi-square; `threshold`
+    /// defaults to the matcher's.
+    public init(probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding, weights: WeightMap = .reference,
+                threshold: Float? = nil) throws(DatabaseError) {
         guard !matcher.ranksImages else {
-            throw .invalidQuery("identify compares faces one by one: use \(Matcher.nbnnPerFace.rawValue) or \(Matcher.weightedChiSquare.rawValue), not \(matcher.rawValue)")
+            throw .invalidQuery("identify compares faces one by one: use \(Matcher.embedding.rawValue), \(Matcher.nbnnPerFace.rawValue) or \(Matcher.weightedChiSquare.rawValue), not \(matcher.rawValue)")
         }
         self.probe = probe
+        self.embedding = embedding
         options = SearchOptions(matcher: matcher, weights: weights)
-        self.threshold = threshold
+        self.threshold = threshold ?? Self.defaultThreshold(for: matcher)
     }
 
     /// Searches the labelled faces on the database's context.
     public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
         let store = try database.faceIndexer().store
         let labelled = try database.read { db in try store.labelledFaces(db) }
-        guard let gallery = try database.searchGallery(for: probe, updates: updates) else { return nil }
         var collector = NearestAmong(faces: labelled)
-        if !labelled.isEmpty { try gallery.search(probe, options: options, into: &collector) }
+        guard try database.search(probe, embedding: embedding, options: options, into: &collector, updates: updates) else { return nil }
         let nearest = try database.hits(collector.nearest.map { [$0] } ?? []).first
         let result = Result(name: nearest.flatMap { $0.distance <= threshold ? $0.label : nil }, nearest: nearest)
         updates(.completed(result))

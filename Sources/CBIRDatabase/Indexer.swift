@@ -40,6 +40,11 @@ public protocol Indexer: Sendable {
     /// Creates the indexer's own tables. Runs once per database, as the migration "indexer <name>".
     func createTables(_ db: Database) throws
 
+    /// Changes to those tables since they were first made, oldest first: each runs once per database,
+    /// after `createTables`, as the migration "indexer <name> <change>", so that old databases upgrade in
+    /// place.
+    var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] { get }
+
     /// Works on one photo, away from the database (in parallel with other work).
     func analyze(_ photo: Photo) throws -> Analysis
 
@@ -48,6 +53,8 @@ public protocol Indexer: Sendable {
 }
 
 extension Indexer {
+    public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] { [] }
+
     /// Analyses now and returns the write for later, so that indexers of different types can be run
     /// side by side.
     func prepare(_ photo: Photo) throws -> @Sendable (Database, Int64) throws -> Void {

@@ -74,22 +74,22 @@ extension CBIRDatabase {
     /// The `top` stored faces and images nearest a face of a photo: the whole path from the photo to the
     /// matches (decode, detect, choose the face, describe, search, collect). Throws `CancellationError`
     /// when the task is cancelled.
-    public nonisolated func search(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .nbnn,
+    public nonisolated func search(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .embedding,
                                    weights: WeightMap = .reference, top: Int = 10) async throws -> PhotoMatches {
         let probe = try probe(photo: path, face: face)
-        let query = FaceQuery(probe: try probe.face.faceDescriptor(), matcher: matcher, weights: weights, count: top)
+        let query = FaceQuery(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(), matcher: matcher,
+                              weights: weights, count: top)
         guard let result = try await query.run(on: self, updates: { _ in }) else { throw CancellationError() }
         return PhotoMatches(probe: probe, faces: result.faces, images: result.images)
     }
 
     /// The name of a face of a photo, after its nearest labelled face (see ``Identification``). Throws
     /// `CancellationError` when the task is cancelled.
-    public nonisolated func identify(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .nbnnPerFace,
-                                     weights: WeightMap = .reference,
-                                     threshold: Float = Identification.defaultThreshold) async throws -> PhotoIdentification {
+    public nonisolated func identify(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .embedding,
+                                     weights: WeightMap = .reference, threshold: Float? = nil) async throws -> PhotoIdentification {
         let probe = try probe(photo: path, face: face)
-        let query = try Identification(probe: try probe.face.faceDescriptor(), matcher: matcher, weights: weights,
-                                       threshold: threshold)
+        let query = try Identification(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(),
+                                       matcher: matcher, weights: weights, threshold: threshold)
         guard let result = try await query.run(on: self, updates: { _ in }) else { throw CancellationError() }
         return PhotoIdentification(probe: probe, name: result.name, nearest: result.nearest)
     }

@@ -23,8 +23,9 @@ public struct ImageRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     }
 }
 
-/// One face of an indexed image: its box, lean and eyes in the original image's pixels, its descriptor
-/// (with the parameters that made it), a small JPEG thumbnail of the aligned crop, and an optional label.
+/// One face of an indexed image: its box, lean and eyes in the original image's pixels, its LBP descriptor
+/// (with the parameters that made it), its 128-d embedding (dlib's ResNet; nil in databases indexed before
+/// embeddings, until `index` adds it), a small JPEG thumbnail of the aligned crop, and an optional label.
 public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "faces"
 
@@ -46,14 +47,46 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var descriptor: Data
     public var thumbnail: Data
     public var label: String?
+    /// The embedding as little-endian Float32.
+    public var embedding: Data?
 
     enum CodingKeys: String, CodingKey {
         case id, imageID = "image_id", x, y, width, height, angle, leftEyeX = "left_eye_x", leftEyeY = "left_eye_y"
-        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail, label
+        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail, label, embedding
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
+    }
+
+    /// The stored embedding, or nil when the face has none yet.
+    public func faceEmbedding() throws(DatabaseError) -> [Float]? {
+        try embedding.map { data throws(DatabaseError) in try Self.embedding(face: id ?? -1, data) }
+    }
+
+    /// A stored embedding blob read back.
+    static func embedding(face: Int64, _ data: Data) throws(DatabaseError) -> [Float] {
+        guard data.count == FaceEmbedder.length * 4 else {
+            throw .storage(path: "faces", reason: "face \(face): an embedding of \(data.count) bytes, not \(FaceEmbedder.length * 4)")
+        }
+        return Self.floats(data)
+    }
+
+    /// Little-endian Float32 values back from their bytes.
+    static func floats(_ data: Data) -> [Float] {
+        var values = [Float](repeating: 0, count: data.count / 4)
+        values.withUnsafeMutableBytes { out in data.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(out.count))) } }
+        if UInt32(1).littleEndian != 1 { values = values.map { Float(bitPattern: UInt32(littleEndian: $0.bitPattern)) } }
+        return values
+    }
+
+    /// Float32 values as little-endian bytes.
+    static func bytes(_ values: [Float]) -> Data {
+        var data = Data(capacity: values.count * 4)
+        for value in values {
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
     }
 
     /// The stored descriptor, checked against its parameters.
@@ -70,10 +103,7 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
 
     /// A stored histogram blob read back as the descriptor it was, checked against its parameters.
     static func descriptor(face: Int64, parameters: DescriptorParameters, histograms: Data) throws(DatabaseError) -> FaceDescriptor {
-        var values = [Float](repeating: 0, count: histograms.count / 4)
-        values.withUnsafeMutableBytes { out in histograms.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(out.count))) } }
-        if UInt32(1).littleEndian != 1 { values = values.map { Float(bitPattern: UInt32(littleEndian: $0.bitPattern)) } }
-        do { return try FaceDescriptor(parameters: parameters, histograms: values) } catch {
+        do { return try FaceDescriptor(parameters: parameters, histograms: floats(histograms)) } catch {
             throw .storage(path: "faces", reason: "face \(face): \(error)")
         }
     }
@@ -86,10 +116,6 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         do { parameters = try encoder.encode(descriptor.parameters) } catch {
             throw .processing("cannot encode descriptor parameters: \(error)")
         }
-        var data = Data(capacity: descriptor.histograms.count * 4)
-        for value in descriptor.histograms {
-            withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) }
-        }
-        return (String(decoding: parameters, as: UTF8.self), data)
+        return (String(decoding: parameters, as: UTF8.self), bytes(descriptor.histograms))
     }
 }

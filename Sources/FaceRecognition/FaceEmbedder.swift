@@ -1,9 +1,10 @@
+import FaceDetection
 import ImageKernels
 import NeuralNetworks
 
-/// dlib's face ResNet (`dlib_face_recognition_resnet_model_v1.dat`) on the framework's kernels: batches of
-/// 150×150 RGB face chips (see ``FaceChips``) to 128-d embeddings, in which faces of one person lie
-/// closer than ``threshold`` (Euclidean).
+/// dlib's face ResNet (`dlib_face_recognition_resnet_model_v1.dat`) on the framework's kernels: faces of a
+/// photo, or batches of 150×150 RGB face chips (``FaceChip``), to 128-d embeddings, in which faces of one
+/// person lie closer than ``threshold`` (Euclidean). Faces are placed with dlib's 5-point landmarks.
 public final class FaceEmbedder: Sendable {
     /// The model's file name in the model cache.
     public static let modelFile = "dlib_face_recognition_resnet_model_v1.dat"
@@ -15,11 +16,16 @@ public final class FaceEmbedder: Sendable {
     public let chipSize: Int
     /// dlib's same-person threshold on the Euclidean distance (0.6).
     public let threshold: Float
+    /// Places the landmarks that chips are cut by.
+    public let landmarks: LandmarkPredictor
     private let network: LoadedNetwork
 
-    /// Loads the model from `path` (default: the model cache) onto `context` (default: a new context on
-    /// ``Device/best``); its weights stay on that device.
-    public init(modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile), context: RenderContext? = nil) throws(RecognitionError) {
+    /// Loads the models from `modelPath` and `landmarkModelPath` (default: the model cache) onto `context`
+    /// (default: a new context on ``Device/best``); the network's weights stay on that device.
+    public init(modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile),
+                landmarkModelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile),
+                context: RenderContext? = nil) throws(RecognitionError) {
+        do { landmarks = try LandmarkPredictor(modelPath: landmarkModelPath) } catch { throw .model(error) }
         let model: DlibNetwork
         do { model = try DlibNetwork(contentsOf: modelPath, setup: ModelCache.setupCommand) } catch { throw .model(error) }
         guard model.inputWidth == model.inputHeight else {
@@ -39,6 +45,31 @@ public final class FaceEmbedder: Sendable {
     /// channels of 1×1 per chip).
     public func recipe(for chips: Image) -> Image {
         network.apply(to: chips.converted(to: .float32))
+    }
+
+    /// The embeddings of the faces in `boxes` (boxes as the landmark model expects them, see
+    /// ``FaceObservation/landmarkBox``) of a uint8 photo (gray, RGB or RGBA), all chips in one batch.
+    public func embeddings(ofFacesIn boxes: [PixelRect], of photo: PixelBuffer) throws(RecognitionError) -> [[Float]] {
+        try embeddings(ofFaces: [(photo, boxes)])
+    }
+
+    /// The embeddings of the faces in several photos (each one uint8 image), in order, all chips in one batch.
+    public func embeddings(ofFaces photos: [(photo: PixelBuffer, boxes: [PixelRect])]) throws(RecognitionError) -> [[Float]] {
+        var chips: [Image] = []
+        for (photo, boxes) in photos where !boxes.isEmpty {
+            guard photo.descriptor.elementType == .uint8, photo.descriptor.batch == 1 else {
+                throw .invalidParameters("photos must be one uint8 image each, got \(photo.descriptor)")
+            }
+            let rgb = photo.rgb(), image = Image(rgb)
+            for box in boxes {
+                chips.append(FaceChip(landmarks: landmarks.landmarks(in: rgb, box: box))
+                    .recipe(from: image, width: rgb.descriptor.width, height: rgb.descriptor.height))
+            }
+        }
+        guard !chips.isEmpty else { return [] }
+        let batch: PixelBuffer
+        do { batch = try PixelBuffer.batch(try context.render(chips)) } catch { throw .render(error) }
+        return try embeddings(of: batch)
     }
 
     /// One embedding per chip of the batch.

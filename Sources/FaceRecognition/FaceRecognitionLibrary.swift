@@ -5,5 +5,6 @@ public enum FaceRecognitionLibrary {
     public static let kernels: [any KernelDeclaration] = [
         ChiSquareNearest.kernel(full: false, probeCount: 1, asymmetric: false, faceSums: false),
         ChiSquareNearest.kernel(full: true, probeCount: 4, asymmetric: true, faceSums: true),
+        EmbeddingDistance.kernel,
     ]
 }

@@ -86,8 +86,6 @@ public final class Gallery: @unchecked Sendable {
 
     /// Runs `body` holding the lock, passing its typed error on.
     func locked<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        try lock.withTypedLock(body)
     }
 }

@@ -7,6 +7,9 @@ extension Gallery {
     /// `collector` (see ``Matcher`` for what the distances mean).
     public func search<Collector: MatchCollector>(_ probe: FaceDescriptor, options: SearchOptions,
                                                   into collector: inout Collector) throws(RecognitionError) {
+        guard options.matcher != .embedding else {
+            throw .invalidParameters("the embedding matcher searches an EmbeddingGallery, not LBP descriptors")
+        }
         try probe.checkComparable(with: parameters)
         try options.weights.check(against: parameters)
         let sparse = SparseProbe(probe, weights: options.weights)

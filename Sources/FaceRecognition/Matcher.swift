@@ -12,6 +12,12 @@ public enum Matcher: String, CaseIterable, Sendable {
     case nbnn = "nbnn"
     /// Per face: Σ_j w_j min over the face's blocks of χ²(probe_j, block).
     case nbnnPerFace = "nbnn-face"
+    /// Per face: the Euclidean distance between dlib ResNet embeddings (``FaceEmbedder``), searched in an
+    /// ``EmbeddingGallery``; an image's distance is its nearest face's. Same person below 0.6.
+    case embedding
+
+    /// The matchers of LBP descriptors (every one but ``embedding``), which a ``Gallery`` searches.
+    public static let descriptorMatchers: [Matcher] = allCases.filter { $0 != .embedding }
 
     /// Whether each probe block is compared with every gallery block, not only the one at its position.
     public var comparesAllBlocks: Bool { self == .nbnn || self == .nbnnPerFace }

@@ -10,20 +10,20 @@ struct IdentifyCommand: AsyncParsableCommand {
         abstract: "Name a face of a probe photo after its nearest labelled face, or say it is unknown.",
         discussion: """
             Prints the name and the distance, or "unknown" when the nearest labelled face is further than the \
-            threshold (calibrated for the default matcher and weights; identify compares faces one by one, so \
-            the matcher is weighted or nbnn-face). With --json: {name, distance, nearest: {face, image, path, distance, x, y, width, height, \
+            threshold (by default dlib's 0.6 for embedding, 75 for the LBP matchers with the default weights; \
+            identify compares faces one by one, so the matcher is embedding, weighted or nbnn-face). With --json: {name, distance, nearest: {face, image, path, distance, x, y, width, height, \
             label}}; name is null for an unknown face, nearest is absent when no face is labelled.
             """)
 
     @OptionGroup var probe: ProbeOptions
 
-    @Option(help: "nbnn-face or weighted: identify compares faces one by one.")
-    var matcher: Matcher = .nbnnPerFace
+    @Option(help: "embedding (dlib ResNet), nbnn-face or weighted: identify compares faces one by one.")
+    var matcher: Matcher = .embedding
 
     @OptionGroup var weights: WeightsOption
 
-    @Option(help: "Distances above this are unknown faces.")
-    var threshold = Identification.defaultThreshold
+    @Option(help: "Distances above this are unknown faces (default: 0.6 for embedding, 75 for the LBP matchers).")
+    var threshold: Float?
 
     @Flag(help: "Print JSON (see above).")
     var json = false
@@ -62,7 +62,7 @@ struct IdentifyCommand: AsyncParsableCommand {
         if let name = result.name {
             print("\(name)  \(distance)  (face \(nearest.face), \(nearest.path))")
         } else {
-            print("unknown  (nearest: \(nearest.label ?? "?") at \(distance), beyond \(threshold))")
+            print("unknown  (nearest: \(nearest.label ?? "?") at \(distance), beyond \(threshold ?? Identification.defaultThreshold(for: matcher)))")
         }
     }
 }

@@ -19,8 +19,8 @@ struct QueryCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var probe: ProbeOptions
-    @Option(help: "nbnn (NBNN per image), rnbnn (restricted NBNN per image), weighted (chi-square per face) or nbnn-face.")
-    var matcher: Matcher = .nbnn
+    @Option(help: "embedding (dlib ResNet, per face), nbnn (NBNN per image), rnbnn (restricted NBNN per image), weighted (chi-square per face) or nbnn-face.")
+    var matcher: Matcher = .embedding
 
     @OptionGroup var weights: WeightsOption
 

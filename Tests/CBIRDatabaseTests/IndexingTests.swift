@@ -71,6 +71,28 @@ struct MeanColourIndexer: Indexer {
         }
     }
 
+    /// A database indexed before embeddings upgrades in place: the next run adds every face's embedding
+    /// (from its stored box) without re-indexing, and the one after finds nothing to do.
+    @Test func oldDatabasesGainEmbeddingsInPlace() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let context = try Self.context(), path = folder + "/cbir.sqlite"
+        let old = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context, embeddings: false)])
+        _ = try await old.index(folder: Self.photos + "/train")
+        let faces = try old.statistics().faces
+        #expect(try old.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE embedding IS NULL") } == faces)
+
+        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
+        let upgrade = try await database.index(folder: Self.photos + "/train")
+        #expect(upgrade.upgraded == 9 && upgrade.indexed == 0 && upgrade.failed == 0, "\(upgrade)")
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE embedding IS NULL") } == 0)
+        #expect(try database.statistics().faces == faces)
+        let again = try await database.index(folder: Self.photos + "/train")
+        #expect(again.unchanged == 9 && again.upgraded == 0)
+        let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", top: 3)
+        #expect(result.images.prefix(2).allSatisfy { $0.path.contains("/train/obama/") }, "\(result.images)")
+    }
+
     /// Queries run while `cbir index`, another process, writes (WAL snapshots; the kept gallery follows
     /// each commit), never see a half-stored photo, and see a removal at once.
     @Test func queriesRunWhileIndexing() async throws {
@@ -79,7 +101,8 @@ struct MeanColourIndexer: Indexer {
         let context = try Self.context()
         let faces = try FaceIndexer(context: context)
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces])
-        let probe = try database.probe(photo: Self.photos + "/test/obama1.jpg").face.faceDescriptor()
+        let probeFace = try database.probe(photo: Self.photos + "/test/obama1.jpg").face
+        let probe = try probeFace.faceDescriptor(), embedding = try probeFace.faceEmbedding()
         let indexing = Process()
         indexing.executableURL = try CommandRunner(product: "cbir").executable
         indexing.arguments = ["index", Self.photos, "--db", folder + "/cbir.sqlite", "--device", TestDevices.hasOpenCL ? "opencl" : "cpu"]
@@ -88,7 +111,7 @@ struct MeanColourIndexer: Indexer {
         try indexing.run()
         var seenMidway: [Int] = []
         while indexing.isRunning {
-            let result = try #require(try await FaceQuery(probe: probe, count: 30).run(on: database) { _ in })
+            let result = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database) { _ in })
             let stored = try database.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT image_id) FROM faces") ?? 0
             }
@@ -98,13 +121,13 @@ struct MeanColourIndexer: Indexer {
         }
         indexing.waitUntilExit()
         #expect(indexing.terminationStatus == 0)
-        let everything = try #require(try await FaceQuery(probe: probe, count: 30).run(on: database) { _ in })
+        let everything = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database) { _ in })
         #expect(seenMidway.contains { $0 < everything.images.count } && seenMidway.allSatisfy { $0 <= everything.images.count }, "\(seenMidway)")
         #expect(seenMidway == seenMidway.sorted(), "the gallery only grows while indexing adds")
 
         #expect(everything.images.contains { $0.path.contains("/train/obama/") })
         #expect(try await database.remove(path: Self.photos + "/train/obama") == 2)
-        let after = try #require(try await FaceQuery(probe: probe, count: 30).run(on: database) { _ in })
+        let after = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database) { _ in })
         #expect(after.images.count == everything.images.count - 2 && !after.images.contains { $0.path.contains("/train/obama/") })
     }
 

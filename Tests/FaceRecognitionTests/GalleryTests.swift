@@ -107,7 +107,7 @@ import TestSupport
             let descriptors = try describer.describe(try PixelBuffer.batch(faces))
             let gallery = Gallery(parameters: describer.parameters, context: describer.context)
             try gallery.append(descriptors.indices.map { (descriptors[$0], FaceID(Int64($0)), ImageID(Int64($0 % 40))) })
-            for matcher in Matcher.allCases {
+            for matcher in Matcher.descriptorMatchers {
                 let probe = 13
                 var top = BothCollectors(TopFaces(3), TopImages(3))
                 try gallery.search(descriptors[probe], options: SearchOptions(matcher: matcher, weights: .reference), into: &top)
@@ -130,7 +130,7 @@ import TestSupport
             try gallery.append(faces.indices.map { (faces[$0], FaceID(Int64($0)), ImageID(Int64($0 % 5))) })
         }
         let probe = RandomGallery.descriptor(.standard, using: &generator)
-        for matcher in Matcher.allCases {
+        for matcher in Matcher.descriptorMatchers {
             let found = try galleries.map { gallery in
                 var top = BothCollectors(TopFaces(5), TopImages(3))
                 try gallery.search(probe, options: SearchOptions(matcher: matcher, weights: .reference), into: &top)

@@ -1,0 +1,100 @@
+import Foundation
+import ImageKernels
+
+/// Faces' embeddings kept on a device for exact nearest-neighbour search: one row per face, appended and
+/// removed by id, searched with ``EmbeddingDistance`` into the same collectors as the LBP matchers (an
+/// image's distance is its nearest face's).
+public final class EmbeddingGallery: @unchecked Sendable {
+    public let context: RenderContext
+    public let length: Int
+    private let lock = NSLock()
+    private var faces: [FaceID] = []
+    private var images: [ImageID] = []
+    private var rows: [Float] = []
+    private var slotOfFace: [FaceID: Int] = [:]
+    private var resident: ResidentImage?
+    /// Rows written to the device since the last change of capacity; nil when it must be rewritten whole.
+    private var uploadedCount: Int?
+
+    public init(length: Int = FaceEmbedder.length, context: RenderContext) {
+        self.length = length
+        self.context = context
+    }
+
+    /// Faces in the gallery.
+    public var count: Int { lock.withLock { faces.count } }
+
+    /// Adds faces; an id already present is an error.
+    public func append(_ batch: [(embedding: [Float], face: FaceID, image: ImageID)]) throws(RecognitionError) {
+        try lock.withTypedLock { () throws(RecognitionError) in
+            for entry in batch {
+                guard entry.embedding.count == length else {
+                    throw .invalidParameters("an embedding of \(entry.embedding.count) values in a gallery of \(length)")
+                }
+                guard slotOfFace[entry.face] == nil else { throw .identifier("face \(entry.face) is already in the gallery") }
+                slotOfFace[entry.face] = faces.count
+                faces.append(entry.face)
+                images.append(entry.image)
+                rows += entry.embedding
+            }
+        }
+    }
+
+    /// Removes a face: the last face moves into its row.
+    public func remove(face: FaceID) throws(RecognitionError) {
+        try lock.withTypedLock { () throws(RecognitionError) in
+            guard let slot = slotOfFace.removeValue(forKey: face) else { throw .identifier("face \(face) is not in the gallery") }
+            let last = faces.count - 1
+            if slot != last {
+                faces[slot] = faces[last]
+                images[slot] = images[last]
+                rows.replaceSubrange(slot * length..<(slot + 1) * length, with: rows[last * length..<(last + 1) * length])
+                slotOfFace[faces[slot]] = slot
+            }
+            faces.removeLast()
+            images.removeLast()
+            rows.removeLast(length)
+            uploadedCount = nil
+        }
+    }
+
+    /// Each face's distance to `probe`, and each image's (its nearest face's), to `collector`.
+    public func search<Collector: MatchCollector>(_ probe: [Float], into collector: inout Collector) throws(RecognitionError) {
+        guard probe.count == length else { throw .invalidParameters("a probe of \(probe.count) values for a gallery of \(length)") }
+        let (faces, images, distances) = try lock.withTypedLock { () throws(RecognitionError) in
+            guard !self.faces.isEmpty else { return ([FaceID](), [ImageID](), [Float]()) }
+            do throws(RenderError) {
+                let gallery = try synchronize()
+                let distances = try context.render(gallery.applying(EmbeddingDistance(probe: probe))).floatValues
+                return (self.faces, self.images, Array(distances.prefix(self.faces.count)))
+            } catch {
+                throw .render(error)
+            }
+        }
+        var nearest: [ImageID: (distance: Float, face: FaceID)] = [:]
+        for (slot, distance) in distances.enumerated() {
+            collector.collect(FaceMatch(face: faces[slot], image: images[slot], distance: distance))
+            if let best = nearest[images[slot]], (best.distance, best.face) <= (distance, faces[slot]) { continue }
+            nearest[images[slot]] = (distance, faces[slot])
+        }
+        for (image, best) in nearest { collector.collect(ImageMatch(image: image, distance: best.distance, bestFace: best.face)) }
+    }
+
+    /// The rows on the device, brought up to date (the lock held): appended rows are written in place;
+    /// growth past the capacity or a removal rewrites the whole image.
+    private func synchronize() throws(RenderError) -> Image {
+        let count = faces.count
+        if let resident, let uploaded = uploadedCount, resident.descriptor.height >= count {
+            if uploaded < count {
+                try resident.write(rows[uploaded * length..<count * length], atByteOffset: uploaded * length * 4)
+                uploadedCount = count
+            }
+            return resident.image.cropped(to: PixelRect(x: 0, y: 0, width: length, height: count))
+        }
+        let capacity = max(count, (resident?.descriptor.height ?? 0) * 2, 64)
+        let made = try context.makeResidentImage(ImageDescriptor(width: length, height: capacity, elementType: .float32), contents: rows[...])
+        resident = made
+        uploadedCount = count
+        return made.image.cropped(to: PixelRect(x: 0, y: 0, width: length, height: count))
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import NeuralNetworks
+import Testing
+
+/// The dlib readers on the real model files (after `bash scripts/setup.sh`) and on damaged copies:
+/// every damage is a typed error naming the file and, for contents, the byte offset.
+@Suite struct ModelReaderTests {
+    static let network = ModelCache.path(of: "dlib_face_recognition_resnet_model_v1.dat")
+    static let landmarks = ModelCache.path(of: "shape_predictor_5_face_landmarks.dat")
+
+    @Test func theFaceModelsRead() throws {
+        let model = try DlibNetwork(contentsOf: Self.network)
+        #expect(model.inputWidth == 150 && model.inputHeight == 150 && model.distanceThreshold == 0.6)
+        #expect(abs(model.channelAverages[0] - 122.782) < 1e-3)
+        var convolutions = 0, sums = 0
+        for node in model.network.nodes {
+            if case .convolution = node.operation { convolutions += 1 }
+            if case .add = node.operation { sums += 1 }
+        }
+        #expect(convolutions == 29 && sums == 14)
+        let predictor = try DlibShapePredictor(contentsOf: Self.landmarks)
+        #expect(predictor.landmarkCount == 5 && predictor.levels.count == 15 && predictor.levels.allSatisfy { $0.trees.count == 500 })
+    }
+
+    @Test func damagedFilesGiveTypedErrorsWithOffsets() throws {
+        let folder = NSTemporaryDirectory() + "model-reader-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.network))
+
+        #expect(throws: ModelError.missing(path: folder + "/none.dat", setup: "bash scripts/setup.sh")) {
+            try DlibNetwork(contentsOf: folder + "/none.dat")
+        }
+        let empty = folder + "/empty.dat"
+        try Data().write(to: URL(fileURLWithPath: empty))
+        #expect(throws: ModelError.truncated(path: empty, offset: 0, needed: 1)) { try DlibNetwork(contentsOf: empty) }
+
+        let truncated = folder + "/truncated.dat"
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+        do {
+            _ = try DlibNetwork(contentsOf: truncated)
+            Issue.record("a truncated network was read")
+        } catch {
+            guard case .truncated(let path, let offset, _) = error else { throw error }
+            #expect(path == truncated && offset == bytes.count / 2)
+        }
+
+        var corrupt = bytes
+        corrupt[300] = 0x7F   // inside the input layer's name: a bad length
+        let malformed = folder + "/malformed.dat"
+        try corrupt.write(to: URL(fileURLWithPath: malformed))
+        do {
+            _ = try DlibNetwork(contentsOf: malformed)
+            Issue.record("a damaged network was read")
+        } catch {
+            guard case .malformed(let path, let offset, let reason) = error else { throw error }
+            #expect(path == malformed && offset > 0 && offset < 400 && !reason.isEmpty, "\(error)")
+        }
+
+        let landmarks = try Data(contentsOf: URL(fileURLWithPath: Self.landmarks))
+        let cut = folder + "/landmarks.dat"
+        try landmarks.prefix(1000).write(to: URL(fileURLWithPath: cut))
+        #expect(throws: ModelError.self) { try DlibShapePredictor(contentsOf: cut) }
+        #expect(throws: ModelError.self) { try DlibShapePredictor(contentsOf: Self.network) }
+    }
+}
