@@ -94,3 +94,52 @@ __kernel void conv_gemm(__global const float* weights, __global const float* col
     if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu);
     if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu);
 }
+
+// The same product without the columns in memory: each work-item gathers its VECTOR_WIDTH receptive
+// fields straight from the input as it goes (an implicit matrix product), TILE_M filters at a time.
+__kernel void conv_direct(__global const float* src, __global const float* weights, __global const float* bias,
+                          __global float* dst, int channels, int height, int width, int kernelHeight, int kernelWidth,
+                          int strideY, int strideX, int paddingY, int paddingX, int outHeight, int outWidth, int batch,
+                          int groupOutChannels, int outChannels, int relu) {
+    int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M, g = get_global_id(2);
+    int spatial = outHeight * outWidth, columns = batch * spatial;
+    if (n >= columns || m >= groupOutChannels) return;
+    int groups = outChannels / groupOutChannels, groupChannels = channels / groups;
+    int window = kernelHeight * kernelWidth, groupDepth = groupChannels * window;
+    // Per lane: where its window starts in the input (its group's first channel), or -1 past the end.
+    int top[VECTOR_WIDTH], left[VECTOR_WIDTH];
+    size_t base[VECTOR_WIDTH];
+    for (int i = 0; i < VECTOR_WIDTH; ++i) {
+        int column = min(n + i, columns - 1);
+        int b = column / spatial, p = column - b * spatial, oy = p / outWidth, ox = p - oy * outWidth;
+        top[i] = n + i < columns ? oy * strideY - paddingY : -(1 << 20);
+        left[i] = ox * strideX - paddingX;
+        base[i] = ((size_t)b * channels + (size_t)g * groupChannels) * height * width;
+    }
+    int oc = g * groupOutChannels + m;
+    __global const float* a = weights + (size_t)oc * groupDepth;
+    int rows = min(TILE_M, groupOutChannels - m);
+    int r1 = min(1, rows - 1), r2 = min(2, rows - 1), r3 = min(3, rows - 1);
+    floatv acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
+    for (int c = 0; c < groupChannels; ++c) {
+        for (int ky = 0; ky < kernelHeight; ++ky) {
+            for (int kx = 0; kx < kernelWidth; ++kx) {
+                float values[VECTOR_WIDTH];
+                for (int i = 0; i < VECTOR_WIDTH; ++i) {
+                    int y = top[i] + ky, x = left[i] + kx;
+                    values[i] = y >= 0 && y < height && x >= 0 && x < width ? src[base[i] + ((size_t)c * height + y) * width + x] : 0.0f;
+                }
+                floatv v = VLOAD(0, values);
+                int k = (c * kernelHeight + ky) * kernelWidth + kx;
+                acc0 = fma((floatv)a[k], v, acc0);
+                acc1 = fma((floatv)a[r1 * groupDepth + k], v, acc1);
+                acc2 = fma((floatv)a[r2 * groupDepth + k], v, acc2);
+                acc3 = fma((floatv)a[r3 * groupDepth + k], v, acc3);
+            }
+        }
+    }
+    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu);
+    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu);
+    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu);
+    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu);
+}

@@ -13,20 +13,24 @@ struct LayerCase: Sendable, CustomStringConvertible {
         TestImages.oddSize(range, using: &generator)
     }
 
+    /// The case once per method of forming the product.
     static func convolution(_ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
-                            channels: Int, outChannels: Int, groups: Int = 1, relu: Bool = false) -> LayerCase {
-        LayerCase(description: description) { generator in
+                            channels: Int, outChannels: Int, groups: Int = 1, relu: Bool = false) -> [LayerCase] {
+        [(Convolution.Method.lowered, "lowered"), (.direct, "direct")].map { method, name in
+        LayerCase(description: description + ", " + name) { generator in
             let x = Tensor.random(batch: Int.random(in: 2...3, using: &generator), channels: channels,
                                   height: odd(7...23, &generator), width: odd(7...23, &generator), using: &generator)
             let depth = channels / groups * kernel.0 * kernel.1
             let filters = Tensor.random(channels: 1, height: outChannels, width: depth, using: &generator)
             let biases = Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
             let recipe = x.image.applying(Convolution(kernelWidth: kernel.1, kernelHeight: kernel.0, strideX: stride.x, strideY: stride.y,
-                                                      paddingX: padding.x, paddingY: padding.y, groups: groups, rectified: relu),
+                                                      paddingX: padding.x, paddingY: padding.y, groups: groups, rectified: relu,
+                                                      method: method),
                                           with: [filters.parameters(width: depth), biases.parameters(width: outChannels)])
             return (recipe, NeuralReference.convolution(x, filters: filters.values, biases: biases.values, outChannels: outChannels,
                                                         kernelHeight: kernel.0, kernelWidth: kernel.1, stride: stride, padding: padding,
                                                         groups: groups, relu: relu))
+        }
         }
     }
 
@@ -39,14 +43,14 @@ struct LayerCase: Sendable, CustomStringConvertible {
         }
     }
 
-    static let all: [LayerCase] = [
-        convolution("conv 3×3/1 pad 1, 5 → 7 channels", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 5, outChannels: 7),
-        convolution("conv 3×3/2 no padding, ReLU", kernel: (3, 3), stride: (2, 2), padding: (0, 0), channels: 4, outChannels: 9, relu: true),
-        convolution("conv 7×7/2, RGB → 6", kernel: (7, 7), stride: (2, 2), padding: (0, 0), channels: 3, outChannels: 6),
-        convolution("conv 5×3 strides 1×2 pads 2×1", kernel: (5, 3), stride: (1, 2), padding: (2, 1), channels: 2, outChannels: 5),
-        convolution("conv 1×1", kernel: (1, 1), stride: (1, 1), padding: (0, 0), channels: 8, outChannels: 3),
-        convolution("grouped conv 3×3, 2 groups", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 6, outChannels: 10, groups: 2),
-        convolution("depthwise conv 3×3/2 pad 1", kernel: (3, 3), stride: (2, 2), padding: (1, 1), channels: 5, outChannels: 5, groups: 5),
+    static let all: [LayerCase] = convolution("conv 3×3/1 pad 1, 5 → 7 channels", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 5, outChannels: 7)
+        + convolution("conv 3×3/2 no padding, ReLU", kernel: (3, 3), stride: (2, 2), padding: (0, 0), channels: 4, outChannels: 9, relu: true)
+        + convolution("conv 7×7/2, RGB → 6", kernel: (7, 7), stride: (2, 2), padding: (0, 0), channels: 3, outChannels: 6)
+        + convolution("conv 5×3 strides 1×2 pads 2×1", kernel: (5, 3), stride: (1, 2), padding: (2, 1), channels: 2, outChannels: 5)
+        + convolution("conv 1×1", kernel: (1, 1), stride: (1, 1), padding: (0, 0), channels: 8, outChannels: 3)
+        + convolution("grouped conv 3×3, 2 groups", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 6, outChannels: 10, groups: 2)
+        + convolution("depthwise conv 3×3/2 pad 1", kernel: (3, 3), stride: (2, 2), padding: (1, 1), channels: 5, outChannels: 5, groups: 5)
+        + [
         LayerCase(description: "channel affine + ReLU") { generator in
             let x = Tensor.random(batch: 3, channels: 5, height: odd(3...21, &generator), width: odd(3...21, &generator), using: &generator)
             let scale = Tensor.random(channels: 1, height: 1, width: 5, using: &generator)

@@ -9,8 +9,23 @@ import NeuralNetworksCL
 /// wide). Keep filters and biases resident (``RenderContext/makeResidentImage(_:)``) so that they cross
 /// to the device once.
 ///
-/// It runs as a matrix product: every receptive field laid out as a column, then filters × columns.
+/// It runs as a matrix product of the filters and the receptive fields: lowered (every receptive field
+/// laid out as a column in memory, then filters × columns) or direct (each work-item gathers its fields
+/// from the input as it multiplies), as ``Method`` says.
 public struct Convolution: Filter {
+    /// How the product is formed.
+    public enum Method: Sendable {
+        /// The faster way measured for the device: direct on the CPU device (no columns streamed through
+        /// memory) except for inputs of few channels (an RGB image: its columns are cheap to lay out, the
+        /// gathers of wide windows are not), lowered on OpenCL devices (pocl runs the direct kernel's gathers
+        /// 2–5× slower).
+        case automatic
+        /// Columns in memory (`conv_im2col`), then the product (`conv_gemm`).
+        case lowered
+        /// One kernel gathering its columns (`conv_direct`).
+        case direct
+    }
+
     public let kernelWidth: Int
     public let kernelHeight: Int
     public let strideX: Int
@@ -20,10 +35,11 @@ public struct Convolution: Filter {
     public let groups: Int
     /// Whether negative outputs become zero (a ReLU fused into the launch).
     public let rectified: Bool
+    public let method: Method
     public var name: String { "convolution \(kernelWidth)×\(kernelHeight)/\(strideX)" }
 
     public init(kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
-                paddingY: Int = 0, groups: Int = 1, rectified: Bool = false) {
+                paddingY: Int = 0, groups: Int = 1, rectified: Bool = false, method: Method = .automatic) {
         self.kernelWidth = kernelWidth
         self.kernelHeight = kernelHeight
         self.strideX = strideX
@@ -32,6 +48,7 @@ public struct Convolution: Filter {
         self.paddingY = paddingY
         self.groups = groups
         self.rectified = rectified
+        self.method = method
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
@@ -58,6 +75,24 @@ public struct Convolution: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
+        let groupOutChannels = output.channels / groups
+        let direct = switch method {
+        case .automatic: encoder.device.kind == .cpu && input.channels / groups >= 8
+        case .lowered: false
+        case .direct: true
+        }
+        if direct {
+            try encoder.launch(Self.direct, Direct(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
+                                                   dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
+                                                   width: Int32(input.width), kernelHeight: Int32(kernelHeight),
+                                                   kernelWidth: Int32(kernelWidth), strideY: Int32(strideY), strideX: Int32(strideX),
+                                                   paddingY: Int32(paddingY), paddingX: Int32(paddingX), outHeight: Int32(output.height),
+                                                   outWidth: Int32(output.width), batch: Int32(input.batch),
+                                                   groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels),
+                                                   relu: rectified ? 1 : 0),
+                               over: [input.batch * output.width * output.height, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+            return
+        }
         let rows = input.channels * kernelHeight * kernelWidth, columns = input.batch * output.width * output.height
         let cols = try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
         try encoder.launch(Self.im2col, Columns(src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
@@ -67,7 +102,6 @@ public struct Convolution: Filter {
                                                 paddingX: Int32(paddingX), outHeight: Int32(output.height),
                                                 outWidth: Int32(output.width), batch: Int32(input.batch)),
                            over: [columns, rows])
-        let groupOutChannels = output.channels / groups
         try encoder.launch(Self.gemm, Product(weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
                                               dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels),
                                               groupDepth: Int32(rows / groups), columns: Int32(columns),
@@ -102,6 +136,28 @@ public struct Convolution: Filter {
         var groupDepth: Int32
         var columns: Int32
         var spatial: Int32
+        var outChannels: Int32
+        var relu: Int32
+    }
+
+    struct Direct: KernelArguments {
+        var src: KernelBuffer<Float>
+        var weights: KernelBuffer<Float>
+        var bias: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var channels: Int32
+        var height: Int32
+        var width: Int32
+        var kernelHeight: Int32
+        var kernelWidth: Int32
+        var strideY: Int32
+        var strideX: Int32
+        var paddingY: Int32
+        var paddingX: Int32
+        var outHeight: Int32
+        var outWidth: Int32
+        var batch: Int32
+        var groupOutChannels: Int32
         var outChannels: Int32
         var relu: Int32
     }
@@ -145,7 +201,15 @@ public struct Convolution: Filter {
                                       schedules: KernelSchedules(cpu: .init(workGroup: [1], vectorWidth: 8),
                                                                  openCLCPU: .init(workGroup: [16, 1, 1], vectorWidth: 16),
                                                                  openCLGPU: .init(workGroup: [64, 1, 1], vectorWidth: 1))) { arguments, _ in
-        ConvolutionProduct.run(arguments)
+        ConvolutionProduct.lowered(arguments)
+    }
+
+    static let direct = Kernel<Direct>("conv_direct", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+                                       options: "-cl-mad-enable",
+                                       schedules: KernelSchedules(cpu: .init(workGroup: [1], vectorWidth: 8),
+                                                                  openCLCPU: .init(workGroup: [16, 1, 1], vectorWidth: 16),
+                                                                  openCLGPU: .init(workGroup: [64, 1, 1], vectorWidth: 1))) { arguments, _ in
+        ConvolutionProduct.direct(arguments)
     }
 }
 

@@ -1,24 +1,73 @@
 import ImageKernels
 
-/// The CPU twin of `conv_gemm`: filters × columns in tiles of 4 filters × 8 columns, the columns of a
-/// tile packed contiguously first so that the inner loop streams through memory.
+/// The CPU twins of `conv_gemm` and `conv_direct`: filters × columns in tiles of 4 filters × 8 columns.
+/// Each tile's columns are first packed contiguously (copied from the columns, or gathered from the input
+/// for the direct form), so that the inner loop streams through memory.
 enum ConvolutionProduct {
-    static func run(_ arguments: Convolution.Product) {
-        let groupOut = Int(arguments.groupOutChannels), depth = Int(arguments.groupDepth), columns = Int(arguments.columns)
-        let spatial = Int(arguments.spatial), outChannels = Int(arguments.outChannels), relu = arguments.relu != 0
+    static func lowered(_ arguments: Convolution.Product) {
+        let depth = Int(arguments.groupDepth), columns = Int(arguments.columns)
+        run(columns: columns, groupOut: Int(arguments.groupOutChannels), depth: depth, spatial: Int(arguments.spatial),
+            outChannels: Int(arguments.outChannels), relu: arguments.relu != 0, weights: arguments.weights.elements,
+            bias: arguments.bias.elements, dst: arguments.dst.elements) { panel, group, n, width in
+            let source = arguments.cols.elements + group * depth * columns + n
+            for k in 0..<depth {
+                var v = SIMD8<Float>(repeating: 0)
+                for i in 0..<width { v[i] = source[k * columns + i] }
+                panel[k] = v
+            }
+        }
+    }
+
+    static func direct(_ a: Convolution.Direct) {
+        let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
+        let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
+        let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
+        let groupOut = Int(a.groupOutChannels), outChannels = Int(a.outChannels)
+        let groupChannels = channels / (outChannels / groupOut), spatial = outHeight * outWidth
+        run(columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
+            outChannels: outChannels, relu: a.relu != 0, weights: a.weights.elements, bias: a.bias.elements,
+            dst: a.dst.elements) { panel, group, n, lanes in
+            let src = a.src.elements
+            for i in 0..<8 {
+                let column = n + min(i, lanes - 1), b = column / spatial, p = column % spatial
+                let top = p / outWidth * sy - py, left = p % outWidth * sx - px
+                let plane = src + (b * channels + group * groupChannels) * height * width
+                var k = 0
+                for c in 0..<groupChannels {
+                    for ky in 0..<kh {
+                        let y = top + ky, row = plane + (c * height + y) * width
+                        let inside = y >= 0 && y < height && i < lanes
+                        for kx in 0..<kw {
+                            let x = left + kx
+                            panel[k][i] = inside && x >= 0 && x < width ? row[x] : 0
+                            k += 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tiles over columns and groups in parallel; `pack(panel, group, n, width)` fills a tile's panel of
+    /// `depth` × 8 values (zeros past `width` columns).
+    private static func run(columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, relu: Bool,
+                            weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
+                            pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void) {
         let tiles = (columns + 7) / 8, groups = outChannels / groupOut
+        nonisolated(unsafe) let (weights, bias, dst) = (weights, bias, dst)
         CPUParallel.forEachRange(tiles * groups) { range in
-            let weights = arguments.weights.elements, cols = arguments.cols.elements
-            let bias = arguments.bias.elements, dst = arguments.dst.elements
             let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
             defer { panel.deallocate() }
             for item in range {
                 let group = item / tiles, n = item % tiles * 8, width = min(8, columns - n)
-                let source = cols + group * depth * columns + n
-                for k in 0..<depth {
-                    var v = SIMD8<Float>(repeating: 0)
-                    for i in 0..<width { v[i] = source[k * columns + i] }
-                    panel[k] = v
+                pack(panel, group, n, width)
+                @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int) {
+                    var values = acc + bias[oc]
+                    if relu { values = values.replacing(with: 0, where: values .< 0) }
+                    for i in 0..<width {
+                        let column = n + i, b = column / spatial, p = column % spatial
+                        dst[(b * outChannels + oc) * spatial + p] = values[i]
+                    }
                 }
                 var m = 0
                 while m < groupOut {
@@ -35,14 +84,10 @@ enum ConvolutionProduct {
                         acc2 += a2[k] * v
                         acc3 += a3[k] * v
                     }
-                    for (row, acc) in [acc0, acc1, acc2, acc3].prefix(rows).enumerated() {
-                        var values = acc + bias[oc + row]
-                        if relu { values = values.replacing(with: 0, where: values .< 0) }
-                        for i in 0..<width {
-                            let column = n + i, b = column / spatial, p = column % spatial
-                            dst[(b * outChannels + oc + row) * spatial + p] = values[i]
-                        }
-                    }
+                    store(acc0, oc)
+                    if rows > 1 { store(acc1, oc + 1) }
+                    if rows > 2 { store(acc2, oc + 2) }
+                    if rows > 3 { store(acc3, oc + 3) }
                     m += rows
                 }
             }
