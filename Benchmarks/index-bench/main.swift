@@ -75,21 +75,24 @@ do { devices.append(try Device.select(.opencl)) } catch { note("index-bench: \(e
 print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
 print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
-print("database per device (decode DCT-scaled, detect, find eyes, align, describe, store; one transaction per photo).\n")
-print("| device | photos | faces | seconds | photos/s | faces/s |")
-print("|---|---:|---:|---:|---:|---:|")
+print("database per device (decode DCT-scaled, detect, find eyes, align, describe, store; one transaction per photo),")
+print("with dlib embeddings (5 landmarks, chip, ResNet) and without them.\n")
+print("| device | embeddings | photos | faces | seconds | photos/s | faces/s |")
+print("|---|---|---:|---:|---:|---:|---:|")
 var databases: [String] = []
 for device in devices {
-    let context = RenderContext(device: device)
-    let path = "\(work)/\(device.kind).sqlite"
-    let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
-    let run = try await database.index(folder: gallery) { progress in
-        if progress.done % 100 == 0 { note("\(device.kind): \(progress.done) of \(progress.total)") }
+    for embeddings in [true, false] {
+        let context = RenderContext(device: device)
+        let path = "\(work)/\(device.kind)-\(embeddings).sqlite"
+        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context, embeddings: embeddings)])
+        let run = try await database.index(folder: gallery) { progress in
+            if progress.done % 100 == 0 { note("\(device.kind): \(progress.done) of \(progress.total)") }
+        }
+        let faces = try database.statistics().faces
+        print(String(format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", "\(device.kind)", embeddings ? "yes" : "no", run.indexed, faces,
+                     run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
+        if embeddings { databases.append(path) }
     }
-    let faces = try database.statistics().faces
-    print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f |", "\(device.kind)", run.indexed, faces, run.elapsed,
-                 Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
-    databases.append(path)
 }
 
 // Grow the first database to the face target with copies of its images and faces (each copy a new image),
@@ -107,9 +110,9 @@ do {
                 """, arguments: [copy])
             try db.execute(sql: """
                 INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
-                                   parameters, descriptor, thumbnail, label)
+                                   parameters, descriptor, thumbnail, label, embedding)
                 SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
-                       f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.label
+                       f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.label, f.embedding
                 FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
                 WHERE original.path NOT LIKE '%#%'
                 """, arguments: [copy])
@@ -126,12 +129,13 @@ print("into the device gallery; then the median of \(runs) queries (each checks 
 print("the hits' rows).\n")
 print("| matcher | device | first query s | query s (median) |")
 print("|---|---|---:|---:|")
-for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
+for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
     for device in devices {
         let fresh = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: RenderContext(device: device))])
         // The library's probe path finds and describes the face; the timings are of the search alone, as a
         // new process's first query and then the next ones.
-        let query = FaceQuery(probe: try fresh.probe(photo: probePath).face.faceDescriptor(), matcher: matcher)
+        let probe = try fresh.probe(photo: probePath).face
+        let query = FaceQuery(probe: try probe.faceDescriptor(), embedding: try probe.faceEmbedding(), matcher: matcher)
         let start = DispatchTime.now().uptimeNanoseconds
         _ = try await query.run(on: fresh) { _ in }
         let first = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
