@@ -75,15 +75,18 @@ struct AccuracyBenchmark {
                     }
                 }
                 let name = "\(galleryPerPerson)/\(set.people.map(\.images.count).max().map { $0 - galleryPerPerson } ?? 0)"
-                for matcher in Matcher.descriptorMatchers {
+                // Every LBP matcher, and NBNN in neighbourhoods of radius 1 and 2 (radius 0 is rnbnn, no radius nbnn).
+                let variants = Matcher.descriptorMatchers.map { ($0, nil as Int?) } + [(Matcher.nbnn, 1), (.nbnn, 2)]
+                for (matcher, radius) in variants {
                     var correct = 0
                     for probe in probes {
                         var top = TopImages(1)
-                        try gallery.search(probe.descriptor, options: SearchOptions(matcher: matcher, weights: configuration.weights),
+                        try gallery.search(probe.descriptor, options: SearchOptions(matcher: matcher, weights: configuration.weights,
+                                                                                    radius: radius),
                                            into: &top)
                         if top.matches.first?.image == ImageID(Int64(probe.person)) { correct += 1 }
                     }
-                    rows.append(AccuracyRow(dataset: set.name, protocol: name, matcher: matcher.rawValue,
+                    rows.append(AccuracyRow(dataset: set.name, protocol: name, matcher: matcher.rawValue + (radius.map { " r=\($0)" } ?? ""),
                                             config: configuration.name, rank1: Double(correct) / Double(max(probes.count, 1))))
                 }
             }

@@ -1,6 +1,7 @@
 // The fused, tiled chi-square search: for every gallery face and every active probe block j, the
 // chi-square distance to block j of the face (restricted) or the smallest over all of its blocks
-// (FULL), in one launch. One work-item per face; each covers all probe blocks.
+// (FULL), or over those within RADIUS grid steps of the probe block on a grid GRID_COLUMNS wide (FULL
+// with RADIUS: a neighbourhood NBNN), in one launch. One work-item per face; each covers all probe blocks.
 //
 // Gallery layout: tiles of LANES faces; within a tile, block-major, then bin, then lane, so the
 // work-items of a tile read consecutive addresses. sums holds each gallery block's total.
@@ -62,7 +63,13 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
     for (int b = 0; b < blocks; ++b) {
         __global const float* g = face + (size_t)b * bins * LANES;
         float total = faceSums[b * LANES];
-        for (int jj = 0; jj < PROBE_COUNT; ++jj) best[jj] = fmin(best[jj], chisquare_block(g, total, starts[jj], starts[jj + 1], binIndices, values, inverses));
+        for (int jj = 0; jj < PROBE_COUNT; ++jj) {
+#ifdef RADIUS
+            int p = probeBlocks[jj];
+            if (abs(p / GRID_COLUMNS - b / GRID_COLUMNS) > RADIUS || abs(p % GRID_COLUMNS - b % GRID_COLUMNS) > RADIUS) continue;
+#endif
+            best[jj] = fmin(best[jj], chisquare_block(g, total, starts[jj], starts[jj + 1], binIndices, values, inverses));
+        }
     }
     for (int jj = 0; jj < PROBE_COUNT; ++jj) store_distance(distances, weights, slot, jj, probeCount, best[jj]);
 #else

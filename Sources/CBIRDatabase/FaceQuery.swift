@@ -52,11 +52,12 @@ public struct FaceQuery: Query {
     public let options: SearchOptions
     public let count: Int
 
+    /// `radius` makes nbnn and nbnn-face neighbourhood NBNN (see ``SearchOptions/radius``).
     public init(probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding, weights: WeightMap = .reference,
-                count: Int = 10) {
+                radius: Int? = nil, count: Int = 10) {
         self.probe = probe
         self.embedding = embedding
-        options = SearchOptions(matcher: matcher, weights: weights)
+        options = SearchOptions(matcher: matcher, weights: weights, radius: radius)
         self.count = count
     }
 

@@ -75,10 +75,10 @@ extension CBIRDatabase {
     /// matches (decode, detect, choose the face, describe, search, collect). Throws `CancellationError`
     /// when the task is cancelled.
     public nonisolated func search(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .embedding,
-                                   weights: WeightMap = .reference, top: Int = 10) async throws -> PhotoMatches {
+                                   weights: WeightMap = .reference, radius: Int? = nil, top: Int = 10) async throws -> PhotoMatches {
         let probe = try probe(photo: path, face: face)
         let query = FaceQuery(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(), matcher: matcher,
-                              weights: weights, count: top)
+                              weights: weights, radius: radius, count: top)
         guard let result = try await query.run(on: self, updates: { _ in }) else { throw CancellationError() }
         return PhotoMatches(probe: probe, faces: result.faces, images: result.images)
     }

@@ -3,11 +3,14 @@ import ImageKernels
 
 /// The fused, tiled search kernel as a filter: for every gallery face (inputs: the gallery's tiles and
 /// block sums) and every active probe block, the chi-square distance to the block at the same
-/// position (restricted) or to the nearest block of the face (`full`). Output: one row of
+/// position (restricted) or to the nearest block of the face (`full`), or of its blocks within a
+/// neighbourhood of the probe block's position (`full` with `neighbourhood`). Output: one row of
 /// `probe.count` distances per face slot, or with `faceSums` one weighted sum per face slot.
 struct ChiSquareNearest: Filter {
     let probe: SparseProbe
     let full: Bool
+    /// With `full`: only gallery blocks within `radius` grid steps (on a grid `columns` wide) of the probe block.
+    var neighbourhood: (radius: Int, columns: Int)? = nil
     let faceSums: Bool
     let form: HistogramDifference.Form
     let blocks: Int
@@ -29,7 +32,8 @@ struct ChiSquareNearest: Filter {
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         guard probe.count > 0, slots > 0 else { return }
-        try encoder.launch(Self.kernel(full: full, probeCount: probe.count, asymmetric: form == .asymmetric, faceSums: faceSums),
+        try encoder.launch(Self.kernel(full: full, probeCount: probe.count, asymmetric: form == .asymmetric, faceSums: faceSums,
+                                       neighbourhood: neighbourhood),
                            Arguments(tiles: .init(encoder.inputs[0]), sums: .init(encoder.inputs[1]), probeBlocks: probe.blocks,
                                      starts: probe.starts, binIndices: probe.binIndices, values: probe.values,
                                      inverses: probe.inverses, weights: probe.weights, distances: .init(encoder.output),
@@ -56,21 +60,24 @@ struct ChiSquareNearest: Filter {
     static let source = KernelSource(name: "ChiSquareNearest", bytes: FaceRecognitionCL.chiSquareNearest)
 
     /// The kernel for one matcher's variant: with all blocks compared (`full`, the probe's block count
-    /// fixed at build time), the asymmetric form, or one weighted sum per face.
-    static func kernel(full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool) -> Kernel<Arguments> {
+    /// fixed at build time) or those of a neighbourhood, the asymmetric form, or one weighted sum per face.
+    static func kernel(full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool,
+                       neighbourhood: (radius: Int, columns: Int)? = nil) -> Kernel<Arguments> {
         var options: [String] = []
         if full { options.append("-DFULL -DPROBE_COUNT=\(probeCount)") }
+        if full, let neighbourhood { options.append("-DRADIUS=\(neighbourhood.radius) -DGRID_COLUMNS=\(neighbourhood.columns)") }
         if asymmetric { options.append("-DASYMMETRIC") }
         if faceSums { options.append("-DFACE_SUM") }
         return Kernel("chisquare_nearest", in: source, options: options.joined(separator: " "), schedules: .uniform([64]),
-                      cpu: cpuTwin(full: full, asymmetric: asymmetric, faceSums: faceSums))
+                      cpu: cpuTwin(full: full, asymmetric: asymmetric, faceSums: faceSums, neighbourhood: full ? neighbourhood : nil))
     }
 
     /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
     /// vector (16 lanes would not fit the registers of baseline x86-64 and spill). Both halves are done
     /// while a gallery block is in the L1 cache; with all blocks compared, the gallery block is the
     /// outer loop, so each stays in L1 while every probe block is compared with it.
-    private static func cpuTwin(full: Bool, asymmetric: Bool, faceSums: Bool) -> @Sendable (Arguments, KernelGrid) -> Void {
+    private static func cpuTwin(full: Bool, asymmetric: Bool, faceSums: Bool,
+                                neighbourhood: (radius: Int, columns: Int)?) -> @Sendable (Arguments, KernelGrid) -> Void {
         { arguments, _ in
             let probeCount = Int(arguments.probeCount), blocks = Int(arguments.blocks), bins = Int(arguments.bins)
             let slots = Int(arguments.slots)
@@ -93,7 +100,7 @@ struct ChiSquareNearest: Filter {
                             best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
                             for block in 0..<blocks {
                                 for half in 0..<2 {
-                                    for jj in 0..<probeCount {
+                                    for jj in 0..<probeCount where neighbourhood.map({ near(Int(probe.blocks[jj]), block, $0) }) ?? true {
                                         best[half * probeCount + jj] = pointwiseMin(best[half * probeCount + jj],
                                                                                     distance(jj, to: block, half: half))
                                     }
@@ -118,6 +125,13 @@ struct ChiSquareNearest: Filter {
                 }
             }
         }
+    }
+
+    /// Whether two blocks lie within `radius` grid steps of each other on a grid `columns` wide.
+    @inline(__always)
+    private static func near(_ a: Int, _ b: Int, _ neighbourhood: (radius: Int, columns: Int)) -> Bool {
+        abs(a / neighbourhood.columns - b / neighbourhood.columns) <= neighbourhood.radius
+            && abs(a % neighbourhood.columns - b % neighbourhood.columns) <= neighbourhood.radius
     }
 
     /// The sparse probe as the CPU twin reads it.

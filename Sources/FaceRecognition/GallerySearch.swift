@@ -10,6 +10,7 @@ extension Gallery {
         guard options.matcher != .embedding else {
             throw .invalidParameters("the embedding matcher searches an EmbeddingGallery, not LBP descriptors")
         }
+        guard (options.radius ?? 0) >= 0 else { throw .invalidParameters("a neighbourhood radius cannot be negative") }
         try probe.checkComparable(with: parameters)
         try options.weights.check(against: parameters)
         let sparse = SparseProbe(probe, weights: options.weights)
@@ -41,7 +42,9 @@ extension Gallery {
         case .fused:
             let faceSums = !options.matcher.ranksImages
             let searches = zip(resident.segments, resident.slotRanges(packed)).map { segment, slots in
-                Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks, faceSums: faceSums,
+                Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks,
+                                                 neighbourhood: options.radius.map { (radius: $0, columns: parameters.gridColumns) },
+                                                 faceSums: faceSums,
                                                  form: options.form, blocks: parameters.blockCount, bins: parameters.bins,
                                                  slots: slots.count),
                       to: [segment.tiles.image, segment.sums.image])
@@ -78,7 +81,8 @@ extension Gallery {
             let expected = Image(try PixelBuffer(width: bins, height: blocks, values: replicated))
             let sums = try context.render(gallery.chiSquareTerms(expected: expected, form: options.form).blockSums()).floatValues
             for slot in 0..<slotCount {
-                distances[slot * sparse.count + jj] = sums[slot * blocks..<(slot + 1) * blocks].min() ?? .infinity
+                distances[slot * sparse.count + jj] = (0..<blocks).filter { options.compares(Int(block), with: $0, columns: parameters.gridColumns) }
+                    .map { sums[slot * blocks + $0] }.min() ?? .infinity
             }
         }
         return distances

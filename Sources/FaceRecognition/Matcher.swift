@@ -40,12 +40,24 @@ public struct SearchOptions: Sendable {
     public var weights: WeightMap
     public var form: HistogramDifference.Form
     public var path: SearchPath
+    /// For the matchers that compare every block (nbnn, nbnn-face): each probe block's candidates are the
+    /// blocks within this many grid steps of its own position, a neighbourhood NBNN (0: the block itself,
+    /// as restricted NBNN; nil: every block, full NBNN).
+    public var radius: Int?
 
     public init(matcher: Matcher = .weightedChiSquare, weights: WeightMap = .uniform(),
-                form: HistogramDifference.Form = .symmetric, path: SearchPath = .fused) {
+                form: HistogramDifference.Form = .symmetric, path: SearchPath = .fused, radius: Int? = nil) {
         self.matcher = matcher
         self.weights = weights
         self.form = form
         self.path = path
+        self.radius = radius
+    }
+
+    /// Whether gallery block `candidate` is compared with probe block `block` on a grid `columns` wide.
+    public func compares(_ block: Int, with candidate: Int, columns: Int) -> Bool {
+        guard matcher.comparesAllBlocks else { return block == candidate }
+        guard let radius else { return true }
+        return abs(block / columns - candidate / columns) <= radius && abs(block % columns - candidate % columns) <= radius
     }
 }

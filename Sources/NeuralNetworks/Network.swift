@@ -31,6 +31,14 @@ public struct Network: Sendable {
         public var kernelWidth: Int, kernelHeight: Int, stride: Int, padding: Int, groups: Int
         public var rectified: Bool
         public var outChannels: Int { biases.count }
+
+        public init(filters: [Float], biases: [Float], kernelWidth: Int, kernelHeight: Int, stride: Int = 1, padding: Int = 0,
+                    groups: Int = 1, rectified: Bool = false) {
+            self.filters = filters
+            self.biases = biases
+            (self.kernelWidth, self.kernelHeight, self.stride, self.padding, self.groups) = (kernelWidth, kernelHeight, stride, padding, groups)
+            self.rectified = rectified
+        }
     }
 
     public private(set) var nodes: [Node] = [Node(operation: .input, inputs: [])]

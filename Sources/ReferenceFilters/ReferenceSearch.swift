@@ -26,7 +26,7 @@ extension Reference {
         // blockDistance[f][j]: probe block j against face f's block j, or its nearest block.
         let blockDistance: [[Double]] = gallery.map { entry in
             active.map { j, _ in
-                let candidates = options.matcher.comparesAllBlocks ? Array(0..<blocks) : [j]
+                let candidates = (0..<blocks).filter { options.compares(j, with: $0, columns: probe.parameters.gridColumns) }
                 return candidates.map { chiSquare(probe.block(j), entry.descriptor.block($0), form: options.form) }.min() ?? 0
             }
         }

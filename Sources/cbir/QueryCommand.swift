@@ -24,6 +24,9 @@ struct QueryCommand: AsyncParsableCommand {
 
     @OptionGroup var weights: WeightsOption
 
+    @Option(help: "With nbnn or nbnn-face: compare each probe block with the face's blocks within this many grid steps of its position only (neighbourhood NBNN; 0 is restricted NBNN).")
+    var radius: Int?
+
     @Option(help: "How many images and faces to list.")
     var top = 10
 
@@ -51,12 +54,13 @@ struct QueryCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard top > 0 else { throw ValidationError("--top must be at least 1") }
+        guard (radius ?? 0) >= 0 else { throw ValidationError("--radius cannot be negative") }
     }
 
     func run() async throws {
         let store = try database.open(context: RenderContext(device: try deviceOptions.selected()))
         let result = try await store.search(photo: probe.probe, face: probe.choice, matcher: matcher,
-                                            weights: try weights.weightMap(), top: top)
+                                            weights: try weights.weightMap(), radius: radius, top: top)
         let face = result.probe.face
         let report = Report(database: database.db,
                             probe: .init(path: probe.probe, face: result.probe.number, faces: result.probe.count, x: face.x,

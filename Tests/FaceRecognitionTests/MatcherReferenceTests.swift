@@ -4,18 +4,21 @@ import ReferenceFilters
 import Testing
 import TestSupport
 
-/// Every matcher × path × device against the plain-Swift reference on random descriptors.
+/// Every matcher (the all-block ones also in a neighbourhood of radius 1) × path × device against the
+/// plain-Swift reference on random descriptors.
 @Suite struct MatcherReferenceTests {
     struct Case: Sendable, CustomStringConvertible {
         let matcher: Matcher
         let path: SearchPath
         let device: DeviceChoice
-        var description: String { "\(matcher.rawValue) · \(path.rawValue) · \(device.rawValue)" }
+        var radius: Int? = nil
+        var description: String { "\(matcher.rawValue)\(radius.map { " r=\($0)" } ?? "") · \(path.rawValue) · \(device.rawValue)" }
     }
 
     static var cases: [Case] {
         let devices: [DeviceChoice] = TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu]
-        return Matcher.descriptorMatchers.flatMap { m in SearchPath.allCases.flatMap { p in devices.map { Case(matcher: m, path: p, device: $0) } } }
+        let matchers = Matcher.descriptorMatchers.map { ($0, nil as Int?) } + [(Matcher.nbnn, 1), (.nbnnPerFace, 1)]
+        return matchers.flatMap { m, r in SearchPath.allCases.flatMap { p in devices.map { Case(matcher: m, path: p, device: $0, radius: r) } } }
     }
 
     /// |a − b| ≤ 1e-4 relative (distances below 1e-3 compared as if they were 1e-3).
@@ -31,7 +34,7 @@ import TestSupport
         let gallery = Gallery(parameters: parameters, context: RenderContext(device: try TestDevices.device(test.device)))
         try gallery.append(entries)
         for form in HistogramDifference.Form.allCases {
-            let options = SearchOptions(matcher: test.matcher, weights: weights, form: form, path: test.path)
+            let options = SearchOptions(matcher: test.matcher, weights: weights, form: form, path: test.path, radius: test.radius)
             var found = Everything()
             try gallery.search(probe, options: options, into: &found)
             let expected = Reference.search(probe, in: entries, options: options)
