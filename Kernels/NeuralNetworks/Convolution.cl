@@ -143,3 +143,45 @@ __kernel void conv_direct(__global const float* src, __global const float* weigh
     if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu);
     if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu);
 }
+
+// The product for GPUs: tiles of TILE × TILE outputs per work-group of TILE × (TILE / PER_ITEM) items,
+// each item PER_ITEM filters of one column; filters and columns pass through local memory TILE deep at a
+// time, so each value read from global memory serves TILE products.
+#define TILE 32
+#define PER_ITEM 8
+#define ITEM_ROWS (TILE / PER_ITEM)
+
+__kernel void conv_gemm_shared(__global const float* weights, __global const float* cols, __global const float* bias,
+                               __global float* dst, int groupOutChannels, int groupDepth, int columns, int spatial,
+                               int outChannels, int relu) {
+    __local float filters[TILE][TILE + 1];
+    __local float fields[TILE][TILE];
+    int ln = get_local_id(0), lm = get_local_id(1), g = get_global_id(2);
+    int n = get_group_id(0) * TILE + ln, m0 = get_group_id(1) * TILE;
+    __global const float* a = weights + (size_t)g * groupOutChannels * groupDepth;
+    __global const float* b = cols + (size_t)g * groupDepth * columns;
+    float acc[PER_ITEM];
+    for (int w = 0; w < PER_ITEM; ++w) acc[w] = 0.0f;
+    for (int k0 = 0; k0 < groupDepth; k0 += TILE) {
+        for (int w = 0; w < PER_ITEM; ++w) {
+            int r = lm + w * ITEM_ROWS, m = m0 + r, k = k0 + ln, kb = k0 + r;
+            filters[r][ln] = m < groupOutChannels && k < groupDepth ? a[(size_t)m * groupDepth + k] : 0.0f;
+            fields[r][ln] = kb < groupDepth && n < columns ? b[(size_t)kb * columns + n] : 0.0f;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; ++k) {
+            float v = fields[k][ln];
+            for (int w = 0; w < PER_ITEM; ++w) acc[w] = fma(filters[lm + w * ITEM_ROWS][k], v, acc[w]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (n >= columns) return;
+    int batchIndex = n / spatial, p = n - batchIndex * spatial;
+    for (int w = 0; w < PER_ITEM; ++w) {
+        int m = m0 + lm + w * ITEM_ROWS;
+        if (m >= groupOutChannels) continue;
+        int oc = g * groupOutChannels + m;
+        float value = acc[w] + bias[oc];
+        dst[((size_t)batchIndex * outChannels + oc) * spatial + p] = relu ? fmax(value, 0.0f) : value;
+    }
+}

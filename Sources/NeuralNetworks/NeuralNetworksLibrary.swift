@@ -6,7 +6,7 @@ public enum NeuralNetworksLibrary {
         Activation.relu, Activation.prelu,
         ChannelAffine.kernel,
         ChannelConcat.kernel,
-        Convolution.im2col, Convolution.gemm, Convolution.direct,
+        Convolution.im2col, Convolution.gemm, Convolution.sharedGemm, Convolution.direct,
         FullyConnected.kernel,
         L2Normalization.kernel,
         Pooling.kernel,

@@ -16,7 +16,7 @@ struct LayerCase: Sendable, CustomStringConvertible {
     /// The case once per method of forming the product.
     static func convolution(_ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
                             channels: Int, outChannels: Int, groups: Int = 1, relu: Bool = false) -> [LayerCase] {
-        [(Convolution.Method.lowered, "lowered"), (.direct, "direct")].map { method, name in
+        [(Convolution.Method.lowered, "lowered"), (.loweredShared, "lowered, shared tiles"), (.direct, "direct")].map { method, name in
         LayerCase(description: description + ", " + name) { generator in
             let x = Tensor.random(batch: Int.random(in: 2...3, using: &generator), channels: channels,
                                   height: odd(7...23, &generator), width: odd(7...23, &generator), using: &generator)

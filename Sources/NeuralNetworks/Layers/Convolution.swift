@@ -10,18 +10,21 @@ import NeuralNetworksCL
 /// to the device once.
 ///
 /// It runs as a matrix product of the filters and the receptive fields: lowered (every receptive field
-/// laid out as a column in memory, then filters × columns) or direct (each work-item gathers its fields
-/// from the input as it multiplies), as ``Method`` says.
+/// laid out as a column in memory, then filters × columns, in registers or through local memory) or
+/// direct (each work-item gathers its fields from the input as it multiplies), as ``Method`` says.
 public struct Convolution: Filter {
     /// How the product is formed.
     public enum Method: Sendable {
-        /// The faster way measured for the device: direct on the CPU device (no columns streamed through
-        /// memory) except for inputs of few channels (an RGB image: its columns are cheap to lay out, the
-        /// gathers of wide windows are not), lowered on OpenCL devices (pocl runs the direct kernel's gathers
-        /// 2–5× slower).
+        /// The faster way for the device: direct on the CPU device (no columns streamed through memory)
+        /// except for inputs of few channels (an RGB image: its columns are cheap to lay out, the gathers of
+        /// wide windows are not), lowered on OpenCL CPUs (pocl runs the direct kernel's gathers 2–5×
+        /// slower), lowered with shared tiles on GPUs.
         case automatic
-        /// Columns in memory (`conv_im2col`), then the product (`conv_gemm`).
+        /// Columns in memory (`conv_im2col`), then the product in register tiles (`conv_gemm`).
         case lowered
+        /// Columns in memory, then the product in tiles shared through local memory (`conv_gemm_shared`):
+        /// the form for GPUs.
+        case loweredShared
         /// One kernel gathering its columns (`conv_direct`).
         case direct
     }
@@ -76,11 +79,12 @@ public struct Convolution: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
         let groupOutChannels = output.channels / groups
-        let direct = switch method {
-        case .automatic: encoder.device.kind == .cpu && input.channels / groups >= 8
-        case .lowered: false
-        case .direct: true
+        let method = switch self.method {
+        case .automatic: encoder.device.kind == .cpu ? (input.channels / groups >= 8 ? Method.direct : .lowered)
+            : encoder.device.kind == .openCL(.gpu) ? .loweredShared : .lowered
+        default: self.method
         }
+        let direct = method == .direct
         if direct {
             try encoder.launch(Self.direct, Direct(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
                                                    dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
@@ -102,12 +106,16 @@ public struct Convolution: Filter {
                                                 paddingX: Int32(paddingX), outHeight: Int32(output.height),
                                                 outWidth: Int32(output.width), batch: Int32(input.batch)),
                            over: [columns, rows])
-        try encoder.launch(Self.gemm, Product(weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
-                                              dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels),
-                                              groupDepth: Int32(rows / groups), columns: Int32(columns),
-                                              spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
-                                              relu: rectified ? 1 : 0),
-                           over: [columns, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+        let product = Product(weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
+                              dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
+                              columns: Int32(columns), spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
+                              relu: rectified ? 1 : 0)
+        if method == .loweredShared {
+            // Work-groups of 32 × 4 items, each item 8 filters of one column (TILE, PER_ITEM in the source).
+            try encoder.launch(Self.sharedGemm, product, over: [columns, (groupOutChannels + 31) / 32 * 4, groups])
+        } else {
+            try encoder.launch(Self.gemm, product, over: [columns, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+        }
     }
 
     struct Columns: KernelArguments {
@@ -201,6 +209,12 @@ public struct Convolution: Filter {
                                       schedules: KernelSchedules(cpu: .init(workGroup: [1], vectorWidth: 8),
                                                                  openCLCPU: .init(workGroup: [16, 1, 1], vectorWidth: 16),
                                                                  openCLGPU: .init(workGroup: [64, 1, 1], vectorWidth: 1))) { arguments, _ in
+        ConvolutionProduct.lowered(arguments)
+    }
+
+    /// Same arguments and results as ``gemm``, so the same twin.
+    static let sharedGemm = Kernel<Product>("conv_gemm_shared", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+                                            options: "-cl-mad-enable", schedules: .uniform([32, 4, 1])) { arguments, _ in
         ConvolutionProduct.lowered(arguments)
     }
 
