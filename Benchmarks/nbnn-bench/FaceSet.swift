@@ -11,7 +11,7 @@ struct FaceSet {
     /// Per person, its images in name order, as decoded (gray or colour).
     let people: [(name: String, images: [PixelBuffer])]
     /// Per person, the faces for the embedding matcher: photos with the box of the face (the whole image
-    /// unless faces were detected).
+    /// until ``withFaceBoxes(finder:context:)`` or ``largestFaces(finder:context:size:)`` finds it).
     let faces: [[(photo: PixelBuffer, box: PixelRect)]]
 
     init(folder: String) throws {
@@ -50,6 +50,19 @@ struct FaceSet {
         self.name = name
         self.people = people
         self.faces = faces
+    }
+
+    /// The same images, each embedding's box that of the largest face the detector finds (the whole image
+    /// where it finds none): the landmark model needs the face's box, even in a cropped face.
+    func withFaceBoxes(finder: FaceFinder, context: RenderContext) throws -> FaceSet {
+        let faces = try self.faces.map { person in
+            try person.map { photo, whole in
+                let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
+                let face = try finder.faces(in: gray).max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }
+                return (photo, face?.landmarkBox ?? whole)
+            }
+        }
+        return FaceSet(name: name, people: people, faces: faces)
     }
 
     /// The same people with each photo replaced by the aligned `size` × `size` gray crop of its largest

@@ -83,12 +83,14 @@ struct NBNNBench: ParsableCommand {
             let fastest = fastestDevice(devices, speed)
             let context = RenderContext(device: fastest)
             var set = try dataset.map { try FaceSet(folder: $0) } ?? orl
+            let finder = try FaceFinder(context: context)
             if detect {
-                let found = try set.largestFaces(finder: try FaceFinder(context: context), context: context,
-                                                 size: DescriptorParameters.standard.faceSize)
+                let found = try set.largestFaces(finder: finder, context: context, size: DescriptorParameters.standard.faceSize)
                 progress("\(set.name): no face found in \(found.missed) image\(found.missed == 1 ? "" : "s"), left out")
                 set = found.set
                 missed = found.missed
+            } else {
+                set = try set.withFaceBoxes(finder: finder, context: context)
             }
             let protocols = dataset != nil ? [galleryPerPerson] : quick ? [5] : [5, 1]
             accuracy = try EmbeddingBenchmark.accuracy(people: set.faces, dataset: set.name, protocols: protocols, context: context)
