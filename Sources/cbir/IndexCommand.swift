@@ -31,7 +31,8 @@ struct IndexCommand: AsyncParsableCommand {
         step.finish()
         let statistics = try store.statistics()
         print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
-                     folder, run.total, run.elapsed, run.rate, run.indexed, run.unchanged, run.failed))
+                     folder, run.total, run.elapsed, run.rate, run.indexed, run.unchanged, run.failed)
+              + (run.upgraded > 0 ? ", \(run.upgraded) given embeddings" : ""))
         print("\(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) failed files")
     }
 }
