@@ -48,6 +48,26 @@ public struct LandmarkPredictor: Sendable {
         }
     }
 
+    /// The box in which the model's mean shape best fits `landmarks` (least squares over position and
+    /// size): the box dlib's detector would most likely have given for this face. Predicting again in it
+    /// corrects a box from another detector.
+    public func box(fitting landmarks: [ImagePoint]) -> PixelRect {
+        let mean = stride(from: 0, to: model.meanShape.count, by: 2).map { (x: Double(model.meanShape[$0]), y: Double(model.meanShape[$0 + 1])) }
+        let points = landmarks.map { (x: Double($0.x), y: Double($0.y)) }
+        let n = Double(mean.count)
+        let meanX = mean.map(\.x).reduce(0, +) / n, meanY = mean.map(\.y).reduce(0, +) / n
+        let pointX = points.map(\.x).reduce(0, +) / n, pointY = points.map(\.y).reduce(0, +) / n
+        var covariance = 0.0, variance = 0.0
+        for (m, p) in zip(mean, points) {
+            covariance += (m.x - meanX) * (p.x - pointX) + (m.y - meanY) * (p.y - pointY)
+            variance += (m.x - meanX) * (m.x - meanX) + (m.y - meanY) * (m.y - meanY)
+        }
+        let span = variance > 0 ? covariance / variance : 1   // the box's width − 1 and height − 1
+        let left = pointX - span * meanX, top = pointY - span * meanY
+        let side = max(1, Int((span + 1).rounded()))
+        return PixelRect(x: Int(left.rounded()), y: Int(top.rounded()), width: side, height: side)
+    }
+
     /// dlib's conversion of a point to pixel indices: floor(v + 0.5).
     static func rounded(_ value: Double) -> Int {
         Int((value + 0.5).rounded(.down))

@@ -4,7 +4,9 @@ import NeuralNetworks
 
 /// dlib's face ResNet (`dlib_face_recognition_resnet_model_v1.dat`) on the framework's kernels: faces of a
 /// photo, or batches of 150×150 RGB face chips (``FaceChip``), to 128-d embeddings, in which faces of one
-/// person lie closer than ``threshold`` (Euclidean). Faces are placed with dlib's 5-point landmarks.
+/// person lie closer than ``threshold`` (Euclidean). Faces are placed with dlib's 5-point landmarks, found
+/// twice: in the box given, then in the box dlib's detector would most likely have drawn around the first
+/// ones (``LandmarkPredictor/box(fitting:)``), which corrects boxes from other detectors.
 public final class FaceEmbedder: Sendable {
     /// The model's file name in the model cache.
     public static let modelFile = "dlib_face_recognition_resnet_model_v1.dat"
@@ -62,7 +64,9 @@ public final class FaceEmbedder: Sendable {
             }
             let rgb = photo.rgb(), image = Image(rgb)
             for box in boxes {
-                chips.append(FaceChip(landmarks: landmarks.landmarks(in: rgb, box: box))
+                // Placed twice: in the given box, then in the box the model's mean shape fits them to.
+                let first = landmarks.landmarks(in: rgb, box: box)
+                chips.append(FaceChip(landmarks: landmarks.landmarks(in: rgb, box: landmarks.box(fitting: first)))
                     .recipe(from: image, width: rgb.descriptor.width, height: rgb.descriptor.height))
             }
         }

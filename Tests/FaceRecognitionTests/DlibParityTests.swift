@@ -31,6 +31,28 @@ import TestSupport
         }
     }
 
+    /// The whole pipeline on our side (cascade, landmark box, landmarks twice, chip, network) against
+    /// dlib's (HOG detector, landmarks, chip, network) on the wild photos' faces both detectors find.
+    @Test func ourPipelineLandsNearDlibs() throws {
+        let reference = try DlibReference.load()
+        let context = RenderContext(device: .cpu)
+        let finder = try FaceFinder(context: context), embedder = try FaceEmbedder(context: context)
+        var distances: [Float] = []
+        for face in reference.faces where face.photo.hasPrefix("wild-photos") {
+            let photo = try Self.photo(face)
+            let center = (x: Float(face.box[0] + face.box[2]) / 2, y: Float(face.box[1] + face.box[3]) / 2)
+            let found = try finder.faces(in: try context.render(Image(photo).grayscale())).first { ours in
+                abs(Float(ours.rect.x) + Float(ours.rect.width) / 2 - center.x) < Float(ours.rect.width) / 4
+                    && abs(Float(ours.rect.y) + Float(ours.rect.height) / 2 - center.y) < Float(ours.rect.height) / 3
+            }
+            guard let found else { continue }
+            distances.append(Self.distance(try embedder.embeddings(ofFacesIn: [found.landmarkBox], of: photo)[0], face.descriptor))
+        }
+        try #require(distances.count >= 15)
+        let median = distances.sorted()[distances.count / 2]
+        #expect(median <= 0.05, "median distance \(median) from dlib's descriptors over \(distances.count) faces: \(distances)")
+    }
+
     @Test(arguments: [DeviceChoice.cpu, .opencl])
     func dlibChipsGiveDlibDescriptors(_ choice: DeviceChoice) throws {
         try #require(choice == .cpu || TestDevices.hasOpenCL, "no OpenCL platform here")

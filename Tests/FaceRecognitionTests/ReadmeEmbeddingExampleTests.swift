@@ -19,7 +19,7 @@ import TestSupport
         let a = try embedding("\(SharedData.root)/wild-photos/train/obama/obama.jpg")
         let b = try embedding("\(SharedData.root)/wild-photos/test/obama1.jpg")
         let distance = zip(a, b).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
-        print(distance, distance < embedder.threshold)               // about 0.34, true: the same person
+        print(distance, distance < embedder.threshold)               // about 0.36, true: the same person
         #expect(distance < embedder.threshold)
     }
 }
