@@ -87,3 +87,25 @@ import TestSupport
         }
     }
 }
+
+/// Boxes a careless caller or an odd detection could give: nothing crashes, every face gets 128 finite
+/// values or a typed error.
+@Suite struct EmbedderInputTests {
+    @Test func oddBoxesAndPhotos() throws {
+        let context = RenderContext(device: .cpu)
+        let embedder = try FaceEmbedder(context: context)
+        let photo = try ImageDecoder.decode(contentsOf: DlibReference.datasets + "/wild-photos/test/obama1.jpg")
+        let (width, height) = (photo.descriptor.width, photo.descriptor.height)
+        let boxes = [PixelRect(x: 0, y: 0, width: 1, height: 1), PixelRect(x: width - 3, y: height - 3, width: 3, height: 3),
+                     PixelRect(x: -50, y: -40, width: 200, height: 200), PixelRect(x: width - 100, y: height - 100, width: 400, height: 400),
+                     PixelRect(x: 0, y: 0, width: width, height: height)]
+        for box in boxes {
+            let embeddings = try embedder.embeddings(ofFacesIn: [box], of: photo)
+            #expect(embeddings.count == 1 && embeddings[0].count == 128 && embeddings[0].allSatisfy(\.isFinite), "\(box)")
+        }
+        let gray = try ImageDecoder.decode(contentsOf: DlibReference.datasets + "/orl/s1/1.pgm")
+        #expect(try embedder.embeddings(ofFacesIn: [PixelRect(x: 10, y: 30, width: 70, height: 70)], of: gray)[0].count == 128)
+        #expect(throws: RecognitionError.self) { try embedder.embeddings(of: gray) }
+        #expect(try embedder.embeddings(ofFacesIn: [], of: photo).isEmpty)
+    }
+}
