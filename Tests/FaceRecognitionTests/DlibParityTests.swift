@@ -109,3 +109,19 @@ import TestSupport
         #expect(try embedder.embeddings(ofFacesIn: [], of: photo).isEmpty)
     }
 }
+
+/// The network on an OpenCL device whose convolution program does not build: the context moves to the
+/// CPU device with the weights that were resident on OpenCL, and the embeddings are the CPU device's.
+@Suite struct EmbedderFallbackTests {
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func embeddingFallsBackToTheCPUTwins() throws {
+        let context = RenderContext(device: try TestDevices.openCL.get().withFailingBuilds(of: ["Convolution"]))
+        let embedder = try FaceEmbedder(context: context)                       // weights resident on OpenCL
+        let chip = try DlibReference.chip(try #require(try DlibReference.load().faces.first { $0.chip != nil }?.chip))
+        let embedding = try embedder.embeddings(of: chip)[0]
+        #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
+        #expect(context.fallbackReason?.contains("Convolution") == true, "\(context.fallbackReason ?? "no reason")")
+        let expected = try FaceEmbedder(context: RenderContext(device: .cpu)).embeddings(of: chip)[0]
+        #expect(DlibParityTests.distance(embedding, expected) < 1e-6)
+    }
+}
