@@ -118,9 +118,11 @@ public actor CBIRDatabase {
 
     /// Marks a stored file as seen again unchanged (its modification time moved, its bytes did not).
     func touch(_ id: Int64, modified: Double) throws(DatabaseError) {
-        try write { db in
-            try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
-        }
+        try write { db in try Self.setModified(modified, image: id, db) }
+    }
+
+    static func setModified(_ modified: Double, image id: Int64, _ db: Database) throws {
+        try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
     }
 
     /// Forgets a file, or every file under a folder, and (through the indexers' foreign keys) everything

@@ -13,86 +13,83 @@ final class GalleryCache: @unchecked Sendable {
         let device: ObjectIdentifier
     }
 
-    private struct Entry {
-        let gallery: Gallery
+    /// A gallery and what it was last brought up to date with.
+    private struct Entry<Faces> {
+        let gallery: Faces
         /// Face ids in the gallery.
         var faces: Set<Int64> = []
-        /// The table's row count and largest id when last brought up to date: face ids are never reused
-        /// (AUTOINCREMENT), so any insert raises the largest id and a delete alone lowers the count.
+        /// The table's signature when last brought up to date (see ``FaceStore/signature(_:)``).
         var signature: [Int64] = []
     }
 
     private let lock = NSLock()
-    private var entries: [Key: Entry] = [:]
-    /// The faces' embeddings, per device, with the face ids and signature they were brought up to date with.
-    private var embeddings: [ObjectIdentifier: (gallery: EmbeddingGallery, faces: Set<Int64>, signature: [Int64])] = [:]
+    private var entries: [Key: Entry<Gallery>] = [:]
+    /// The faces' embeddings, per device.
+    private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
+
+    /// The gallery of every stored face described with `parameters`, on the database context's device, up
+    /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.
+    func gallery(of database: CBIRDatabase, parameters: DescriptorParameters) throws(DatabaseError) -> Gallery {
+        let store = try database.faceIndexer().store
+        let key = Key(parameters: parameters, device: ObjectIdentifier(database.context.device))
+        return try cached(&entries, key, make: Gallery(parameters: parameters, context: database.context), from: database,
+                          signature: store.signature, ids: store.ids) { gallery, ids in
+            let batch = try database.read { db in try store.descriptors(ids, parameters: parameters, db) }
+            try gallery.append(batch)
+            return batch.map(\.face.rawValue)
+        }
+    }
 
     /// The gallery of every stored face's embedding on the database context's device, up to date.
     func embeddingGallery(of database: CBIRDatabase) throws(DatabaseError) -> EmbeddingGallery {
+        let store = try database.faceIndexer().store
+        return try cached(&embeddings, ObjectIdentifier(database.context.device), make: EmbeddingGallery(context: database.context),
+                          from: database, signature: store.embeddingSignature, ids: store.idsWithEmbeddings) { gallery, ids in
+            let batch = try database.read { db in try store.embeddings(ids, db) }
+            try gallery.append(batch)
+            return batch.map(\.face.rawValue)
+        }
+    }
+
+    /// The cached gallery for `key` (made with `make` the first time), brought up to date when the table's
+    /// `signature` moved: faces no longer among `ids` removed, new ones appended 500 at a time by `append`
+    /// (which returns the ids it added). A gallery left half updated by an error is rebuilt next time.
+    private func cached<Key: Hashable, Faces: FaceGallery>(_ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
+                                                           from database: CBIRDatabase,
+                                                           signature: @escaping @Sendable (Database) throws -> [Int64],
+                                                           ids: @escaping @Sendable (Database) throws -> Set<Int64>,
+                                                           append: (Faces, ArraySlice<Int64>) throws -> [Int64]) throws(DatabaseError) -> Faces {
         lock.lock()
         defer { lock.unlock() }
-        let key = ObjectIdentifier(database.context.device), store = try database.faceIndexer().store
-        var entry = embeddings[key] ?? (EmbeddingGallery(context: database.context), [], [])
-        embeddings[key] = nil  // a half-updated gallery is rebuilt from scratch next time
-        let signature = try database.read { db in try store.embeddingSignature(db) }
-        if signature != entry.signature {
-            let stored = try database.read { db in try store.idsWithEmbeddings(db) }
+        var entry = entries.removeValue(forKey: key) ?? Entry(gallery: make())
+        let current = try database.read { db in try signature(db) }
+        if current != entry.signature {
+            let stored = try database.read { db in try ids(db) }
             do {
                 for gone in entry.faces.subtracting(stored) { try entry.gallery.remove(face: FaceID(gone)) }
                 entry.faces.formIntersection(stored)
+                entry.gallery.reserveCapacity(stored.count)
                 let added = Array(stored.subtracting(entry.faces))
                 for start in stride(from: 0, to: added.count, by: 500) {
-                    let ids = added[start..<min(added.count, start + 500)]
-                    let batch = try database.read { db in try store.embeddings(ids, db) }
-                    try entry.gallery.append(batch)
-                    entry.faces.formUnion(batch.map(\.face.rawValue))
+                    entry.faces.formUnion(try append(entry.gallery, added[start..<min(added.count, start + 500)]))
                 }
             } catch let error as DatabaseError {
                 throw error
             } catch {
                 throw .processing("\(error)")
             }
-            entry.signature = signature
-        }
-        embeddings[key] = entry
-        return entry.gallery
-    }
-
-    /// The gallery of every stored face described with `parameters`, on the database context's device, up
-    /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.
-    func gallery(of database: CBIRDatabase, parameters: DescriptorParameters) throws(DatabaseError) -> Gallery {
-        lock.lock()
-        defer { lock.unlock() }
-        let context = database.context
-        let key = Key(parameters: parameters, device: ObjectIdentifier(context.device))
-        var entry = entries[key] ?? Entry(gallery: Gallery(parameters: parameters, context: context))
-        do {
-            try update(&entry, from: database)
-        } catch {
-            entries[key] = nil  // a half-updated gallery is rebuilt from scratch next time
-            throw error
+            entry.signature = current
         }
         entries[key] = entry
         return entry.gallery
     }
-
-    private func update(_ entry: inout Entry, from database: CBIRDatabase) throws(DatabaseError) {
-        let parameters = entry.gallery.parameters, store = try database.faceIndexer().store
-        let signature = try database.read { db in try store.signature(db) }
-        guard signature != entry.signature else { return }
-        let stored = try database.read { db in try store.ids(db) }
-        for gone in entry.faces.subtracting(stored) {
-            do { try entry.gallery.remove(face: FaceID(gone)) } catch { throw .processing("\(error)") }
-            entry.faces.remove(gone)
-        }
-        let added = Array(stored.subtracting(entry.faces))
-        entry.gallery.reserveCapacity(stored.count)
-        for start in stride(from: 0, to: added.count, by: 500) {
-            let ids = added[start..<min(added.count, start + 500)]
-            let batch = try database.read { db in try store.descriptors(ids, parameters: parameters, db) }
-            do { try entry.gallery.append(batch) } catch { throw .processing("\(error)") }
-            entry.faces.formUnion(batch.map(\.face.rawValue))
-        }
-        entry.signature = signature
-    }
 }
+
+/// What the cache needs of a gallery besides appending: room for a number of faces, removing a face by id.
+protocol FaceGallery {
+    func reserveCapacity(_ faceCount: Int)
+    func remove(face: FaceID) throws(RecognitionError)
+}
+
+extension Gallery: FaceGallery {}
+extension EmbeddingGallery: FaceGallery {}

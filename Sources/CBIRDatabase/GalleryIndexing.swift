@@ -118,8 +118,9 @@ extension CBIRDatabase {
 
     /// Whether a stored image has faces without embeddings that the face indexer could add.
     nonisolated func lacksEmbeddings(_ stored: ImageRecord?) throws(DatabaseError) -> Bool {
-        guard let stored, let id = stored.id, stored.status == .indexed,
-              let indexer = indexers.lazy.compactMap({ $0 as? FaceIndexer }).first, indexer.embedder != nil else { return false }
+        guard let stored, let id = stored.id, stored.status == .indexed, let indexer = try? faceIndexer(), indexer.embedder != nil else {
+            return false
+        }
         return try read { db in try indexer.store.lacksEmbeddings(image: id, db) }
     }
 
@@ -137,7 +138,7 @@ extension CBIRDatabase {
                 let faces = try read { db in try indexer.store.faces(ofImage: id, db) }.filter { $0.embedding == nil }
                 let embeddings = try indexer.embeddings(of: faces, in: photo) ?? []
                 try await write { db in
-                    try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
+                    try Self.setModified(modified, image: id, db)
                     try indexer.store.setEmbeddings(embeddings, db)
                 }
                 return .upgraded

@@ -44,7 +44,11 @@ public struct Identification: Query {
         let store = try database.faceIndexer().store
         let labelled = try database.read { db in try store.labelledFaces(db) }
         var collector = NearestAmong(faces: labelled)
-        guard try database.search(probe, embedding: embedding, options: options, into: &collector, updates: updates) else { return nil }
+        if labelled.isEmpty {
+            updates(.started)
+        } else {
+            guard try database.search(probe, embedding: embedding, options: options, into: &collector, updates: updates) else { return nil }
+        }
         let nearest = try database.hits(collector.nearest.map { [$0] } ?? []).first
         let result = Result(name: nearest.flatMap { $0.distance <= threshold ? $0.label : nil }, nearest: nearest)
         updates(.completed(result))

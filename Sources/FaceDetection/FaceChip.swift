@@ -43,11 +43,11 @@ public struct FaceChip: Sendable {
         }
         guard depth > 0 else { return warp(photo, rect: (left, top, right, bottom)) }
         // The pyramid is built over the rotated chip's bounding box, grown by a margin and cut to the photo.
-        let corners = self.corners((left, top, right, bottom))
-        let box = (left: Self.roundedAway(max(corners.map(\.x).min()! - grow, 0)),
-                   top: Self.roundedAway(max(corners.map(\.y).min()! - grow, 0)),
-                   right: Self.roundedAway(min(corners.map(\.x).max()! + grow, Double(width - 1))),
-                   bottom: Self.roundedAway(min(corners.map(\.y).max()! + grow, Double(height - 1))))
+        let rotated = corners((left, top, right, bottom)), xs = rotated.map(\.x), ys = rotated.map(\.y)
+        let box = (left: Self.roundedAway(max(xs.reduce(.infinity, min) - grow, 0)),
+                   top: Self.roundedAway(max(ys.reduce(.infinity, min) - grow, 0)),
+                   right: Self.roundedAway(min(xs.reduce(-.infinity, max) + grow, Double(width - 1))),
+                   bottom: Self.roundedAway(min(ys.reduce(-.infinity, max) + grow, Double(height - 1))))
         var level = photo.cropped(to: PixelRect(x: box.left, y: box.top, width: box.right - box.left + 1, height: box.bottom - box.top + 1))
         var levelRect = (left - Double(box.left), top - Double(box.top), right - Double(box.left), bottom - Double(box.top))
         for _ in 0..<depth {

@@ -1,29 +1,31 @@
 import FaceRecognitionCL
 import ImageKernels
 
-/// Euclidean distances from a probe embedding to every row of a gallery image (one embedding per row):
-/// exact nearest-neighbour search on the device. The output is one distance per row (1 wide).
+/// Euclidean distances from a probe embedding to the first `count` rows of a gallery image (one
+/// embedding per row; rows past them are spare capacity): exact nearest-neighbour search on the device.
+/// The output is one distance per row searched (1 wide).
 public struct EmbeddingDistance: Filter {
     public let probe: [Float]
+    public let count: Int
     public var name: String { "embedding distance" }
 
-    public init(probe: [Float]) {
+    public init(probe: [Float], count: Int) {
         self.probe = probe
+        self.count = count
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let gallery = try singleInput(inputs, of: .float32)
-        guard gallery.width == probe.count, gallery.planeCount == 1 else {
-            throw .invalidInput(filter: name, reason: "gallery rows of \(gallery.width) values, probe of \(probe.count)")
+        guard gallery.width == probe.count, gallery.planeCount == 1, (1...gallery.height).contains(count) else {
+            throw .invalidInput(filter: name, reason: "\(count) rows of \(gallery.width) values searched in \(gallery), probe of \(probe.count)")
         }
-        return gallery.with(width: 1, height: gallery.height)
+        return gallery.with(width: 1, height: count)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        let gallery = encoder.input.descriptor
         try encoder.launch(Self.kernel, Arguments(gallery: .init(encoder.input), probe: probe, distances: .init(encoder.output),
-                                                  count: Int32(gallery.height), length: Int32(gallery.width)),
-                           over: [gallery.height])
+                                                  count: Int32(count), length: Int32(probe.count)),
+                           over: [count])
     }
 
     struct Arguments: KernelArguments {

@@ -24,6 +24,15 @@ public final class EmbeddingGallery: @unchecked Sendable {
     /// Faces in the gallery.
     public var count: Int { lock.withLock { faces.count } }
 
+    /// Makes room for `faceCount` faces in host memory, so that appending them does not reallocate.
+    public func reserveCapacity(_ faceCount: Int) {
+        lock.withLock {
+            faces.reserveCapacity(faceCount)
+            images.reserveCapacity(faceCount)
+            rows.reserveCapacity(faceCount * length)
+        }
+    }
+
     /// Adds faces; an id already present is an error.
     public func append(_ batch: [(embedding: [Float], face: FaceID, image: ImageID)]) throws(RecognitionError) {
         try lock.withTypedLock { () throws(RecognitionError) in
@@ -65,8 +74,8 @@ public final class EmbeddingGallery: @unchecked Sendable {
             guard !self.faces.isEmpty else { return ([FaceID](), [ImageID](), [Float]()) }
             do throws(RenderError) {
                 let gallery = try synchronize()
-                let distances = try context.render(gallery.applying(EmbeddingDistance(probe: probe))).floatValues
-                return (self.faces, self.images, Array(distances.prefix(self.faces.count)))
+                let distances = try context.render(gallery.applying(EmbeddingDistance(probe: probe, count: self.faces.count))).floatValues
+                return (self.faces, self.images, distances)
             } catch {
                 throw .render(error)
             }
@@ -80,8 +89,8 @@ public final class EmbeddingGallery: @unchecked Sendable {
         for (image, best) in nearest { collector.collect(ImageMatch(image: image, distance: best.distance, bestFace: best.face)) }
     }
 
-    /// The rows on the device, brought up to date (the lock held): appended rows are written in place;
-    /// growth past the capacity or a removal rewrites the whole image.
+    /// The rows on the device, brought up to date (the lock held), with spare rows past the faces:
+    /// appended rows are written in place; growth past the capacity or a removal rewrites the whole image.
     private func synchronize() throws(RenderError) -> Image {
         let count = faces.count
         if let resident, let uploaded = uploadedCount, resident.descriptor.height >= count {
@@ -89,12 +98,12 @@ public final class EmbeddingGallery: @unchecked Sendable {
                 try resident.write(rows[uploaded * length..<count * length], atByteOffset: uploaded * length * 4)
                 uploadedCount = count
             }
-            return resident.image.cropped(to: PixelRect(x: 0, y: 0, width: length, height: count))
+            return resident.image
         }
         let capacity = max(count, (resident?.descriptor.height ?? 0) * 2, 64)
         let made = try context.makeResidentImage(ImageDescriptor(width: length, height: capacity, elementType: .float32), contents: rows[...])
         resident = made
         uploadedCount = count
-        return made.image.cropped(to: PixelRect(x: 0, y: 0, width: length, height: count))
+        return made.image
     }
 }
