@@ -12,13 +12,30 @@ public actor CBIRDatabase {
     public nonisolated let indexers: [any Indexer]
     /// What photos are decoded and faces searched on: one device for indexing and searching.
     public nonisolated let context: RenderContext
-    let pool: DatabasePool
+    /// A pool of connections (WAL: reads beside a write); for a read-only file in a read-only folder, one
+    /// connection that reads it as immutable.
+    let pool: any DatabaseWriter
     /// Search galleries kept between queries.
     nonisolated let galleries = GalleryCache()
 
-    /// Opens (or creates) the database and brings its tables up to date, the indexers' included. Photos are
-    /// decoded and searched on `context`: by default the face indexer's, else a new one on ``Device/best``.
-    public init(path: String = "cbir.sqlite", indexers: [any Indexer], context: RenderContext? = nil) throws(DatabaseError) {
+    /// How long a writer waits for another process's transaction before giving up, in seconds.
+    public static let busyTimeout: TimeInterval = 30
+
+    /// Whether a database is opened to be written or only read.
+    public enum Access: Sendable {
+        /// Creates the file if needed, brings its tables up to date and checks it (`PRAGMA quick_check`):
+        /// nothing is written into a damaged file.
+        case readWrite
+        /// Reads a file that may not be writable (permissions, an immutable flag); its tables must be up to
+        /// date (an older database is upgraded by the next `index`).
+        case readOnly
+    }
+
+    /// Opens the database at `path` for `access` (by default creating it and bringing its tables up to date,
+    /// the indexers' included). Photos are decoded and searched on `context`: by default the face indexer's,
+    /// else a new one on ``Device/best``. Writers from other processes are waited for up to `busyTimeout`.
+    public init(path: String = "cbir.sqlite", indexers: [any Indexer], context: RenderContext? = nil,
+                access: Access = .readWrite) throws(DatabaseError) {
         let names = indexers.map(\.name)
         guard Set(names).count == names.count else {
             throw .storage(path: path, reason: "two indexers share a name: \(names.sorted().joined(separator: ", "))")
@@ -30,46 +47,87 @@ public actor CBIRDatabase {
         } catch {
             throw .processing("\(path): \(error)")
         }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.readonly = access == .readOnly
+        if access == .readWrite, try Self.isReadOnly(path) { throw .readOnly(path: path) }
+        let migrator = Self.migrator(indexers)
         do {
-            pool = try DatabasePool(path: path)
-            var migrator = DatabaseMigrator()
-            migrator.registerMigration("images") { db in
-                try db.create(table: ImageRecord.databaseTableName) { t in
-                    t.autoIncrementedPrimaryKey("id")
-                    t.column("path", .text).notNull().unique()
-                    t.column("size", .integer).notNull()
-                    t.column("modified", .double).notNull()
-                    t.column("hash", .text).notNull()
-                    t.column("width", .integer).notNull()
-                    t.column("height", .integer).notNull()
-                    t.column("status", .text).notNull()
-                    t.column("error", .text)
+            pool = try Self.connect(path, configuration: configuration)
+            switch access {
+            case .readWrite:
+                try migrator.migrate(pool)
+                let problems = try pool.read { db in try Self.integrityProblems(db, quick: true) }
+                guard problems.isEmpty else { throw DatabaseError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
+            case .readOnly:
+                guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
+                    throw DatabaseError.storage(path: path, reason: "made by an older version; `cbir index` upgrades it")
                 }
             }
-            for indexer in indexers {
-                migrator.registerMigration("indexer \(indexer.name)") { db in try indexer.createTables(db) }
-                for (name, change) in indexer.tableChanges {
-                    migrator.registerMigration("indexer \(indexer.name) \(name)", migrate: change)
-                }
-            }
-            try migrator.migrate(pool)
         } catch {
-            throw .storage(path: path, reason: "\(error)")
+            throw .storage(error, path: path)
         }
+    }
+
+    /// A connection pool on the file; read-only where SQLite cannot make the shared-memory file a WAL
+    /// database needs beside it (a read-only folder), the file opened as immutable instead.
+    private static func connect(_ path: String, configuration: Configuration) throws -> any DatabaseWriter {
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            if configuration.readonly { try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") } }
+            return pool
+        } catch let error as GRDB.DatabaseError where configuration.readonly
+                    && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+            return try DatabaseQueue(path: URL(fileURLWithPath: path).absoluteString + "?immutable=1", configuration: configuration)
+        }
+    }
+
+    /// Whether an existing database file, or the folder a new one would go in, cannot be written.
+    private static func isReadOnly(_ path: String) throws(DatabaseError) -> Bool {
+        let file = URL(fileURLWithPath: path)
+        if FileManager.default.fileExists(atPath: path) {
+            // The write-ahead log beside the file needs the folder too, unless it is already there.
+            let folder = file.deletingLastPathComponent().path
+            return access(path, W_OK) != 0 || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
+        }
+        let folder = file.deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: folder) else { throw .storage(path: path, reason: "no such folder: \(folder)") }
+        return access(folder, W_OK) != 0
+    }
+
+    /// The tables' migrations: images, then each indexer's tables and their later changes.
+    private static func migrator(_ indexers: [any Indexer]) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("images") { db in
+            try db.create(table: ImageRecord.databaseTableName) { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("path", .text).notNull().unique()
+                t.column("size", .integer).notNull()
+                t.column("modified", .double).notNull()
+                t.column("hash", .text).notNull()
+                t.column("width", .integer).notNull()
+                t.column("height", .integer).notNull()
+                t.column("status", .text).notNull()
+                t.column("error", .text)
+            }
+        }
+        for indexer in indexers {
+            migrator.registerMigration("indexer \(indexer.name)") { db in try indexer.createTables(db) }
+            for (name, change) in indexer.tableChanges {
+                migrator.registerMigration("indexer \(indexer.name) \(name)", migrate: change)
+            }
+        }
+        return migrator
     }
 
     /// Reads in a snapshot, concurrently with writes.
     public nonisolated func read<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
-        do { return try pool.read(body) } catch let error as DatabaseError { throw error } catch {
-            throw .storage(path: path, reason: "\(error)")
-        }
+        do { return try pool.read(body) } catch { throw .storage(error, path: path) }
     }
 
     /// Writes in one transaction.
     public func write<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
-        do { return try pool.write(body) } catch let error as DatabaseError { throw error } catch {
-            throw .storage(path: path, reason: "\(error)")
-        }
+        do { return try pool.write(body) } catch { throw .storage(error, path: path) }
     }
 
     /// How a file's path is stored: absolute and standardised, so that any spelling of it finds its row.

@@ -1,10 +1,18 @@
 import Foundation
+import GRDB
 
 /// Why a database operation failed. Image problems met while indexing are not errors of this kind:
 /// they are recorded with the image and indexing goes on.
 public enum DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The database file could not be opened, migrated, read or written.
     case storage(path: String, reason: String)
+    /// The database cannot be written: its permissions, an immutable flag, a read-only file system. Reading
+    /// commands open it read-only and work.
+    case readOnly(path: String)
+    /// SQLite found the file damaged. Nothing more is written into it; `recovery` says how to start afresh.
+    case damaged(path: String, reason: String)
+    /// Another process kept the database locked for longer than writers wait.
+    case busy(path: String)
     /// The folder to index cannot be read.
     case unreadableFolder(path: String, reason: String)
     /// No such face or image in the database.
@@ -21,6 +29,9 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .storage(let path, let reason): "\(path): database error: \(reason)"
+        case .readOnly(let path): "the database is read-only: \(path)"
+        case .damaged(let path, let reason): "\(path): the database is damaged (\(reason)). \(Self.recovery(path))"
+        case .busy(let path): "\(path): another process has kept the database locked for \(Int(CBIRDatabase.busyTimeout)) s; try again later"
         case .unreadableFolder(let path, let reason): "\(path): cannot index: \(reason)"
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
@@ -28,5 +39,27 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .probe(let path, let reason): "\(path): \(reason)"
         case .processing(let reason): reason
         }
+    }
+}
+
+extension DatabaseError {
+    /// An error met on the database at `path`, in a few words: SQLite's own message without the statement
+    /// (which can list thousands of row ids), damage, read-only files and locks told apart.
+    static func storage(_ error: any Error, path: String) -> DatabaseError {
+        if let error = error as? DatabaseError { return error }
+        guard let error = error as? GRDB.DatabaseError else { return .storage(path: path, reason: "\(error)") }
+        let message = error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .damaged(path: path, reason: message)
+        case .SQLITE_READONLY: return .readOnly(path: path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy(path: path)
+        default: return .storage(path: path, reason: message)
+        }
+    }
+
+    /// How to get a working database back from a damaged one: labels out, a new index, labels in.
+    public static func recovery(_ path: String) -> String {
+        "To recover: `cbir labels --export labels.json --db \(path)` (what can still be read), index the photos into a new "
+            + "database, then `cbir labels --import labels.json --db <new database>`."
     }
 }

@@ -14,6 +14,10 @@ public struct IndexingProgress: Sendable {
     public let unchanged: Int
     public let failed: Int
     public let upgraded: Int
+    /// Stored files found gone from the folder and removed before indexing, and the file their faces'
+    /// labels were saved to first (for `cbir labels --import`), if any had labels.
+    public let removed: Int
+    public let removedLabels: String?
     /// Seconds since the run started.
     public let elapsed: Double
     /// The file looked at last, and why it failed if it did.
@@ -29,20 +33,33 @@ public struct IndexingProgress: Sendable {
 extension CBIRDatabase {
     /// Indexes every file under `folder`, recursively, recognising images by content. Unchanged files
     /// (same size and modification time, or same bytes) are skipped, unless their faces were stored
-    /// without embeddings, which are added; changed ones are re-indexed; a file
-    /// that cannot be decoded is recorded with its error and the run goes on. Each file is one
-    /// transaction, so a run killed midway loses nothing committed and the next run finishes the rest.
-    /// The next file is read and decoded (on the database's context) while the indexers work on the
-    /// current one. Honours task cancellation between files.
-    public nonisolated func index(folder: String,
+    /// without embeddings, which are added; changed ones are re-indexed; a file that cannot be decoded,
+    /// and a folder that cannot be listed, is recorded with its error and the run goes on. Stored files
+    /// gone from the folder are removed first (their labels saved to a file), unless `keepMissing`.
+    /// Each file is one transaction, so a run killed midway loses nothing committed and the next run
+    /// finishes the rest. The next file is read and decoded (on the database's context) while the indexers
+    /// work on the current one. Honours task cancellation between files.
+    public nonisolated func index(folder: String, keepMissing: Bool = false,
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
-        let files = try Self.files(under: folder)
+        let listing = try FolderListing(folder)
+        let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
+        let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
+        let total = files.count + listing.unreadableFolders.count
         var indexed = 0, unchanged = 0, failed = 0, upgraded = 0
         func report(_ done: Int, _ file: String?, _ error: String?) -> IndexingProgress {
-            IndexingProgress(done: done, total: files.count, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
+            IndexingProgress(done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
+                             removed: removed, removedLabels: removedLabels,
                              elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file, error: error)
         }
+        for (done, folder) in listing.unreadableFolders.enumerated() {
+            let error = "cannot list the folder: \(folder.reason)"
+            try await store(ImageRecord(id: nil, path: folder.path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
+                                        error: error), writes: [])
+            failed += 1
+            progress(report(done + 1, folder.path, error))
+        }
+        let listed = listing.unreadableFolders.count
         func loading(_ index: Int) -> Task<LoadedFile, any Error>? {
             guard index < files.count else { return nil }
             return Task { [files] in try self.load(files[index]) }
@@ -63,9 +80,9 @@ extension CBIRDatabase {
                 failed += 1
                 error = reason
             }
-            progress(report(done + 1, file.path, error))
+            progress(report(listed + done + 1, file.path, error))
         }
-        return report(files.count, nil, nil)
+        return report(total, nil, nil)
     }
 
     enum Outcome {
@@ -87,7 +104,7 @@ extension CBIRDatabase {
     }
 
     /// Reads and decodes one file unless it is stored unchanged: no writes, so it can run ahead of them.
-    nonisolated func load(_ file: FileVersion) throws(DatabaseError) -> LoadedFile {
+    nonisolated func load(_ file: FolderListing.File) throws(DatabaseError) -> LoadedFile {
         let stored = try image(atPath: file.path)
         let unchanged = stored.map { $0.size == file.size && $0.modified == file.modified } ?? false
         if unchanged, try !lacksEmbeddings(stored) { return .unchanged }
@@ -166,34 +183,39 @@ extension CBIRDatabase {
         }
     }
 
-    /// A file as found on disk.
-    struct FileVersion: Sendable {
-        let path: String
-        let size: Int64
-        let modified: Double
-    }
-
-    /// Every regular, non-hidden file under a folder, in path order, with absolute paths.
-    static func files(under folder: String) throws(DatabaseError) -> [FileVersion] {
-        let root = URL(fileURLWithPath: folder).standardizedFileURL
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw .unreadableFolder(path: folder, reason: "no such folder")
+    /// Removes the stored files under `folder` that are gone from it: not listed, not inside a folder that
+    /// could not be listed, and not a file on disk. Their faces' labels are saved first to a file beside
+    /// the database. Returns how many were removed and the labels file, if one was written.
+    nonisolated func removeMissing(under folder: String, listing: FolderListing) async throws(DatabaseError) -> (Int, String?) {
+        let root = Self.storedPath(folder), prefix = root == "/" ? root : root + "/"
+        let listed = Set(listing.files.map(\.path)), unlisted = listing.unreadableFolders.map { $0.path + "/" }
+        let stored = try read { db in
+            try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE substr(path, 1, ?) = ?", arguments: [prefix.unicodeScalars.count, prefix])
+                .map { (id: $0["id"] as Int64, path: $0["path"] as String) }
         }
-        guard FileManager.default.isReadableFile(atPath: root.path),
-              let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey,
-                                                                                              .contentModificationDateKey],
-                                                          options: [.skipsHiddenFiles]) else {
-            throw .unreadableFolder(path: folder, reason: "permission denied")
+        let missing = stored.filter { image in
+            var status = stat()
+            return !listed.contains(image.path) && !unlisted.contains { (image.path + "/").hasPrefix($0) }
+                && !(FileSystemPath.withCString(image.path) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFREG)
         }
-        var files: [FileVersion] = []
-        for case let url as URL in walker {
-            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey, .contentModificationDateKey]),
-                  values.isRegularFile == true else { continue }
-            files.append(FileVersion(path: storedPath(url.path), size: Int64(values.fileSize ?? 0),
-                                     modified: values.contentModificationDate?.timeIntervalSince1970 ?? 0))
+        guard !missing.isEmpty else { return (0, nil) }
+        let ids = missing.map(\.id)
+        let labels = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT path, x, y, faces.width, faces.height, label FROM faces JOIN images ON images.id = image_id
+                WHERE label IS NOT NULL AND image_id IN (\(FaceStore.list(ids)))
+                """).map { FaceLabel(path: $0["path"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"], label: $0["label"]) }
         }
-        return files.sorted { $0.path < $1.path }
+        var labelsFile: String?
+        if !labels.isEmpty {
+            let file = "\(path).removed-labels-\(Int(Date().timeIntervalSince1970)).json"
+            do { try FaceLabel.encoder.encode(labels).write(to: URL(fileURLWithPath: file)) } catch {
+                throw .storage(path: file, reason: "cannot save the labels of removed files, so nothing was removed: \(error.localizedDescription)")
+            }
+            labelsFile = file
+        }
+        try await write { db in try db.execute(sql: "DELETE FROM images WHERE id IN (\(FaceStore.list(ids)))") }
+        return (missing.count, labelsFile)
     }
 
     /// FNV-1a, 64 bits, in hex: tells a changed file from a touched one.

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import ImageCodecs
 import ImageKernels
 
 @main
@@ -7,7 +9,34 @@ struct CBIR: AsyncParsableCommand {
         commandName: "cbir",
         abstract: "Face search on an OpenCL/CPU image-kernel framework.",
         subcommands: [Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
-                      LabelCommand.self, IdentifyCommand.self, StatsCommand.self, RemoveCommand.self])
+                      LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
+                      RemoveCommand.self])
+
+    /// Parses the arguments as bytes, so that a file name that is not UTF-8 reaches the file it names
+    /// (Swift's own `CommandLine.arguments` replaces such bytes); errors name such files with `\xNN`.
+    static func main() async {
+        let arguments = (1..<Int(CommandLine.argc)).map { index in
+            FileSystemPath.string(CommandLine.unsafeArgv[index].map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+                                  ?? UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let message = FileSystemPath.displayed(fullMessage(for: error))
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            Foundation.exit(exitCode(for: error).rawValue)
+        }
+    }
+}
+
+/// Prints a line of the tool's output, paths' bytes that are not UTF-8 shown as `\xNN`.
+func print(_ line: String) {
+    Swift.print(FileSystemPath.displayed(line))
 }
 
 extension DeviceChoice: ExpressibleByArgument {}

@@ -10,13 +10,17 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "The database file.")
     var db = "cbir.sqlite"
 
-    /// Opens the database with the face indexer on `context`, creating it only when `create` is set:
-    /// asking an absent database a question is an error, not an empty answer.
-    func open(context: RenderContext, create: Bool = false) throws -> CBIRDatabase {
+    /// Opens the database with the face indexer on `context`: read-only unless the command writes (so that
+    /// a read-only file can be searched), and created only by `index`: asking an absent database a
+    /// question is an error, not an empty answer.
+    /// Commands that neither index nor search pass `embeddings: false` and do not load the network.
+    func open(context: RenderContext, access: CBIRDatabase.Access = .readOnly, create: Bool = false,
+              embeddings: Bool = true) throws -> CBIRDatabase {
         guard create || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
-        return try CBIRDatabase(path: db, indexers: [try FaceIndexer(context: context)], context: context)
+        return try CBIRDatabase(path: db, indexers: [try FaceIndexer(context: context, embeddings: embeddings)], context: context,
+                                access: access)
     }
 }
 
@@ -25,8 +29,12 @@ struct ProbeOptions: ParsableArguments {
     @Argument(help: "The probe photo.")
     var probe: String
 
-    @Option(help: "Which face of the probe, numbered from 1 left to right. Default: the largest.")
+    @Option(parsing: .unconditional, help: "Which face of the probe, numbered from 1 left to right. Default: the largest.")
     var face: Int?
+
+    func validate() throws {
+        guard (face ?? 1) >= 1 else { throw ValidationError("--face counts from 1") }
+    }
 
     var choice: FaceChoice { face.map(FaceChoice.number) ?? .largest }
 }
@@ -58,5 +66,5 @@ struct CommandFailure: Error, CustomStringConvertible {
 func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    Swift.print(String(decoding: try encoder.encode(value), as: UTF8.self))  // JSON keeps paths as stored
 }

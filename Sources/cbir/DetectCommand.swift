@@ -21,13 +21,13 @@ struct DetectCommand: ParsableCommand {
     @Option(help: "haar, lbp, or the path of an OpenCV cascade XML file.")
     var model = "haar"
 
-    @Option(help: "Smallest face searched, in pixels.")
+    @Option(parsing: .unconditional, help: "Smallest face searched, in pixels.")
     var minSize = 40
 
-    @Option(help: "Clusters of at most this many raw detections are dropped.")
+    @Option(parsing: .unconditional, help: "Clusters of at most this many raw detections are dropped.")
     var minNeighbors = 5
 
-    @Option(help: "Each pyramid level is this much smaller than the last.")
+    @Option(parsing: .unconditional, help: "Each pyramid level is this much smaller than the last.")
     var scaleFactor = 1.1
 
     @Flag(help: """
@@ -59,6 +59,8 @@ struct DetectCommand: ParsableCommand {
     func validate() throws {
         guard !images.isEmpty else { throw ValidationError("give at least one image") }
         guard draw == nil || images.count == 1 else { throw ValidationError("--draw takes exactly one image") }
+        guard minSize >= 0, minNeighbors >= 0 else { throw ValidationError("--min-size and --min-neighbors cannot be negative") }
+        guard scaleFactor > 1.0001, scaleFactor < 10 else { throw ValidationError("--scale-factor must be above 1 and below 10") }
     }
 
     func run() throws {

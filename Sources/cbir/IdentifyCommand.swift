@@ -22,7 +22,7 @@ struct IdentifyCommand: AsyncParsableCommand {
 
     @OptionGroup var weights: WeightsOption
 
-    @Option(help: "Distances above this are unknown faces (default: 0.6 for embedding, 75 for the LBP matchers).")
+    @Option(parsing: .unconditional, help: "Distances above this are unknown faces (default: 0.6 for embedding, 75 for the LBP matchers).")
     var threshold: Float?
 
     @Flag(help: "Print JSON (see above).")
@@ -44,6 +44,10 @@ struct IdentifyCommand: AsyncParsableCommand {
         }
 
         enum CodingKeys: CodingKey { case name, distance, nearest }
+    }
+
+    func validate() throws {
+        guard threshold.map({ $0.isFinite && $0 >= 0 }) ?? true else { throw ValidationError("--threshold must be a number, 0 or more") }
     }
 
     func run() async throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CBIRDatabase
 import Foundation
+import ImageCodecs
 import ImageKernels
 
 /// `cbir index`: adds a folder of photos to the database, resuming where an earlier run stopped.
@@ -12,27 +13,34 @@ struct IndexCommand: AsyncParsableCommand {
             Walks the folder recursively and recognises images by content. Unchanged files are skipped, changed \
             ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Each \
             file is one transaction: a run that is interrupted loses nothing stored, and the next run finishes \
-            the rest. Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
+            the rest. A folder that cannot be listed is reported and recorded like a failed file. Files stored \
+            from this folder that are gone from it are removed first (their labels saved to a file beside the \
+            database, for `cbir labels --import`), unless --keep-missing. Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
             summary to stdout.
             """)
 
     @Argument(help: "The folder of photos.")
     var folder: String
 
+    @Flag(help: "Keep stored files that are gone from the folder.")
+    var keepMissing = false
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
     func run() async throws {
         let context = RenderContext(device: try deviceOptions.selected())
-        let store = try database.open(context: context, create: true)
+        let store = try database.open(context: context, access: .readWrite, create: true)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
-        let run = try await store.index(folder: folder) { progress in step.show(progress) }
+        let run = try await store.index(folder: folder, keepMissing: keepMissing) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
         print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
-                     folder, run.total, run.elapsed, run.rate, run.indexed, run.unchanged, run.failed)
-              + (run.upgraded > 0 ? ", \(run.upgraded) given embeddings" : ""))
+                     FileSystemPath.displayed(folder), run.total, run.elapsed, run.rate, run.indexed, run.unchanged, run.failed)
+              + (run.upgraded > 0 ? ", \(run.upgraded) given embeddings" : "")
+              + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
+        if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print("\(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) failed files")
     }
 }
@@ -48,7 +56,8 @@ final class ProgressLines: Sendable {
 
     func show(_ progress: IndexingProgress) {
         if let file = progress.file, let error = progress.error {
-            write((terminal ? "\r\u{1B}[K" : "") + "failed: \(error.contains(file) ? error : "\(file): \(error)")\n")
+            let line = error.contains(file) ? error : "\(file): \(error)"
+            write((terminal ? "\r\u{1B}[K" : "") + "failed: \(FileSystemPath.displayed(line))\n")
         }
         let eta = progress.remaining.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "–"
         let line = String(format: "%d/%d files  %.1f/s  ETA %@  (%d indexed, %d unchanged, %d failed)", progress.done, progress.total,

@@ -15,7 +15,7 @@ struct LabelCommand: AsyncParsableCommand {
     @Argument(help: "The name. Leave out with --clear.")
     var name: String?
 
-    @Option(help: "With a photo: which face, numbered from 1 left to right. Default: the largest.")
+    @Option(parsing: .unconditional, help: "With a photo: which face, numbered from 1 left to right. Default: the largest.")
     var face: Int?
 
     @Flag(help: "Remove the face's label.")
@@ -26,10 +26,11 @@ struct LabelCommand: AsyncParsableCommand {
     func validate() throws {
         guard clear != (name != nil) else { throw ValidationError("give a name, or --clear") }
         guard name?.isEmpty != true else { throw ValidationError("the name is empty") }
+        guard (face ?? 1) >= 1 else { throw ValidationError("--face counts from 1") }
     }
 
     func run() async throws {
-        let store = try database.open(context: RenderContext(device: .cpu))
+        let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
         let id: Int64
         if let number = Int64(target) {
             id = number

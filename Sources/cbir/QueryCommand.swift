@@ -24,10 +24,10 @@ struct QueryCommand: AsyncParsableCommand {
 
     @OptionGroup var weights: WeightsOption
 
-    @Option(help: "With nbnn or nbnn-face: compare each probe block with the face's blocks within this many grid steps of its position only (neighbourhood NBNN; 0 is restricted NBNN).")
+    @Option(parsing: .unconditional, help: "With nbnn or nbnn-face: compare each probe block with the face's blocks within this many grid steps of its position only (neighbourhood NBNN; 0 is restricted NBNN).")
     var radius: Int?
 
-    @Option(help: "How many images and faces to list.")
+    @Option(parsing: .unconditional, help: "How many images and faces to list.")
     var top = 10
 
     @Flag(help: "Print JSON (see above).")

@@ -15,7 +15,7 @@ struct RemoveCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let store = try database.open(context: RenderContext(device: .cpu))
+        let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
         let removed = try await store.remove(path: path)
         guard removed > 0 else { throw CommandFailure("\(path): not in \(database.db)") }
         print("removed \(removed) file\(removed == 1 ? "" : "s")")

@@ -15,7 +15,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
-        let store = try database.open(context: RenderContext(device: .cpu))
+        let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
         let statistics = try store.statistics()
         if json {
             try printJSON(statistics)

@@ -83,8 +83,24 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
                     backend: backend))
             }
         }
-        guard !devices.isEmpty else { throw .deviceUnavailable("OpenCL platforms have no devices") }
+        guard !devices.isEmpty else {
+            throw .deviceUnavailable("OpenCL platforms have no devices" + (poclCacheProblem().map { " (\($0))" } ?? ""))
+        }
         return devices
+    }
+
+    /// Why pocl would offer no device, if that is the reason: it gives its devices up when it cannot write
+    /// its kernel cache (`POCL_CACHE_DIR`, else `$XDG_CACHE_HOME/pocl` or `~/.cache/pocl`).
+    private static func poclCacheProblem() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        let folder = environment["POCL_CACHE_DIR"]
+            ?? (environment["XDG_CACHE_HOME"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache") + "/pocl"
+        var existing = folder  // the folder, or the nearest folder above it that exists, must be writable
+        while !existing.isEmpty && existing != "/" && !FileManager.default.fileExists(atPath: existing) {
+            existing = (existing as NSString).deletingLastPathComponent
+        }
+        guard access(existing.isEmpty ? "/" : existing, W_OK) != 0 else { return nil }
+        return "pocl's kernel cache \(folder) cannot be written; set POCL_CACHE_DIR to a writable folder"
     }
 
     private static func deviceType(_ id: cl_device_id) -> OpenCLDeviceType {

@@ -1,0 +1,70 @@
+import Foundation
+import GRDB
+
+/// What `check()` found.
+public struct DatabaseCheck: Sendable, Codable, Equatable {
+    /// Images and faces read.
+    public let images: Int
+    public let faces: Int
+    /// Each problem in a line; empty when the database is sound.
+    public let problems: [String]
+
+    public var isSound: Bool { problems.isEmpty }
+}
+
+extension CBIRDatabase {
+    /// Checks the whole file: SQLite's `integrity_check` (every page and index), every face's descriptor,
+    /// its parameters and its embedding read back, and every face's image present and indexed. Reads only;
+    /// a file too damaged to open or to run the check on is an error.
+    public nonisolated func check() throws(DatabaseError) -> DatabaseCheck {
+        var problems = try read { db in try Self.integrityProblems(db, quick: false) }
+        var images = 0, faces = 0
+        do {
+            let found = try read { db in
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT faces.id, parameters, descriptor, embedding, images.id AS image, images.status
+                    FROM faces LEFT JOIN images ON images.id = faces.image_id
+                    """)
+                var faces = 0, problems: [String] = []
+                while let row = try rows.next() {
+                    faces += 1
+                    problems += Self.faceProblems(row)
+                }
+                return (images: try ImageRecord.fetchCount(db), faces: faces, problems: problems)
+            }
+            (images, faces) = (found.images, found.faces)
+            problems += found.problems
+        } catch .damaged(_, let reason) {
+            problems.append("the faces cannot all be read: \(reason)")
+        }
+        return DatabaseCheck(images: images, faces: faces, problems: problems)
+    }
+
+    /// What is wrong with one face's row (with its image's id and status), a line each.
+    private static func faceProblems(_ row: Row) -> [String] {
+        let id: Int64 = row["id"]
+        var problems: [String] = []
+        do {
+            let parameters = try FaceRecord.parameters(face: id, row["parameters"])
+            _ = try FaceRecord.descriptor(face: id, parameters: parameters, histograms: row["descriptor"])
+            if let embedding = row["embedding"] as Data? { _ = try FaceRecord.embedding(face: id, embedding) }
+        } catch {
+            problems.append("\(error)")
+        }
+        if row["image"] as Int64? == nil {
+            problems.append("face \(id): its image is missing")
+        } else if row["status"] as String? != ImageRecord.Status.indexed.rawValue {
+            problems.append("face \(id): its image is not marked indexed")
+        }
+        return problems
+    }
+
+    /// SQLite's findings, a line each (none when sound): `quick_check` (pages and structure, cheap enough
+    /// for every writer's open) or the full `integrity_check` (indexes against their tables too).
+    static func integrityProblems(_ db: Database, quick: Bool) throws -> [String] {
+        let lines = try String.fetchAll(db, sql: quick ? "PRAGMA quick_check" : "PRAGMA integrity_check")
+            .flatMap { $0.split(separator: "\n").map(String.init) }
+            .filter { !$0.hasPrefix("*** in database") }
+        return lines == ["ok"] ? [] : lines
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import ImageCodecs
+
+/// Every regular, non-hidden file under a folder, found by walking it with the system's own calls so that
+/// no name is lost (names that are not UTF-8 are kept byte for byte, see `FileSystemPath`), and every
+/// folder inside it that could not be listed, with why.
+struct FolderListing: Sendable {
+    /// A file as found on disk.
+    struct File: Sendable {
+        let path: String
+        let size: Int64
+        let modified: Double
+    }
+
+    /// Files in path order, with absolute, standardised paths.
+    let files: [File]
+    /// Folders that could not be listed (their files are neither indexed nor taken for deleted), in path order.
+    let unreadableFolders: [(path: String, reason: String)]
+
+    /// Lists `folder`; an error only when the folder itself is missing or cannot be listed.
+    init(_ folder: String) throws(DatabaseError) {
+        let root = CBIRDatabase.storedPath(folder)
+        var status = stat()
+        guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw .unreadableFolder(path: folder, reason: "no such folder")
+        }
+        var files: [File] = [], unreadable: [(path: String, reason: String)] = []
+        var pending = [root]
+        while let current = pending.popLast() {
+            guard let entries = Self.entries(of: current) else {
+                let reason = String(cString: strerror(errno))
+                if current == root { throw .unreadableFolder(path: folder, reason: reason) }
+                unreadable.append((current, reason))
+                continue
+            }
+            for name in entries where name.first != UInt8(ascii: ".") {  // hidden, "." and ".." alike
+                let path = current == "/" ? "/" + FileSystemPath.string(name) : current + "/" + FileSystemPath.string(name)
+                var entry = stat()
+                guard FileSystemPath.withCString(path, { lstat($0, &entry) }) == 0 else { continue }
+                switch entry.st_mode & S_IFMT {
+                case S_IFDIR:
+                    pending.append(path)
+                case S_IFLNK:
+                    // Links to files are followed; links to folders are not (they could make cycles).
+                    guard FileSystemPath.withCString(path, { stat($0, &entry) }) == 0, entry.st_mode & S_IFMT == S_IFREG else { continue }
+                    files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
+                case S_IFREG:
+                    files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
+                default:
+                    continue
+                }
+            }
+        }
+        self.files = files.sorted { $0.path < $1.path }
+        unreadableFolders = unreadable.sorted { $0.path < $1.path }
+    }
+
+    /// The names in a folder ("." and ".." among them), or nil with `errno` set when it cannot be listed.
+    private static func entries(of folder: String) -> [[UInt8]]? {
+        guard let directory = FileSystemPath.withCString(folder, { opendir($0) }) else { return nil }
+        defer { closedir(directory) }
+        var names: [[UInt8]] = []
+        errno = 0
+        while let entry = readdir(directory) {
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) })
+        }
+        return errno == 0 ? names : nil
+    }
+
+    private static func modified(_ status: stat) -> Double {
+        Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+    }
+}
