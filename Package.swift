@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
         .testTarget(name: "cbirTests", dependencies: [
-            "cbir", "ImageCodecs", "ImageKernels", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "CBIRDatabaseTests", dependencies: [
             "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport",

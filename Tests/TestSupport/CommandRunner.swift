@@ -10,6 +10,11 @@ public struct CommandRunner {
 
     public let executable: URL
 
+    /// Any program.
+    public init(executable: URL) {
+        self.executable = executable
+    }
+
     /// The product `name`, looked up beside the running test binary.
     public init(product name: String) throws {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()

@@ -95,11 +95,8 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         let environment = ProcessInfo.processInfo.environment
         let folder = environment["POCL_CACHE_DIR"]
             ?? (environment["XDG_CACHE_HOME"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache") + "/pocl"
-        var existing = folder  // the folder, or the nearest folder above it that exists, must be writable
-        while !existing.isEmpty && existing != "/" && !FileManager.default.fileExists(atPath: existing) {
-            existing = (existing as NSString).deletingLastPathComponent
-        }
-        guard access(existing.isEmpty ? "/" : existing, W_OK) != 0 else { return nil }
+        let made = (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+        guard !made || access(folder, W_OK) != 0 else { return nil }
         return "pocl's kernel cache \(folder) cannot be written; set POCL_CACHE_DIR to a writable folder"
     }
 

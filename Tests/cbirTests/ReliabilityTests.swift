@@ -1,0 +1,225 @@
+import Foundation
+import ImageCodecs
+import NeuralNetworks
+import Testing
+import TestSupport
+
+/// The database commands where a hostile user would break them: odd file names, unreadable folders,
+/// two indexers at once, read-only and damaged databases, deleted photos, bad option values.
+/// Permission cases run as `nobody` when the tests run as root (root reads anything).
+@Suite(.serialized) struct ReliabilityTests {
+    static let photos = SharedData.root + "/wild-photos"
+    let cbir: CommandRunner
+    /// A folder of its own per test, open to `nobody`.
+    let folder: String
+
+    init() throws {
+        cbir = try CommandRunner(product: "cbir")
+        folder = NSTemporaryDirectory() + "cbir-reliability-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
+    }
+
+    func cleanUp() {
+        _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwx", folder]).waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// `cbir` with these arguments, as `nobody` when the tests run as root, the models copied where
+    /// `nobody` can read them.
+    func runUnprivileged(_ arguments: [String]) throws -> CommandRunner.Output {
+        guard getuid() == 0 else { return try cbir.run(arguments) }
+        let models = folder + "/models"
+        if !FileManager.default.fileExists(atPath: models) {
+            try FileManager.default.copyItem(atPath: ModelCache.folder, toPath: models)
+            try chmod(["-R", "a+rwX", models])
+        }
+        let runner = CommandRunner(executable: URL(fileURLWithPath: "/usr/sbin/runuser"))
+        return try runner.run(["-u", "nobody", "--", "env", "FACESEARCH_MODELS=" + models, "IMAGEKERNELS_DEVICE=cpu",
+                               cbir.executable.path] + arguments)
+    }
+
+    func chmod(_ arguments: [String]) throws {
+        let process = try Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: arguments)
+        process.waitUntilExit()
+    }
+
+    func copy(_ photo: String, to path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.copyItem(atPath: Self.photos + "/" + photo, toPath: path)
+    }
+
+    struct Statistics: Decodable, Equatable {
+        let images, failedImages, faces, labelledFaces, labels: Int
+    }
+
+    func statistics(_ db: String) throws -> Statistics {
+        let output = try cbir.run(["stats", "--json", "--db", db])
+        #expect(output.status == 0, "\(output.standardError)")
+        return try JSONDecoder().decode(Statistics.self, from: Data(output.standardOutput.utf8))
+    }
+
+    /// A photo whose name is Latin-1 bytes (not UTF-8) is indexed, found by its own path and printed
+    /// with the odd byte escaped.
+    @Test func fileNameThatIsNotUTF8() throws {
+        defer { cleanUp() }
+        let name = FileSystemPath.string(Array("/gallery/caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: Self.photos + "/train/obama/obama.jpg"))
+        try FileManager.default.createDirectory(atPath: folder + "/gallery", withIntermediateDirectories: true)
+        let written = FileSystemPath.withCString(folder + name) { open($0, O_CREAT | O_WRONLY, 0o644) }
+        #expect(written >= 0)
+        _ = bytes.withUnsafeBytes { write(written, $0.baseAddress, $0.count) }
+        close(written)
+        let db = folder + "/cbir.sqlite"
+        let indexed = try cbir.run(["index", folder + "/gallery", "--db", db])
+        #expect(indexed.status == 0 && indexed.standardOutput.contains("1 indexed"), "\(indexed.standardOutput) \(indexed.standardError)")
+        // The path as raw bytes on the command line, through the shell.
+        let shell = CommandRunner(executable: URL(fileURLWithPath: "/bin/sh"))
+        let query = try shell.run(["-c", "\"$0\" query \"$1/gallery/caf$(printf '\\351').jpg\" --db \"$1/cbir.sqlite\" --top 1",
+                                   cbir.executable.path, folder])
+        #expect(query.status == 0, "\(query.standardError)")
+        #expect(query.standardOutput.contains("caf\\xE9.jpg"), "\(query.standardOutput)")
+        #expect(query.standardOutput.contains("0.0000"), "the photo finds itself: \(query.standardOutput)")
+    }
+
+    /// A folder that cannot be listed is reported, counted and recorded; once readable, its photo is
+    /// indexed and the record goes.
+    @Test func unreadableFolder() throws {
+        defer { cleanUp() }
+        try copy("train/obama/obama.jpg", to: folder + "/gallery/open/obama.jpg")
+        try copy("train/obama/obama2.jpg", to: folder + "/gallery/locked/obama2.jpg")
+        try chmod(["000", folder + "/gallery/locked"])
+        let db = folder + "/cbir.sqlite"
+        let first = try runUnprivileged(["index", folder + "/gallery", "--db", db])
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput.contains("2 files") && first.standardOutput.contains("1 indexed") && first.standardOutput.contains("1 failed"),
+                "\(first.standardOutput)")
+        #expect(first.standardError.contains("/gallery/locked: cannot list the folder: Permission denied"), "\(first.standardError)")
+        #expect(try statistics(db) == Statistics(images: 1, failedImages: 1, faces: 1, labelledFaces: 0, labels: 0))
+        try chmod(["755", folder + "/gallery/locked"])
+        let second = try runUnprivileged(["index", folder + "/gallery", "--db", db])
+        #expect(second.standardOutput.contains("1 indexed, 1 unchanged, 0 failed"), "\(second.standardOutput)")
+        #expect(try statistics(db) == Statistics(images: 2, failedImages: 0, faces: 2, labelledFaces: 0, labels: 0))
+    }
+
+    /// Two indexers on one database both finish, and the database is what one run makes, sound.
+    @Test func twoIndexersAtOnce() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite", alone = folder + "/alone.sqlite"
+        let arguments = ["index", Self.photos + "/train", "--device", "cpu"]
+        let runs = [db, db].map { path in
+            let process = Process()
+            process.executableURL = cbir.executable
+            process.arguments = arguments + ["--db", path]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for run in runs { try run.run() }
+        for run in runs {
+            run.waitUntilExit()
+            #expect(run.terminationStatus == 0)
+        }
+        #expect(try cbir.run(arguments + ["--db", alone]).status == 0)
+        #expect(try statistics(db) == statistics(alone))
+        let check = try cbir.run(["check", "--db", db])
+        #expect(check.status == 0 && check.standardOutput.contains("sound"), "\(check.standardOutput)")
+    }
+
+    /// A database in a read-only file and folder is read and searched; writing commands say it is read-only.
+    @Test func readOnlyDatabase() throws {
+        defer { cleanUp() }
+        let store = folder + "/store", db = store + "/cbir.sqlite"
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+        #expect(try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"]).status == 0)
+        try chmod(["444", db])
+        try chmod(["555", store])
+        let stats = try runUnprivileged(["stats", "--db", db])
+        #expect(stats.status == 0 && stats.standardOutput.contains("9 images"), "\(stats.standardError)")
+        let query = try runUnprivileged(["query", Self.photos + "/test/obama1.jpg", "--db", db, "--top", "1"])
+        #expect(query.status == 0 && query.standardOutput.contains("/train/obama/"), "\(query.standardError)")
+        for command in [["label", "1", "someone"], ["index", Self.photos + "/train"], ["remove", Self.photos + "/train"]] {
+            let refused = try runUnprivileged(command + ["--db", db])
+            #expect(refused.status != 0 && refused.standardError.contains("the database is read-only: \(db)"), "\(command): \(refused.standardError)")
+        }
+    }
+
+    /// Random bytes over a page: the writer refuses the file in a short message that says how to recover,
+    /// `check` lists the damage, and the labels can still be exported and carried to a new database.
+    @Test func damagedDatabase() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite", fresh = folder + "/fresh.sqlite", labels = folder + "/labels.json"
+        #expect(try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"]).status == 0)
+        for face in ["1", "2"] { #expect(try cbir.run(["label", face, "person " + face, "--db", db]).status == 0) }
+        let size = try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int ?? 0
+        var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
+        let page = size / 4096 / 2
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: db))
+        try handle.seek(toOffset: UInt64(page * 4096))
+        try handle.write(contentsOf: Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        try handle.close()
+
+        let index = try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"])
+        #expect(index.status != 0 && index.standardError.contains("the database is damaged") && index.standardError.contains("cbir labels --export"),
+                "page \(page): \(index.standardError)")
+        #expect(!index.standardError.contains("SELECT") && index.standardError.count < 600, "\(index.standardError)")
+        let check = try cbir.run(["check", "--db", db])
+        #expect(check.status != 0 && check.standardOutput.contains("problem"), "\(check.standardOutput) \(check.standardError)")
+
+        let export = try cbir.run(["labels", "--export", labels, "--db", db])
+        #expect(export.status == 0, "\(export.standardError)")
+        #expect(try cbir.run(["index", Self.photos + "/train", "--db", fresh, "--device", "cpu"]).status == 0)
+        let imported = try cbir.run(["labels", "--import", labels, "--db", fresh])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let exported = try JSONDecoder().decode([FaceLabelRow].self, from: Data(contentsOf: URL(fileURLWithPath: labels)))
+        #expect(try statistics(fresh).labelledFaces == exported.count)
+        #expect(imported.standardOutput.contains("\(exported.count) of \(exported.count) labels applied"), "\(imported.standardOutput)")
+    }
+
+    struct FaceLabelRow: Decodable { let path: String, label: String }
+
+    /// Photos deleted from an indexed folder leave the database on the next index, their labels saved
+    /// first; with --keep-missing they stay.
+    @Test func deletedPhotos() throws {
+        defer { cleanUp() }
+        let gallery = folder + "/gallery", db = folder + "/cbir.sqlite"
+        for name in ["obama.jpg", "obama2.jpg"] { try copy("train/obama/" + name, to: gallery + "/" + name) }
+        try copy("train/biden/biden.jpg", to: gallery + "/biden.jpg")
+        #expect(try cbir.run(["index", gallery, "--db", db, "--device", "cpu"]).status == 0)
+        #expect(try cbir.run(["label", gallery + "/biden.jpg", "Biden", "--db", db]).status == 0)
+
+        try FileManager.default.removeItem(atPath: gallery + "/obama2.jpg")
+        let kept = try cbir.run(["index", gallery, "--keep-missing", "--db", db, "--device", "cpu"])
+        #expect(!kept.standardOutput.contains("removed"), "\(kept.standardOutput)")
+        #expect(try statistics(db).images == 3)
+
+        try FileManager.default.removeItem(atPath: gallery + "/biden.jpg")
+        let reconciled = try cbir.run(["index", gallery, "--db", db, "--device", "cpu"])
+        #expect(reconciled.standardOutput.contains("2 gone from the folder removed"), "\(reconciled.standardOutput)")
+        #expect(try statistics(db) == Statistics(images: 1, failedImages: 0, faces: 1, labelledFaces: 0, labels: 0))
+        let saved = reconciled.standardOutput.split(separator: "\n").first { $0.hasPrefix("labels of the removed files' faces saved to ") }
+            .map { String($0.dropFirst("labels of the removed files' faces saved to ".count)) }
+        let labels = try saved.map { try JSONDecoder().decode([FaceLabelRow].self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
+        #expect(labels?.map(\.label) == ["Biden"], "\(reconciled.standardOutput)")
+        if let saved { try? FileManager.default.removeItem(atPath: saved) }
+    }
+
+    /// Option values that cannot mean anything are refused with a message that says why.
+    @Test func badOptionValues() throws {
+        defer { cleanUp() }
+        let probe = Self.photos + "/test/obama1.jpg"
+        for (arguments, message) in [(["identify", probe, "--threshold", "nan"], "--threshold must be a number"),
+                                     (["identify", probe, "--threshold", "-1"], "--threshold must be a number"),
+                                     (["query", probe, "--top", "-1"], "--top must be at least 1"),
+                                     (["query", probe, "--face", "0"], "--face counts from 1"),
+                                     (["query", probe, "--radius", "-2"], "--radius cannot be negative")] {
+            let output = try cbir.run(arguments)
+            #expect(output.status != 0 && output.standardError.contains(message), "\(arguments): \(output.standardError)")
+        }
+        guard TestDevices.hasOpenCL else { return }  // the pocl message needs pocl
+        let unwritable = try cbir.run(["devices"], environment: ["POCL_CACHE_DIR": "/proc/pocl-cache"])
+        #expect((unwritable.standardOutput + unwritable.standardError).contains("pocl's kernel cache /proc/pocl-cache cannot be written"),
+                "\(unwritable.standardOutput) \(unwritable.standardError)")
+    }
+}
