@@ -36,7 +36,7 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
         case .invalidQuery(let reason): "invalid query: \(reason)"
-        case .probe(let path, let reason): "\(path): \(reason)"
+        case .probe(let path, let reason): reason.hasPrefix(path) ? reason : "\(path): \(reason)"
         case .processing(let reason): reason
         }
     }

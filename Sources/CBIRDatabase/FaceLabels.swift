@@ -35,27 +35,32 @@ extension CBIRDatabase {
     /// Rows read at a time when a damaged file makes the whole-table read fail.
     static let labelChunk: Int64 = 256
 
+    /// The labelled faces with their photos' paths and boxes; callers add conditions with `AND`.
+    static let labelledFaces = """
+        SELECT path, x, y, faces.width, faces.height, label FROM faces JOIN images ON images.id = image_id
+        WHERE label IS NOT NULL
+        """
+
+    /// Rows of `labelledFaces` as labels.
+    static func faceLabels(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [FaceLabel] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments)
+            .map { FaceLabel(path: $0["path"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"], label: $0["label"]) }
+    }
+
     /// Every labelled face with its photo and box, by face id. On a damaged file the faces are read in
-    /// chunks and chunks that cannot be read are skipped: `unreadable` counts them.
+    /// chunks and chunks that cannot be read are skipped: `unreadableChunks` counts them.
     public nonisolated func labels() throws(DatabaseError) -> (labels: [FaceLabel], unreadableChunks: Int) {
-        let sql = """
-            SELECT path, x, y, faces.width, faces.height, label FROM faces JOIN images ON images.id = image_id
-            WHERE label IS NOT NULL
-            """
-        func labels(_ rows: [Row]) -> [FaceLabel] {
-            rows.map { FaceLabel(path: $0["path"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"], label: $0["label"]) }
-        }
         do {
-            return (labels(try read { db in try Row.fetchAll(db, sql: sql + " ORDER BY faces.id") }), 0)
+            return (try read { db in try Self.faceLabels(db, sql: Self.labelledFaces + " ORDER BY faces.id") }, 0)
         } catch .damaged {
             let last = try read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM faces") } ?? 0
             var found: [FaceLabel] = [], unreadable = 0
             for start in stride(from: Int64(0), through: last, by: Int(Self.labelChunk)) {
                 do {
-                    found += labels(try read { db in
-                        try Row.fetchAll(db, sql: sql + " AND faces.id BETWEEN ? AND ? ORDER BY faces.id",
-                                         arguments: [start, start + Self.labelChunk - 1])
-                    })
+                    found += try read { db in
+                        try Self.faceLabels(db, sql: Self.labelledFaces + " AND faces.id BETWEEN ? AND ? ORDER BY faces.id",
+                                            arguments: [start, start + Self.labelChunk - 1])
+                    }
                 } catch .damaged {
                     unreadable += 1
                 }

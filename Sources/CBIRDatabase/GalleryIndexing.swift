@@ -200,12 +200,7 @@ extension CBIRDatabase {
         }
         guard !missing.isEmpty else { return (0, nil) }
         let ids = missing.map(\.id)
-        let labels = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT path, x, y, faces.width, faces.height, label FROM faces JOIN images ON images.id = image_id
-                WHERE label IS NOT NULL AND image_id IN (\(FaceStore.list(ids)))
-                """).map { FaceLabel(path: $0["path"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"], label: $0["label"]) }
-        }
+        let labels = try read { db in try Self.faceLabels(db, sql: Self.labelledFaces + " AND image_id IN (\(FaceStore.list(ids)))") }
         var labelsFile: String?
         if !labels.isEmpty {
             let file = "\(path).removed-labels-\(Int(Date().timeIntervalSince1970)).json"

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ImageCodecs
 import NeuralNetworks
 import Testing
@@ -221,5 +222,39 @@ import TestSupport
         let unwritable = try cbir.run(["devices"], environment: ["POCL_CACHE_DIR": "/proc/pocl-cache"])
         #expect((unwritable.standardOutput + unwritable.standardError).contains("pocl's kernel cache /proc/pocl-cache cannot be written"),
                 "\(unwritable.standardOutput) \(unwritable.standardError)")
+    }
+
+    /// Indexing killed (SIGKILL) at 20 random moments, then finished: the database passes `check` and
+    /// holds the same photos and faces as a run that was never interrupted.
+    @Test func soakUnderKills() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite", clean = folder + "/clean.sqlite"
+        let arguments = ["index", Self.photos, "--device", "cpu"]
+        var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
+        for _ in 0..<20 {
+            let process = Process()
+            process.executableURL = cbir.executable
+            process.arguments = arguments + ["--db", db]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 300_000...2_500_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        #expect(try cbir.run(arguments + ["--db", db]).status == 0)
+        #expect(try cbir.run(arguments + ["--db", clean]).status == 0)
+        let check = try cbir.run(["check", "--db", db])
+        #expect(check.status == 0 && check.standardOutput.contains("sound"), "\(check.standardOutput)")
+        func rows(_ path: String) throws -> [String] {
+            try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: """
+                    SELECT path || ' ' || status || ' ' || IFNULL(group_concat(x || ',' || y || ',' || faces.width || ',' || faces.height, ';'), '')
+                    FROM images LEFT JOIN faces ON faces.image_id = images.id GROUP BY images.id ORDER BY path
+                    """)
+            }
+        }
+        let (killed, uninterrupted) = (try rows(db), try rows(clean))
+        #expect(killed == uninterrupted && !killed.isEmpty)
     }
 }
