@@ -26,18 +26,18 @@ import TestSupport
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    /// `cbir` with these arguments, as `nobody` when the tests run as root, the models copied where
-    /// `nobody` can read them.
+    /// `cbir` with these arguments, as `nobody` when the tests run as root: the tool and the models
+    /// copied where `nobody` can read them (SwiftPM makes its build folder private to its owner).
     func runUnprivileged(_ arguments: [String]) throws -> CommandRunner.Output {
         guard getuid() == 0 else { return try cbir.run(arguments) }
-        let models = folder + "/models"
-        if !FileManager.default.fileExists(atPath: models) {
+        let models = folder + "/models", tool = folder + "/cbir"
+        if !FileManager.default.fileExists(atPath: tool) {
             try FileManager.default.copyItem(atPath: ModelCache.folder, toPath: models)
-            try chmod(["-R", "a+rwX", models])
+            try FileManager.default.copyItem(atPath: cbir.executable.path, toPath: tool)
+            try chmod(["-R", "a+rwX", models, tool])
         }
         let runner = CommandRunner(executable: URL(fileURLWithPath: "/usr/sbin/runuser"))
-        return try runner.run(["-u", "nobody", "--", "env", "FACESEARCH_MODELS=" + models, "IMAGEKERNELS_DEVICE=cpu",
-                               cbir.executable.path] + arguments)
+        return try runner.run(["-u", "nobody", "--", "env", "FACESEARCH_MODELS=" + models, "IMAGEKERNELS_DEVICE=cpu", tool] + arguments)
     }
 
     func chmod(_ arguments: [String]) throws {
