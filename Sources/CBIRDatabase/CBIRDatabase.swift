@@ -84,15 +84,13 @@ public actor CBIRDatabase {
 
     /// Whether an existing database file, or the folder a new one would go in, cannot be written.
     private static func isReadOnly(_ path: String) throws(DatabaseError) -> Bool {
-        let file = URL(fileURLWithPath: path)
-        if FileManager.default.fileExists(atPath: path) {
-            // The write-ahead log beside the file needs the folder too, unless it is already there.
-            let folder = file.deletingLastPathComponent().path
-            return access(path, W_OK) != 0 || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard FileManager.default.fileExists(atPath: path) else {
+            guard FileManager.default.fileExists(atPath: folder) else { throw .storage(path: path, reason: "no such folder: \(folder)") }
+            return access(folder, W_OK) != 0
         }
-        let folder = file.deletingLastPathComponent().path
-        guard FileManager.default.fileExists(atPath: folder) else { throw .storage(path: path, reason: "no such folder: \(folder)") }
-        return access(folder, W_OK) != 0
+        // The write-ahead log beside the file needs the folder too, unless it is already there.
+        return access(path, W_OK) != 0 || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
     }
 
     /// The tables' migrations: images, then each indexer's tables and their later changes.
@@ -133,6 +131,11 @@ public actor CBIRDatabase {
     /// How a file's path is stored: absolute and standardised, so that any spelling of it finds its row.
     public nonisolated static func storedPath(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// What the stored paths of files inside a folder (a stored path) start with.
+    nonisolated static func folderPrefix(_ folder: String) -> String {
+        folder.hasSuffix("/") ? folder : folder + "/"
     }
 
     /// The stored record of a file, if any.
@@ -186,7 +189,7 @@ public actor CBIRDatabase {
     /// Forgets a file, or every file under a folder, and (through the indexers' foreign keys) everything
     /// stored for them. Returns how many files were forgotten.
     public func remove(path: String) throws(DatabaseError) -> Int {
-        let path = Self.storedPath(path), folder = path.hasSuffix("/") ? path : path + "/"
+        let path = Self.storedPath(path), folder = Self.folderPrefix(path)
         return try write { db in
             try db.execute(sql: "DELETE FROM images WHERE path = ? OR substr(path, 1, ?) = ?",
                            arguments: [path, folder.unicodeScalars.count, folder])

@@ -187,7 +187,7 @@ extension CBIRDatabase {
     /// could not be listed, and not a file on disk. Their faces' labels are saved first to a file beside
     /// the database. Returns how many were removed and the labels file, if one was written.
     nonisolated func removeMissing(under folder: String, listing: FolderListing) async throws(DatabaseError) -> (Int, String?) {
-        let root = Self.storedPath(folder), prefix = root == "/" ? root : root + "/"
+        let prefix = Self.folderPrefix(Self.storedPath(folder))
         let listed = Set(listing.files.map(\.path)), unlisted = listing.unreadableFolders.map { $0.path + "/" }
         let stored = try read { db in
             try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE substr(path, 1, ?) = ?", arguments: [prefix.unicodeScalars.count, prefix])

@@ -9,16 +9,14 @@ public enum FileSystemPath {
     /// A path's bytes as a string that `bytes(of:)` turns back into the same bytes.
     public static func string(_ bytes: some Collection<UInt8>) -> String {
         var result = String.UnicodeScalarView()
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            let length = sequenceLength(bytes[index...])
-            if length > 0, let scalar = String(decoding: bytes[index..<bytes.index(index, offsetBy: length)], as: UTF8.self).unicodeScalars.first,
-               scalar.value < escapeBase {
+        var rest = bytes[...]
+        while let first = rest.first {
+            if let (scalar, length) = leadingScalar(rest), scalar.value < escapeBase {
                 result.append(scalar)
-                index = bytes.index(index, offsetBy: length)
+                rest = rest.dropFirst(length)
             } else {
-                result.append(Unicode.Scalar(escapeBase + UInt32(bytes[index])) ?? "\u{FFFD}")
-                index = bytes.index(after: index)
+                result.append(Unicode.Scalar(escapeBase + UInt32(first)) ?? "\u{FFFD}")
+                rest = rest.dropFirst()
             }
         }
         return String(result)
@@ -58,16 +56,16 @@ public enum FileSystemPath {
         }
     }
 
-    /// The length of the well-formed UTF-8 sequence the bytes start with, or 0 when they do not.
-    private static func sequenceLength(_ bytes: some Collection<UInt8>) -> Int {
-        guard let first = bytes.first else { return 0 }
+    /// The scalar a well-formed UTF-8 sequence at the start of the bytes encodes, and its length; nil
+    /// when they do not start with one (the standard library's decoder refuses overlong forms and surrogates).
+    private static func leadingScalar(_ bytes: some Collection<UInt8>) -> (Unicode.Scalar, Int)? {
+        guard let first = bytes.first else { return nil }
         let length = first < 0x80 ? 1 : first >= 0xC2 && first <= 0xDF ? 2 : first >= 0xE0 && first <= 0xEF ? 3
             : first >= 0xF0 && first <= 0xF4 ? 4 : 0
-        guard length > 0, bytes.count >= length else { return 0 }
-        let sequence = Array(bytes.prefix(length))
-        // Validate through the standard library's decoder: no overlong forms or surrogates.
-        var decoder = UTF8(), iterator = sequence.makeIterator()
-        if case .scalarValue = decoder.decode(&iterator), iterator.next() == nil { return length }
-        return 0
+        guard length > 0 else { return nil }
+        var decoder = UTF8(), iterator = bytes.prefix(length).makeIterator()
+        guard case .scalarValue(let scalar) = decoder.decode(&iterator), iterator.next() == nil,
+              UTF8.width(scalar) == length else { return nil }
+        return (scalar, length)
     }
 }
