@@ -94,3 +94,15 @@ let package = Package(
         ]),
     ]
 )
+
+// Fuzz targets for the image decoders, only when scripts/fuzz.sh builds them (FACESEARCH_FUZZ=1) with
+// -sanitize=fuzzer: they call libFuzzer's driver, which a normal build does not link.
+if Context.environment["FACESEARCH_FUZZ"] == "1" {
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+        .target(name: "DecoderFuzzing", dependencies: ["CLibFuzzer", "ImageCodecs", "ImageKernels"],
+                path: "Tests/Fuzz/DecoderFuzzing"),
+    ] + ["jpeg", "png", "pnm", "exif"].map {
+        .executableTarget(name: "fuzz-\($0)", dependencies: ["DecoderFuzzing"], path: "Tests/Fuzz/fuzz-\($0)")
+    }
+}

@@ -4,6 +4,7 @@ import ImageKernels
 /// PNG through libpng's simplified API: gray, RGB, RGBA, palette and 16-bit files to 8-bit planes.
 enum PNGCodec {
     static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer {
+        try checkChunkLengths(bytes, path: path)
         var image = png_image()
         image.version = png_uint_32(PNG_IMAGE_VERSION)
         defer { png_image_free(&image) }
@@ -36,6 +37,23 @@ enum PNGCodec {
         guard finished != 0 else { throw failure(image, path: path) }
         return pixels.withUnsafeBufferPointer {
             ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels)
+        }
+    }
+
+    /// Refuses a chunk that claims more bytes than the file has left, before libpng sees it: libpng allocates
+    /// a chunk's length before reading it, so a few hundred bytes could make it ask for gigabytes (found by
+    /// fuzzing). libpng would fail on such a file anyway, having read past the end.
+    private static func checkChunkLengths(_ bytes: [UInt8], path: String) throws(ImageCodecError) {
+        var position = 8   // after the signature
+        while position + 8 <= bytes.count {
+            let length = bytes[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(bytes[position + 4..<position + 8].map { (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "?" })
+            let left = bytes.count - position - 12   // after the chunk's length, type and CRC
+            guard length <= left else {
+                throw .truncated(path: path, detail: "chunk \(type) claims \(length) bytes, \(max(left, 0)) are left")
+            }
+            if type == "IEND" { return }
+            position += 12 + length
         }
     }
 

@@ -15,19 +15,23 @@ enum PNMCodec {
         try ImageDecoder.checkSize(width: width, height: height, path: path, options: options)
         let channels = kind == UInt8(ascii: "3") || kind == UInt8(ascii: "6") ? 3 : 1
         let count = width * height * channels
+        let text = kind == UInt8(ascii: "2") || kind == UInt8(ascii: "3")
+        // Refused before the samples are allocated: a few bytes of header must not cost megabytes.
+        // A text sample takes a digit and the whitespace before it; a binary one, one or two bytes.
+        let size = text ? 2 : maximum < 256 ? 1 : 2
+        let available = bytes.count - reader.position - (text ? 0 : 1)
+        guard available >= count * size else {
+            throw .truncated(path: path, detail: "\(max(available, 0)) bytes of pixel data, at least \(count * size) needed")
+        }
         var samples = [UInt8](repeating: 0, count: count)
         func scaled(_ value: Int) throws(ImageCodecError) -> UInt8 {
             guard value <= maximum else { throw .corrupt(path: path, detail: "sample \(value) exceeds \(maximum)") }
             return maximum == 255 ? UInt8(value) : UInt8((value * 255 + maximum / 2) / maximum)
         }
-        if kind == UInt8(ascii: "2") || kind == UInt8(ascii: "3") {
+        if text {
             for i in 0..<count { samples[i] = try scaled(try reader.sampleNumber(i, of: count)) }
         } else {
             reader.position += 1   // the single whitespace after the maximum value
-            let size = maximum < 256 ? 1 : 2
-            guard bytes.count - reader.position >= count * size else {
-                throw .truncated(path: path, detail: "\(bytes.count - reader.position) bytes of pixel data, \(count * size) needed")
-            }
             for i in 0..<count {
                 let at = reader.position + i * size
                 samples[i] = try scaled(size == 1 ? Int(bytes[at]) : Int(bytes[at]) << 8 | Int(bytes[at + 1]))

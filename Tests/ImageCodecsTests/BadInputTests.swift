@@ -79,6 +79,31 @@ import TestSupport
         }
     }
 
+    /// Found by fuzzing (scripts/fuzz.sh): a Netpbm header within the pixel limit but with almost no data
+    /// allocated the whole image before finding the data missing. Now the data's length is checked first.
+    @Test func netpbmClaimingMoreThanTheFileHolds() throws {
+        #expect(Self.decodeError(Array("P5 9000 9000 255\n".utf8) + [1, 2, 3], "short.pgm")
+                == .truncated(path: "short.pgm", detail: "3 bytes of pixel data, at least 81000000 needed"))
+        #expect(Self.decodeError(Array("P3 9000 9000 255\n1 2 3".utf8), "short.ppm")
+                == .truncated(path: "short.ppm", detail: "6 bytes of pixel data, at least 486000000 needed"))
+        // The tightest text files still decode: one separator and one digit a sample.
+        #expect(try ImageDecoder.decode(Array("P2 3 1 9\n1 2 3".utf8), path: "tight.pgm").bytes == [28, 57, 85])
+        #expect(try ImageDecoder.decode(Array("P3 1 1 9 9 0 9".utf8), path: "tight.ppm").bytes == [255, 0, 255])
+    }
+
+    /// Found by fuzzing: a PNG chunk whose length claimed about 2 GB (the bytes of another chunk's name) made
+    /// libpng allocate that much before finding the file short. Now lengths are checked against the file first.
+    @Test func pngChunkClaimingMoreThanTheFileHolds() throws {
+        let png = PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 0, rows: [[1, 2], [3, 4]])
+        let afterHeader = 8 + 25   // the signature and the IHDR chunk
+        let suggestedPalette = PNGBuilder.chunk("sPLT", Array("palette".utf8) + [0, 8])
+        var file = Array(png.prefix(afterHeader)) + suggestedPalette + Array(png.dropFirst(afterHeader))
+        #expect(try ImageDecoder.decode(file, path: "palette.png").bytes == [1, 2, 3, 4])
+        file.replaceSubrange(afterHeader..<afterHeader + 4, with: Array("tEXt".utf8))
+        #expect(Self.decodeError(file, "claims.png")
+                == .truncated(path: "claims.png", detail: "chunk sPLT claims 1950701684 bytes, \(file.count - afterHeader - 12) are left"))
+    }
+
     @Test func corruptJPEGData() {
         let garbage: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + Array(repeating: 0x41, count: 200)
         let error = Self.decodeError(garbage, "garbage.jpg")
