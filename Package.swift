@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "NeuralNetworks", dependencies: ["ImageKernels", "NeuralNetworksCL"]),
 
         // Face recognition and detection
-        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: [.embedInCode("ChiSquareNearest.cl"), .embedInCode("EmbeddingDistance.cl")]),
+        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: ["ChiSquareNearest", "EmbeddingDistance", "EmbeddingNeighbours"].map { .embedInCode("\($0).cl") }),
         .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
         .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", resources: [.embedInCode("CascadeEvaluation.cl")]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
@@ -61,7 +61,9 @@ let package = Package(
             "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "CBIRDatabase",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
+        .target(name: "BenchmarkSupport", dependencies: [
+            "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/BenchmarkSupport"),
         .executableTarget(name: "filter-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "ReferenceFilters", "BenchmarkSupport",
         ], path: "Benchmarks/filter-bench"),
@@ -72,6 +74,10 @@ let package = Package(
             "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Benchmarks/index-bench"),
+        .executableTarget(name: "cluster-bench", dependencies: [
+            "FaceRecognition", "FaceDetection", "ImageKernels", "BenchmarkSupport", "TestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/cluster-bench"),
         .executableTarget(name: "nbnn-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -84,7 +90,9 @@ let package = Package(
         .testTarget(name: "NeuralNetworksTests", dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport"]),
         .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
-        .testTarget(name: "FaceRecognitionTests", dependencies: ["FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport"]),
+        .testTarget(name: "FaceRecognitionTests", dependencies: [
+            "FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport", "BenchmarkSupport",
+        ]),
         .testTarget(name: "cbirTests", dependencies: [
             "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

@@ -64,16 +64,11 @@ struct EmbeddingBenchmark {
 
     /// Rank-1 accuracy of the embedding matcher on `people` (each person's faces with their photos), the
     /// first K faces of each person in the gallery for each K of `protocols`.
-    static func accuracy(people: [[(photo: PixelBuffer, box: PixelRect)]], dataset: String, protocols: [Int],
-                         context: RenderContext) throws -> [AccuracyRow] {
+    static func accuracy(set: FaceSet, protocols: [Int], context: RenderContext) throws -> [AccuracyRow] {
+        let dataset = set.name
         progress("accuracy on \(dataset): embedding")
-        let embedder = try FaceEmbedder(context: context)
-        let embeddings = try people.map { faces in
-            try stride(from: 0, to: faces.count, by: 32).flatMap { start in
-                try embedder.embeddings(ofFaces: faces[start..<min(faces.count, start + 32)].map { ($0.photo, [$0.box]) })
-            }
-        }
-        let most = people.map(\.count).max() ?? 0
+        let embeddings = try set.embeddings(try FaceEmbedder(context: context))
+        let most = set.faces.map(\.count).max() ?? 0
         return try protocols.map { galleryPerPerson in
             let gallery = EmbeddingGallery(context: context)
             var probes: [(embedding: [Float], person: Int)] = []

@@ -14,7 +14,6 @@ struct NBNNBench: ParsableCommand {
         commandName: "nbnn-bench",
         abstract: "Time chi-square and NBNN face search, and measure rank-1 accuracy.")
 
-    enum DeviceSelection: String, ExpressibleByArgument, CaseIterable { case cpu, opencl, all }
     enum Format: String, ExpressibleByArgument, CaseIterable { case markdown, json }
 
     @Flag(help: "Finish in under a minute: the reference scenario and the 5/5 protocol only.")
@@ -57,11 +56,7 @@ struct NBNNBench: ParsableCommand {
     }
 
     func run() throws {
-        var devices: [Device] = []
-        if device != .opencl { devices.append(.cpu) }
-        if device != .cpu {
-            do { devices.append(try Device.select(.opencl)) } catch { progress("\(error); timing the CPU device only") }
-        }
+        let devices = device.devices(progress: progress)
         guard !devices.isEmpty else { throw ValidationFailure("no device to time") }
         let orl = try FaceSet(folder: datasets + "/orl")
 
@@ -93,7 +88,7 @@ struct NBNNBench: ParsableCommand {
                 set = try set.withFaceBoxes(finder: finder, context: context)
             }
             let protocols = dataset != nil ? [galleryPerPerson] : quick ? [5] : [5, 1]
-            accuracy = try EmbeddingBenchmark.accuracy(people: set.faces, dataset: set.name, protocols: protocols, context: context)
+            accuracy = try EmbeddingBenchmark.accuracy(set: set, protocols: protocols, context: context)
             accuracy += try AccuracyBenchmark(set: set, context: context, protocols: protocols, quick: quick).run()
         }
 

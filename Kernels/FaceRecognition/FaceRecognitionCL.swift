@@ -4,4 +4,5 @@
 public enum FaceRecognitionCL {
     public static let chiSquareNearest = PackageResources.ChiSquareNearest_cl
     public static let embeddingDistance = PackageResources.EmbeddingDistance_cl
+    public static let embeddingNeighbours = PackageResources.EmbeddingNeighbours_cl
 }

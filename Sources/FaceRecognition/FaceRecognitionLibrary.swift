@@ -6,5 +6,6 @@ public enum FaceRecognitionLibrary {
         ChiSquareNearest.kernel(full: false, probeCount: 1, asymmetric: false, faceSums: false),
         ChiSquareNearest.kernel(full: true, probeCount: 4, asymmetric: true, faceSums: true),
         EmbeddingDistance.kernel,
+        EmbeddingNeighbours.kernel,
     ]
 }

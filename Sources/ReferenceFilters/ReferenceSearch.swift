@@ -47,3 +47,53 @@ extension Reference {
                 images.sorted { ($0.distance, $0.image) < ($1.distance, $1.image) })
     }
 }
+
+extension Reference {
+    /// Each query row's `k` nearest other rows closer than `radius` (Euclidean, double precision, every pair),
+    /// nearest first, ties to the lower row: what ``EmbeddingNeighbours`` computes.
+    public static func neighbours(of queries: Range<Int>, in rows: [[Float]], k: Int, radius: Float) -> [[(row: Int, distance: Float)]] {
+        func distance(_ a: [Float], _ b: [Float]) -> Float {
+            var sum = 0.0
+            for (x, y) in zip(a, b) { sum += (Double(x) - Double(y)) * (Double(x) - Double(y)) }
+            return Float(sum.squareRoot())
+        }
+        return queries.map { q in
+            let all = rows.indices.filter { $0 != q }.map { j in (row: j, distance: distance(rows[q], rows[j])) }
+            let near = all.filter { $0.distance < radius }.sorted { ($0.distance, $0.row) < ($1.distance, $1.row) }
+            return Array(near.prefix(k))
+        }
+    }
+}
+
+extension Reference {
+    /// Average-linkage clustering from its definition: over every pair of groups, the mean squared distance
+    /// between their faces (double precision, every face pair), the closest pair merged while below
+    /// `threshold`², ties to the pair of lower first faces. Returns each face's group as its lowest face.
+    public static func averageLinkage(_ rows: [[Float]], threshold: Float) -> [Int] {
+        var groups = rows.indices.map { [$0] }
+        func meanSquared(_ a: [Int], _ b: [Int]) -> Double {
+            var sum = 0.0
+            for i in a {
+                for j in b {
+                    for (x, y) in zip(rows[i], rows[j]) { sum += (Double(x) - Double(y)) * (Double(x) - Double(y)) }
+                }
+            }
+            return sum / Double(a.count * b.count)
+        }
+        while groups.count > 1 {
+            var best: (distance: Double, a: Int, b: Int)?
+            for a in groups.indices {
+                for b in a + 1..<groups.count {
+                    let distance = meanSquared(groups[a], groups[b])
+                    if distance < best?.distance ?? .infinity { best = (distance, a, b) }
+                }
+            }
+            guard let best, best.distance < Double(threshold) * Double(threshold) else { break }
+            groups[best.a] += groups[best.b]
+            groups.remove(at: best.b)
+        }
+        var owner = [Int](repeating: 0, count: rows.count)
+        for group in groups { for face in group { owner[face] = group.min() ?? face } }
+        return owner
+    }
+}

@@ -5,16 +5,16 @@ import ImageCodecs
 import ImageKernels
 
 /// A folder of person sub-folders, each holding that person's face images (any supported format),
-/// in name order: the ORL layout.
-struct FaceSet {
-    let name: String
+/// in name order: the ORL layout. Shared by the benchmarks that measure accuracy on such folders.
+public struct FaceSet {
+    public let name: String
     /// Per person, its images in name order, as decoded (gray or colour).
-    let people: [(name: String, images: [PixelBuffer])]
+    public let people: [(name: String, images: [PixelBuffer])]
     /// Per person, the faces for the embedding matcher: photos with the box of the face (the whole image
     /// until ``withFaceBoxes(finder:context:)`` or ``largestFaces(finder:context:size:)`` finds it).
-    let faces: [[(photo: PixelBuffer, box: PixelRect)]]
+    public let faces: [[(photo: PixelBuffer, box: PixelRect)]]
 
-    init(folder: String) throws {
+    public init(folder: String) throws {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
@@ -35,7 +35,7 @@ struct FaceSet {
                 do {
                     images.append(try ImageDecoder.decode(contentsOf: folder + "/" + person + "/" + file))
                 } catch {
-                    progress("skipping \(error)")
+                    FileHandle.standardError.write(Data("skipping \(error)\n".utf8))
                 }
             }
             if !images.isEmpty { people.append((person, images)) }
@@ -52,14 +52,28 @@ struct FaceSet {
         self.faces = faces
     }
 
-    /// The same images, each embedding's box that of the largest face the detector finds (the whole image
-    /// where it finds none): the landmark model needs the face's box, even in a cropped face.
-    func withFaceBoxes(finder: FaceFinder, context: RenderContext) throws -> FaceSet {
-        let faces = try self.faces.map { person in
-            try person.map { photo, whole in
+    /// The same images, each embedding's box that of the largest face the detector finds: the landmark model
+    /// needs the face's box, even in a cropped face. Where it finds none, the median of the boxes it found in
+    /// the set's other images (which are cropped alike), in proportion to the image; the whole image when it
+    /// found none at all.
+    public func withFaceBoxes(finder: FaceFinder, context: RenderContext) throws -> FaceSet {
+        let found = try self.faces.map { person in
+            try person.map { photo, _ in
                 let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
-                let face = try finder.faces(in: gray).max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }
-                return (photo, face?.landmarkBox ?? whole)
+                return try finder.faces(in: gray).max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }?.landmarkBox
+            }
+        }
+        // Box edges as fractions of their image's sides, each edge's median.
+        let fractions = zip(found.joined(), self.faces.joined()).compactMap { box, face -> [Double]? in
+            let width = Double(face.photo.descriptor.width), height = Double(face.photo.descriptor.height)
+            return box.map { [Double($0.x) / width, Double($0.y) / height, Double($0.width) / width, Double($0.height) / height] }
+        }
+        let median = fractions.isEmpty ? [0, 0, 1, 1] : (0..<4).map { edge in fractions.map { $0[edge] }.sorted()[fractions.count / 2] }
+        let faces = zip(found, self.faces).map { boxes, person in
+            zip(boxes, person).map { box, face in
+                let width = Double(face.photo.descriptor.width), height = Double(face.photo.descriptor.height)
+                return (face.photo, box ?? PixelRect(x: Int(median[0] * width), y: Int(median[1] * height),
+                                                     width: Int(median[2] * width), height: Int(median[3] * height)))
             }
         }
         return FaceSet(name: name, people: people, faces: faces)
@@ -68,7 +82,7 @@ struct FaceSet {
     /// The same people with each photo replaced by the aligned `size` × `size` gray crop of its largest
     /// face (and, for embeddings, that face's landmark box in the photo); photos where no face is found are
     /// left out and counted.
-    func largestFaces(finder: FaceFinder, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
+    public func largestFaces(finder: FaceFinder, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
         var missed = 0
         var people: [(name: String, images: [PixelBuffer])] = [], faces: [[(photo: PixelBuffer, box: PixelRect)]] = []
         for person in self.people {
@@ -89,9 +103,19 @@ struct FaceSet {
         }
         return (FaceSet(name: name + " (detected, aligned)", people: people, faces: faces), missed)
     }
+
+    /// Per person, the embeddings of its faces, 32 faces to a render.
+    public func embeddings(_ embedder: FaceEmbedder) throws -> [[[Float]]] {
+        try faces.map { faces in
+            try stride(from: 0, to: faces.count, by: 32).flatMap { start in
+                try embedder.embeddings(ofFaces: faces[start..<min(faces.count, start + 32)].map { ($0.photo, [$0.box]) })
+            }
+        }
+    }
 }
 
-struct ValidationFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+/// A benchmark's input that cannot be used, with the reason.
+public struct ValidationFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

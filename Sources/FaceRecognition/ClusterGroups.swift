@@ -1,0 +1,156 @@
+/// The groups of ``FaceClustering``: union-find over faces (union by size, ties to the lower root), and per
+/// group its face count, the sum of its embeddings and of their squared norms (in doubles: sums over many
+/// faces), from which the mean squared distance between two groups' faces is exact.
+struct ClusterGroups {
+    let length: Int
+    private var parent: [Int]
+    private var sizes: [Int]
+    private var sums: [Double]
+    private var squares: [Double]
+    private var anchored: [Bool]
+    /// Bumped when a group grows, so queued pairs priced before are known stale.
+    private var versions: [Int]
+
+    init(embeddings: [Float], length: Int, start: FaceClustering.Start) {
+        let count = embeddings.count / length
+        self.length = length
+        parent = Array(0..<count)
+        sizes = [Int](repeating: 1, count: count)
+        sums = embeddings.map(Double.init)
+        squares = (0..<count).map { face in embeddings[face * length..<(face + 1) * length].reduce(0.0) { $0 + Double($1) * Double($1) } }
+        anchored = [Bool](repeating: false, count: count)
+        versions = [Int](repeating: 0, count: count)
+        var firstOfGroup: [Int: Int] = [:]
+        for (face, group) in start.groups.enumerated() {
+            guard let group else { continue }
+            if let first = firstOfGroup[group] {
+                _ = union(root(of: first), root(of: face))
+            } else {
+                firstOfGroup[group] = face
+            }
+        }
+        for (group, first) in firstOfGroup where start.anchored.contains(group) { anchored[root(of: first)] = true }
+    }
+
+    func root(of face: Int) -> Int {
+        var face = face
+        while parent[face] != face { face = parent[face] }
+        return face
+    }
+
+    /// Every group's root, in face order.
+    var roots: [Int] { parent.indices.filter { parent[$0] == $0 } }
+
+    /// A group's mean embedding, written at `offset`.
+    func centroid(of root: Int, into values: inout [Float], at offset: Int) {
+        for i in 0..<length { values[offset + i] = Float(sums[root * length + i] / Double(sizes[root])) }
+    }
+
+    /// The mean squared distance between the faces of two groups: E|a|² + E|b|² − 2 ā·b̄.
+    func linkage(_ a: Int, _ b: Int) -> Double {
+        var dot = 0.0
+        for i in 0..<length { dot += sums[a * length + i] * sums[b * length + i] }
+        let na = Double(sizes[a]), nb = Double(sizes[b])
+        return squares[a] / na + squares[b] / nb - 2 * dot / (na * nb)
+    }
+
+    /// Joins two groups (roots); returns the root of the whole.
+    private mutating func union(_ a: Int, _ b: Int) -> Int {
+        let (keep, join) = (sizes[a], b) > (sizes[b], a) ? (a, b) : (b, a)
+        parent[join] = keep
+        sizes[keep] += sizes[join]
+        for i in 0..<length { sums[keep * length + i] += sums[join * length + i] }
+        squares[keep] += squares[join]
+        anchored[keep] = anchored[keep] || anchored[join]
+        versions[keep] += 1
+        return keep
+    }
+
+    /// Merges the closest pair of groups among `pairs` (and, after each merge, the merged group with its
+    /// groups' partners) while their mean squared distance is below `limit`; two anchored groups never
+    /// merge. Returns the groups that grew.
+    mutating func merge(_ pairs: [(Int, Int)], below limit: Double) -> Set<Int> {
+        var partners: [Int: Set<Int>] = [:]
+        for (a, b) in pairs where a != b {
+            partners[a, default: []].insert(b)
+            partners[b, default: []].insert(a)
+        }
+        var queue = PairQueue()
+        func consider(_ a: Int, _ b: Int) {
+            guard !(anchored[a] && anchored[b]) else { return }
+            let distance = linkage(a, b)
+            if distance < limit {
+                queue.push(.init(distance: distance, a: min(a, b), b: max(a, b), versions: (versions[min(a, b)], versions[max(a, b)])))
+            }
+        }
+        for (a, others) in partners {
+            for b in others where a < b { consider(a, b) }
+        }
+        var grown = Set<Int>()
+        while let pair = queue.pop() {
+            guard parent[pair.a] == pair.a, parent[pair.b] == pair.b,
+                  (versions[pair.a], versions[pair.b]) == pair.versions else { continue }
+            let kept = union(pair.a, pair.b), joined = kept == pair.a ? pair.b : pair.a
+            grown.remove(joined)
+            grown.insert(kept)
+            let others = Set((partners[pair.a, default: []].union(partners[pair.b, default: []])).map { root(of: $0) }).subtracting([kept])
+            partners[joined] = nil
+            partners[kept] = others
+            for other in others.sorted() { consider(kept, other) }
+        }
+        return grown
+    }
+
+    /// Each face's cluster, numbered in the order of their first faces, or nil in a group below
+    /// `minimumSize` that is not anchored.
+    func assignments(minimumSize: Int) -> [Int?] {
+        var numbers: [Int: Int] = [:]
+        return parent.indices.map { face in
+            let group = root(of: face)
+            guard sizes[group] >= minimumSize || anchored[group] else { return nil }
+            if let number = numbers[group] { return number }
+            numbers[group] = numbers.count
+            return numbers[group]
+        }
+    }
+}
+
+/// A binary min-heap of candidate pairs, closest first (ties to the lower faces).
+private struct PairQueue {
+    struct Pair {
+        let distance: Double
+        let a: Int
+        let b: Int
+        let versions: (Int, Int)
+
+        func precedes(_ other: Pair) -> Bool { (distance, a, b) < (other.distance, other.a, other.b) }
+    }
+
+    private var heap: [Pair] = []
+
+    mutating func push(_ pair: Pair) {
+        heap.append(pair)
+        var child = heap.count - 1
+        while child > 0, heap[child].precedes(heap[(child - 1) / 2]) {
+            heap.swapAt(child, (child - 1) / 2)
+            child = (child - 1) / 2
+        }
+    }
+
+    mutating func pop() -> Pair? {
+        guard let first = heap.first else { return nil }
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return first }
+        heap[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < heap.count, heap[left].precedes(heap[smallest]) { smallest = left }
+            if right < heap.count, heap[right].precedes(heap[smallest]) { smallest = right }
+            guard smallest != parent else { return first }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

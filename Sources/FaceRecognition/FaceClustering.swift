@@ -1,0 +1,105 @@
+import ImageKernels
+
+/// Groups faces into people by their embeddings: average-linkage agglomerative clustering. The two groups
+/// whose faces lie closest on average (the root-mean-square distance over every pair of their faces, exact
+/// from each group's count, sum and sum of squared norms) merge first, while closer than `threshold`.
+/// Candidates come from exact neighbour searches on the device (``EmbeddingNeighbours``) among the groups'
+/// centroids, in rounds: the first searches every group (or only the changed faces'), each later one the
+/// groups that grew, until a round merges nothing. No all-pairs matrix is ever held.
+///
+/// Average linkage, not a single distance cut like chinese whispers: one close pair does not chain two
+/// people together, so the result holds over a range of thresholds (ORL, pairwise F1: 0.977 at 0.5, 0.978
+/// at 0.55; dlib's chinese whispers: 0.955 at its best 0.5, 0.540 at 0.6). Deterministic: ties go to the
+/// lower face index.
+public struct FaceClustering: Sendable {
+    /// Groups merge while the root-mean-square distance between their faces is below this.
+    public var threshold: Float
+    /// Clusters smaller than this are left unassigned; anchored groups are kept whatever their size.
+    public var minimumClusterSize: Int
+    /// Nearest centroids taken as candidates per group and round.
+    public var neighbours: Int
+    /// Query rows per launch of the neighbour search.
+    public var tileRows: Int
+
+    public static let defaultThreshold: Float = 0.55
+
+    public init(threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 4096) {
+        self.threshold = threshold
+        self.minimumClusterSize = minimumClusterSize
+        self.neighbours = neighbours
+        self.tileRows = tileRows
+    }
+
+    /// Where clustering starts from: faces already grouped, groups that must stay apart, faces new since.
+    public struct Start: Sendable {
+        /// For each face, the group it is already in (any key), or nil for a face on its own.
+        public var groups: [Int?]
+        /// Groups that never merge with each other (people assigned by hand, or all existing people when
+        /// new faces are added).
+        public var anchored: Set<Int>
+        /// The faces whose neighbours the first round searches; nil for all.
+        public var changed: [Int]?
+
+        public init(groups: [Int?] = [], anchored: Set<Int> = [], changed: [Int]? = nil) {
+            self.groups = groups
+            self.anchored = anchored
+            self.changed = changed
+        }
+    }
+
+    /// Clusters `count` embeddings of `length` values each, stored one after another: each face's cluster
+    /// (numbered by their first face), or nil for faces left in clusters below the minimum size.
+    public func clusters(of embeddings: [Float], length: Int, start: Start = Start(),
+                         context: RenderContext) throws(RecognitionError) -> [Int?] {
+        guard length > 0, embeddings.count % length == 0, threshold > 0, threshold.isFinite, minimumClusterSize >= 1,
+              (1...EmbeddingNeighbours.maximumNeighbours).contains(neighbours), tileRows > 0 else {
+            throw .invalidParameters("clustering \(embeddings.count) values in rows of \(length): threshold \(threshold), "
+                                     + "minimum size \(minimumClusterSize), \(neighbours) neighbours, tiles of \(tileRows)")
+        }
+        let count = embeddings.count / length
+        guard count <= EmbeddingNeighbours.maximumRows, start.groups.isEmpty || start.groups.count == count else {
+            throw .invalidParameters("\(count) faces, \(start.groups.count) start groups")
+        }
+        var groups = ClusterGroups(embeddings: embeddings, length: length, start: start)
+        var dirty = Set((start.changed ?? Array(0..<count)).filter { (0..<count).contains($0) }.map { groups.root(of: $0) })
+        while !dirty.isEmpty {
+            let candidates = try candidatePairs(of: dirty, in: groups, context: context)
+            dirty = groups.merge(candidates, below: Double(threshold) * Double(threshold))
+        }
+        return groups.assignments(minimumSize: minimumClusterSize)
+    }
+
+    /// Each dirty group's nearest centroids closer than the threshold (a necessary condition: a pair's
+    /// mean squared distance is the squared distance of their centroids plus both groups' spreads).
+    private func candidatePairs(of dirty: Set<Int>, in groups: ClusterGroups,
+                                context: RenderContext) throws(RecognitionError) -> [(Int, Int)] {
+        let roots = groups.roots
+        let ordered = roots.filter { dirty.contains($0) } + roots.filter { !dirty.contains($0) }
+        guard ordered.count > 1 else { return [] }
+        let length = groups.length
+        var centroids = [Float](repeating: 0, count: ordered.count * length)
+        for (row, root) in ordered.enumerated() { groups.centroid(of: root, into: &centroids, at: row * length) }
+        var pairs: [(Int, Int)] = []
+        do throws(RenderError) {
+            let gallery = try context.makeResidentImage(ImageDescriptor(width: length, height: ordered.count, elementType: .float32),
+                                                        contents: centroids[...])
+            let k = min(neighbours, ordered.count - 1), queries = dirty.count
+            for first in stride(from: 0, to: queries, by: tileRows) {
+                let rows = min(tileRows, queries - first)
+                let found = try context.render(gallery.image.applying(EmbeddingNeighbours(queryStart: first, queryCount: rows,
+                                                                                          count: ordered.count, k: k,
+                                                                                          radius: threshold))).floatValues
+                for q in 0..<rows {
+                    for i in 0..<k {
+                        let neighbour = Int(found[(rows + q) * k + i])
+                        guard neighbour >= 0 else { break }
+                        pairs.append((ordered[first + q], ordered[neighbour]))
+                    }
+                }
+            }
+        } catch {
+            throw .render(error)
+        }
+        return pairs
+    }
+}

@@ -1,0 +1,57 @@
+import FaceRecognition
+import ImageKernels
+import ReferenceFilters
+import Testing
+import TestSupport
+
+/// The neighbour kernel against every pair computed here, on both devices: random embeddings in loose
+/// groups (so that radii cut lists short and lists fill), odd counts, tiles that start anywhere.
+@Suite struct EmbeddingNeighboursTests {
+    @Test(arguments: GalleryTests.devices)
+    func nearestRowsMatchTheReference(_ choice: DeviceChoice) throws {
+        var generator = SeededGenerator()
+        let context = RenderContext(device: try TestDevices.device(choice))
+        for _ in 0..<3 {
+            let length = TestImages.oddSize(3...40, using: &generator), count = TestImages.oddSize(9...300, using: &generator)
+            let centres = (0..<5).map { _ in (0..<length).map { _ in Float.random(in: -1..<1, using: &generator) } }
+            let rows = (0..<count).map { _ in
+                centres[Int.random(in: 0..<5, using: &generator)].map { $0 + Float.random(in: -0.2..<0.2, using: &generator) }
+            }
+            let start = Int.random(in: 0..<count, using: &generator), queries = Int.random(in: 1...(count - start), using: &generator)
+            let k = Int.random(in: 1...EmbeddingNeighbours.maximumNeighbours, using: &generator)
+            let radius = Float.random(in: 0.3..<3, using: &generator)
+            let gallery = try PixelBuffer(width: length, height: count + 3, values: rows.flatMap { $0 } + [Float](repeating: 9, count: 3 * length))
+            let output = try context.render(Image(gallery).applying(EmbeddingNeighbours(queryStart: start, queryCount: queries, count: count,
+                                                                                      k: k, radius: radius))).floatValues
+            let expected = Reference.neighbours(of: start..<start + queries, in: rows, k: k, radius: radius)
+            let place = "\(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), k \(k), radius \(radius)"
+            for (q, list) in expected.enumerated() {
+                let distances = output[q * k..<(q + 1) * k], indices = output[(queries + q) * k..<(queries + q + 1) * k]
+                // Rows whose distance lies within rounding of the radius or of a neighbour may fairly come either way.
+                let clear = list.indices.filter { i in
+                    abs(list[i].distance - radius) > 1e-4 && (list.indices.filter { $0 != i }.allSatisfy { abs(list[$0].distance - list[i].distance) > 1e-4 })
+                }
+                for i in clear {
+                    #expect(Int(indices[indices.startIndex + i]) == list[i].row, "neighbour \(i) of row \(start + q): \(place)")
+                }
+                for i in list.indices {
+                    #expect(abs(distances[distances.startIndex + i] - list[i].distance) <= 1e-4, "distance \(i) of row \(start + q): \(place)")
+                }
+                if list.count < k, list.allSatisfy({ abs($0.distance - radius) > 1e-4 }) {
+                    #expect(distances[distances.startIndex + list.count] == .infinity && indices[indices.startIndex + list.count] == -1,
+                            "row \(start + q) has only \(list.count): \(place)")
+                }
+            }
+        }
+    }
+
+    @Test func badRangesAreRefused() throws {
+        let gallery = Image(try PixelBuffer(width: 4, height: 10, values: [Float](repeating: 0, count: 40)))
+        for filter in [EmbeddingNeighbours(queryStart: 8, queryCount: 3, count: 10, k: 4, radius: 1),
+                       EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 11, k: 4, radius: 1),
+                       EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 65, radius: 1),
+                       EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 4, radius: .nan)] {
+            #expect(throws: RenderError.self) { try RenderContext(device: .cpu).render(gallery.applying(filter)) }
+        }
+    }
+}
