@@ -197,12 +197,6 @@ public actor CBIRDatabase {
         }
     }
 
-    /// Names a face, or clears its name with nil.
-    public func label(face: Int64, as name: String?) throws(DatabaseError) {
-        let store = try faceIndexer().store
-        guard try write({ db in try store.label(face: face, as: name, db) }) else { throw .notFound("face \(face)") }
-    }
-
     /// Counts of what is stored.
     public struct Statistics: Sendable, Codable, Equatable {
         public let images: Int

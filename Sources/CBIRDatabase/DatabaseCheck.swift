@@ -17,7 +17,12 @@ extension CBIRDatabase {
     /// its parameters and its embedding read back, and every face's image present and indexed. Reads only;
     /// a file too damaged to open or to run the check on is an error.
     public nonisolated func check() throws(DatabaseError) -> DatabaseCheck {
-        var problems = try read { db in try Self.integrityProblems(db, quick: false) }
+        var problems: [String]
+        do {
+            problems = try read { db in try Self.integrityProblems(db, quick: false) }
+        } catch .damaged(_, let reason) {
+            problems = ["SQLite's integrity check stopped: \(reason)"]
+        }
         var images = 0, faces = 0
         do {
             let found = try read { db in

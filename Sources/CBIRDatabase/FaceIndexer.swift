@@ -52,7 +52,7 @@ public struct FaceIndexer: Indexer {
     }
 
     public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] {
-        [("embeddings", FaceStore.addEmbeddings)]
+        [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons)]
     }
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
@@ -73,7 +73,7 @@ public struct FaceIndexer: Indexer {
                               rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
                               rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
                               neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.histograms,
-                              thumbnail: Data(thumbnail), label: nil, embedding: embeddings.map { FaceRecord.bytes($0[index]) })
+                              thumbnail: Data(thumbnail), embedding: embeddings.map { FaceRecord.bytes($0[index]) })
         }
     }
 

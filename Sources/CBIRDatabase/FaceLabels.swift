@@ -35,10 +35,11 @@ extension CBIRDatabase {
     /// Rows read at a time when a damaged file makes the whole-table read fail.
     static let labelChunk: Int64 = 256
 
-    /// The labelled faces with their photos' paths and boxes; callers add conditions with `AND`.
+    /// The named faces (through their people) with their photos' paths and boxes; callers add conditions
+    /// with `AND`.
     static let labelledFaces = """
-        SELECT path, x, y, faces.width, faces.height, label FROM faces JOIN images ON images.id = image_id
-        WHERE label IS NOT NULL
+        SELECT path, x, y, faces.width, faces.height, name AS label FROM faces JOIN images ON images.id = image_id
+        JOIN persons ON persons.id = person_id WHERE name IS NOT NULL
         """
 
     /// Rows of `labelledFaces` as labels.
@@ -70,7 +71,8 @@ extension CBIRDatabase {
     }
 
     /// Names stored faces by exported labels: each goes to the face of its photo whose box overlaps its
-    /// box most, if by at least half (intersection over union). Returns the labels that found no face.
+    /// box most, if by at least half (intersection over union), which joins the person of that name by
+    /// hand. Returns the labels that found no face.
     public func importLabels(_ labels: [FaceLabel]) throws(DatabaseError) -> [FaceLabel] {
         try write { db in
             var unmatched: [FaceLabel] = []
@@ -85,7 +87,7 @@ extension CBIRDatabase {
                     unmatched.append(label)
                     continue
                 }
-                try db.execute(sql: "UPDATE faces SET label = ? WHERE id = ?", arguments: [label.label, best.id])
+                try Self.assign(face: best.id, toPersonNamed: label.label, db)
             }
             return unmatched
         }

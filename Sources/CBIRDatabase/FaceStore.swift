@@ -37,6 +37,27 @@ public struct FaceStore: Sendable {
         try db.execute(sql: "CREATE INDEX faces_with_embeddings ON faces(id) WHERE embedding IS NOT NULL")
     }
 
+    /// The persons table and each face's person and how it got there. Labels become named persons, their
+    /// faces assigned by hand; the label column goes (a face's name is its person's).
+    static func addPersons(_ db: Database) throws {
+        try db.create(table: "persons") { t in
+            t.autoIncrementedPrimaryKey("id")
+            t.column("name", .text).unique()
+            t.column("hidden", .boolean).notNull().defaults(to: false)
+        }
+        try db.alter(table: table) { t in
+            t.add(column: "person_id", .integer).references("persons", onDelete: .setNull)
+            t.add(column: "assignment", .text)
+        }
+        try db.execute(sql: "CREATE INDEX faces_on_person_id ON faces(person_id)")
+        try db.execute(sql: "INSERT INTO persons (name) SELECT DISTINCT label FROM faces WHERE label IS NOT NULL ORDER BY label")
+        try db.execute(sql: """
+            UPDATE faces SET person_id = (SELECT id FROM persons WHERE name = label), assignment = 'manual' WHERE label IS NOT NULL
+            """)
+        try db.execute(sql: "DROP INDEX faces_on_label")
+        try db.alter(table: table) { t in t.drop(column: "label") }
+    }
+
     /// Stores embeddings of faces stored without them.
     func setEmbeddings(_ embeddings: [(face: Int64, embedding: [Float])], _ db: Database) throws {
         for (face, embedding) in embeddings {
@@ -73,20 +94,17 @@ public struct FaceStore: Sendable {
         try FaceRecord.filter(Column("image_id") == image).order(Column("x"), Column("y")).fetchAll(db)
     }
 
-    /// Names a face or clears its name; returns whether the face exists.
-    func label(face: Int64, as name: String?, _ db: Database) throws -> Bool {
-        try db.execute(sql: "UPDATE faces SET label = ? WHERE id = ?", arguments: [name, face])
-        return db.changesCount > 0
-    }
-
-    /// Faces stored, faces labelled, distinct labels.
+    /// Faces stored, faces named (through their person), names with faces.
     func counts(_ db: Database) throws -> (faces: Int, labelled: Int, labels: Int) {
-        (try FaceRecord.fetchCount(db), try FaceRecord.filter(Column("label") != nil).fetchCount(db),
-         try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT label) FROM faces") ?? 0)
+        let named = try Row.fetchOne(db, sql: """
+            SELECT COUNT(*), COUNT(DISTINCT person_id) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL
+            """)
+        return (try FaceRecord.fetchCount(db), named?[0] ?? 0, named?[1] ?? 0)
     }
 
+    /// The faces whose person has a name.
     func labelledFaces(_ db: Database) throws -> Set<Int64> {
-        try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE label IS NOT NULL")
+        try Int64.fetchSet(db, sql: "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
     }
 
     /// The table's row count and largest id: face ids are never reused (AUTOINCREMENT), so any insert
@@ -132,14 +150,15 @@ public struct FaceStore: Sendable {
     /// removed since the search are left out.
     func hits(_ matches: [FaceMatch], _ db: Database) throws -> [FaceHit] {
         let rows = try Row.fetchAll(db, sql: """
-            SELECT faces.id, image_id, path, x, y, faces.width, faces.height, label FROM faces
-            JOIN images ON images.id = image_id WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
+            SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
+            JOIN images ON images.id = image_id LEFT JOIN persons ON persons.id = person_id
+            WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
             """)
         let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
         return matches.compactMap { match in
             byID[match.face.rawValue].map { row in
                 FaceHit(face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
-                        x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["label"])
+                        x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["name"])
             }
         }
     }

@@ -25,7 +25,7 @@ public struct ImageRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
 
 /// One face of an indexed image: its box, lean and eyes in the original image's pixels, its LBP descriptor
 /// (with the parameters that made it), its 128-d embedding (dlib's ResNet; nil in databases indexed before
-/// embeddings, until `index` adds it), a small JPEG thumbnail of the aligned crop, and an optional label.
+/// embeddings, until `index` adds it), a small JPEG thumbnail of the aligned crop, and its person.
 public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "faces"
 
@@ -46,13 +46,17 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     /// The histograms as little-endian Float32.
     public var descriptor: Data
     public var thumbnail: Data
-    public var label: String?
     /// The embedding as little-endian Float32.
     public var embedding: Data?
+    /// The person the face belongs to, if any: its name is the face's name.
+    public var personID: Int64?
+    /// How the face came to its person, or to none; nil until clustering has seen it.
+    public var assignment: FaceAssignment?
 
     enum CodingKeys: String, CodingKey {
         case id, imageID = "image_id", x, y, width, height, angle, leftEyeX = "left_eye_x", leftEyeY = "left_eye_y"
-        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail, label, embedding
+        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail, embedding
+        case personID = "person_id", assignment
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -118,4 +122,15 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         }
         return (String(decoding: parameters, as: UTF8.self), bytes(descriptor.histograms))
     }
+}
+
+/// How a face came to its person: by clustering (which may change it), or by hand (which clustering never
+/// changes, a face taken out of every person by hand included).
+public enum FaceAssignment: String, Codable, Sendable {
+    /// Clustering saw the face and left it out of every person (in a cluster below the minimum size).
+    case none
+    /// Clustering put the face in its person.
+    case automatic
+    /// Assigned by hand: to its person, or to none.
+    case manual
 }

@@ -10,7 +10,7 @@ struct CBIR: AsyncParsableCommand {
         abstract: "Face search on an OpenCL/CPU image-kernel framework.",
         subcommands: [Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
                       LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
-                      RemoveCommand.self])
+                      RemoveCommand.self, PeopleCommand.self, PhotosCommand.self])
 
     /// Parses the arguments as bytes, so that a file name that is not UTF-8 reaches the file it names
     /// (Swift's own `CommandLine.arguments` replaces such bytes); errors name such files with `\xNN`.

@@ -15,7 +15,8 @@ struct IndexCommand: AsyncParsableCommand {
             file is one transaction: a run that is interrupted loses nothing stored, and the next run finishes \
             the rest. A folder that cannot be listed is reported and recorded like a failed file. Files stored \
             from this folder that are gone from it are removed first (their labels saved to a file beside the \
-            database, for `cbir labels --import`), unless --keep-missing. Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
+            database, for `cbir labels --import`), unless --keep-missing. New faces are then grouped into people \
+            (`cbir people`). Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
             summary to stdout.
             """)
 
@@ -42,6 +43,7 @@ struct IndexCommand: AsyncParsableCommand {
               + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print("\(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) failed files")
+        print("people: \(try await store.clusterPeople())")
     }
 }
 

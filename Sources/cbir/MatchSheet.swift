@@ -1,3 +1,5 @@
+import Foundation
+import ImageCodecs
 import ImageKernels
 
 /// Faces side by side with captions under each, in one gray picture a person can look at.
@@ -6,6 +8,11 @@ enum MatchSheet {
         /// A gray face crop.
         let face: PixelBuffer
         let caption: [String]
+    }
+
+    /// A stored face thumbnail (JPEG) as a cell's gray face; `name` names it in errors.
+    static func face(thumbnail: Data, name: String) throws -> PixelBuffer {
+        try ImageDecoder.decode([UInt8](thumbnail), path: name, options: DecodingOptions(grayscale: true))
     }
 
     /// Cells left to right, `columns` to a row, black text on white.

@@ -89,14 +89,11 @@ struct QueryCommand: AsyncParsableCommand {
         let thumbnails = Dictionary(uniqueKeysWithValues: try store.faces(report.images.map(\.bestFace)).compactMap { face in
             face.id.map { ($0, face.thumbnail) }
         })
-        func crop(_ jpeg: Data, _ name: String) throws -> PixelBuffer {
-            try ImageDecoder.decode([UInt8](jpeg), path: name, options: DecodingOptions(grayscale: true))
-        }
-        var cells = [MatchSheet.Cell(face: try crop(probeThumbnail, report.probe.path),
+        var cells = [MatchSheet.Cell(face: try MatchSheet.face(thumbnail: probeThumbnail, name: report.probe.path),
                                      caption: ["probe, face \(report.probe.face)", (report.probe.path as NSString).lastPathComponent])]
         for (rank, hit) in report.images.enumerated() {
             guard let jpeg = thumbnails[hit.bestFace] else { continue }
-            cells.append(.init(face: try crop(jpeg, "thumbnail of face \(hit.bestFace)"),
+            cells.append(.init(face: try MatchSheet.face(thumbnail: jpeg, name: "thumbnail of face \(hit.bestFace)"),
                                caption: [String(format: "%d. %.4f", rank + 1, hit.distance), (hit.path as NSString).lastPathComponent]))
         }
         try ImageEncoder.write(try MatchSheet.make(cells), to: path)

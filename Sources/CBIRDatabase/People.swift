@@ -1,0 +1,225 @@
+import FaceRecognition
+import GRDB
+
+/// A person: faces grouped by clustering or by hand, with an optional name (a face's name is its person's).
+public struct Person: Sendable, Codable, Equatable {
+    public let id: Int64
+    public let name: String?
+    public let hidden: Bool
+    /// Faces in the person.
+    public let faces: Int
+    /// Its largest face (the clearest to show), if it has any.
+    public let representative: Int64?
+}
+
+/// What a clustering run did.
+public struct ClusteringSummary: Sendable, Codable, Equatable, CustomStringConvertible {
+    /// Faces clustered (faces with embeddings, those taken out of every person by hand left aside).
+    public let faces: Int
+    /// Faces whose person changed.
+    public let changed: Int
+    /// People made.
+    public let newPeople: Int
+    /// People with faces afterwards.
+    public let people: Int
+
+    public var description: String {
+        "\(faces) faces grouped: \(changed) changed person, \(newPeople) new \(newPeople == 1 ? "person" : "people"), \(people) people in all"
+    }
+}
+
+extension CBIRDatabase {
+    /// Groups faces into people by their embeddings (``FaceClustering``). By default incrementally: faces
+    /// that clustering has not seen join an existing person or start new ones, and existing people never
+    /// merge. `recluster` regroups every face in no person or in an unnamed one, around the faces assigned
+    /// by hand and the named people (who keep their faces), each old unnamed person kept (its id) for the
+    /// new cluster holding most of its faces. Faces assigned by hand never change. The
+    /// faces are read, clustered, and the result written in one transaction: an interrupted run leaves the
+    /// previous assignment whole.
+    public func clusterPeople(recluster: Bool = false, clustering: FaceClustering = FaceClustering()) throws(DatabaseError) -> ClusteringSummary {
+        let faces = try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
+                LEFT JOIN persons ON persons.id = person_id WHERE embedding IS NOT NULL ORDER BY faces.id
+                """)
+        }
+        var ids: [Int64] = [], embeddings: [Float] = [], people: [Int64?] = [], manual: [Bool] = [], unseen: [Bool] = []
+        var start = FaceClustering.Start(), changed: [Int] = []
+        for row in faces {
+            let assignment = (row["assignment"] as String?).flatMap(FaceAssignment.init), person: Int64? = row["person_id"]
+            if assignment == .manual && person == nil { continue }
+            let index = ids.count
+            ids.append(row["id"])
+            embeddings += try FaceRecord.embedding(face: row["id"], row["embedding"])
+            people.append(person)
+            manual.append(assignment == .manual)
+            unseen.append(assignment == nil)
+            let kept = !recluster || assignment == .manual || row["named"] == true
+            let group = kept ? person.map(Int.init) : nil
+            start.groups.append(group)
+            if let group { start.anchored.insert(group) }
+            if recluster || assignment == nil { changed.append(index) }
+        }
+        start.changed = changed
+        guard !changed.isEmpty else {
+            return ClusteringSummary(faces: ids.count, changed: 0, newPeople: 0, people: try read { db in try Self.peopleCount(db) })
+        }
+        let labels: [Int?]
+        do { labels = try clustering.clusters(of: embeddings, length: FaceEmbedder.length, start: start, context: context) } catch {
+            throw .processing("clustering faces: \(error)")
+        }
+        // Each cluster's person: its anchored group's, else (reclustering) the old person most of its faces
+        // had and no cluster before it took, else a new one.
+        var members: [Int: [Int]] = [:]
+        for (index, label) in labels.enumerated() { if let label { members[label, default: []].append(index) } }
+        var personOfCluster: [Int: Int64] = [:], taken = Set<Int64>()
+        for cluster in members.keys.sorted() {
+            let faces = members[cluster] ?? []
+            if let anchored = faces.lazy.compactMap({ start.groups[$0] }).first(where: { start.anchored.contains($0) }) {
+                personOfCluster[cluster] = Int64(anchored)
+                taken.insert(Int64(anchored))
+            } else if recluster {
+                var votes: [Int64: Int] = [:]
+                for face in faces { if let person = people[face], !taken.contains(person) { votes[person, default: 0] += 1 } }
+                if let (person, _) = votes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
+                    personOfCluster[cluster] = person
+                    taken.insert(person)
+                }
+            }
+        }
+        let newClusters = members.keys.sorted().filter { personOfCluster[$0] == nil }
+        return try write { [personOfCluster, manual, people, unseen, ids] db in
+            var personOfCluster = personOfCluster
+            for cluster in newClusters {
+                try db.execute(sql: "INSERT INTO persons DEFAULT VALUES")
+                personOfCluster[cluster] = db.lastInsertedRowID
+            }
+            var changedFaces = 0
+            for (index, label) in labels.enumerated() where !manual[index] {
+                let person = label.flatMap { personOfCluster[$0] }
+                guard person != people[index] || unseen[index] else { continue }
+                try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = ? WHERE id = ? AND assignment IS NOT 'manual'",
+                               arguments: [person, (person == nil ? FaceAssignment.none : .automatic).rawValue, ids[index]])
+                if person != people[index] { changedFaces += 1 }
+            }
+            try Self.dropEmptyPeople(db)
+            return ClusteringSummary(faces: ids.count, changed: changedFaces, newPeople: newClusters.count, people: try Self.peopleCount(db))
+        }
+    }
+
+    /// Every person with faces, or a name, most faces first.
+    public nonisolated func people() throws(DatabaseError) -> [Person] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
+                       (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) AS representative
+                FROM persons LEFT JOIN faces ON faces.person_id = persons.id GROUP BY persons.id ORDER BY face_count DESC, persons.id
+                """).map { Person(id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"], representative: $0["representative"]) }
+        }
+    }
+
+    /// The person a user means: by id (a number) or by name.
+    public nonisolated func person(_ reference: String) throws(DatabaseError) -> Person {
+        let found = try people().first { person in Int64(reference).map { person.id == $0 } ?? (person.name == reference) }
+        guard let found else { throw .notFound("person \(reference)") }
+        return found
+    }
+
+    /// The paths of the photos a person is in, in path order.
+    public nonisolated func photos(of person: Int64) throws(DatabaseError) -> [String] {
+        try read { db in
+            try String.fetchAll(db, sql: """
+                SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
+                """, arguments: [person])
+        }
+    }
+
+    /// Names a person, or clears its name with nil. Two people cannot share a name: merge them instead.
+    public func name(person: Int64, as name: String?) throws(DatabaseError) {
+        try write { db in
+            try Self.requirePerson(person, db)
+            if let name, let other = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ? AND id != ?", arguments: [name, person]) {
+                throw DatabaseError.invalidQuery("person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
+            }
+            try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, person])
+        }
+    }
+
+    /// Moves every face of `person` into `target` by hand, and forgets `person`; the target keeps its name,
+    /// or takes the other's when it has none.
+    public func merge(person: Int64, into target: Int64) throws(DatabaseError) {
+        guard person != target else { throw .invalidQuery("person \(person) cannot be merged with itself") }
+        try write { db in
+            try Self.requirePerson(person, db)
+            try Self.requirePerson(target, db)
+            let name = try String.fetchOne(db, sql: "SELECT COALESCE(t.name, p.name) FROM persons t, persons p WHERE t.id = ? AND p.id = ?",
+                                           arguments: [target, person])
+            try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE person_id IN (?, ?)", arguments: [target, person, target])
+            try db.execute(sql: "DELETE FROM persons WHERE id = ?", arguments: [person])
+            try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, target])
+        }
+    }
+
+    /// Puts faces into a person by hand (nil: into none); people left with no faces and no name go.
+    public func assign(faces: [Int64], to person: Int64?) throws(DatabaseError) {
+        try write { db in
+            if let person { try Self.requirePerson(person, db) }
+            try Self.requireFaces(faces, db)
+            try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
+            try Self.dropEmptyPeople(db)
+        }
+    }
+
+    /// Takes faces out of their people into a new person of their own, by hand; returns it.
+    public func split(faces: [Int64]) throws(DatabaseError) -> Int64 {
+        try write { db in
+            try Self.requireFaces(faces, db)
+            try db.execute(sql: "INSERT INTO persons DEFAULT VALUES")
+            let person = db.lastInsertedRowID
+            try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
+            try Self.dropEmptyPeople(db)
+            return person
+        }
+    }
+
+    /// Names a face: puts it by hand into the person of that name (made if there is none), or with nil
+    /// takes it out of every person.
+    public func label(face: Int64, as name: String?) throws(DatabaseError) {
+        try write { db in
+            try Self.requireFaces([face], db)
+            try Self.assign(face: face, toPersonNamed: name, db)
+        }
+    }
+
+    /// Puts a face by hand into the person called `name` (made if needed), or into none.
+    static func assign(face: Int64, toPersonNamed name: String?, _ db: Database) throws {
+        var person: Int64?
+        if let name {
+            try db.execute(sql: "INSERT INTO persons (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [name])
+            person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name])
+        }
+        try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id = ?", arguments: [person, face])
+        try dropEmptyPeople(db)
+    }
+
+    private static func requirePerson(_ person: Int64, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM persons WHERE id = ?)", arguments: [person]) == true else {
+            throw DatabaseError.notFound("person \(person)")
+        }
+    }
+
+    private static func requireFaces(_ faces: [Int64], _ db: Database) throws {
+        guard !faces.isEmpty else { throw DatabaseError.invalidQuery("no faces given") }
+        let found = try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE id IN (\(FaceStore.list(faces)))")
+        if let missing = faces.first(where: { !found.contains($0) }) { throw DatabaseError.notFound("face \(missing)") }
+    }
+
+    /// Forgets people with no faces and no name: what clustering or moving faces left behind.
+    static func dropEmptyPeople(_ db: Database) throws {
+        try db.execute(sql: "DELETE FROM persons WHERE name IS NULL AND NOT EXISTS (SELECT 1 FROM faces WHERE person_id = persons.id)")
+    }
+
+    static func peopleCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT person_id) FROM faces") ?? 0
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ImageCodecs
+import Testing
+import TestSupport
+
+/// People end to end through `cbir`, on the wild photos: indexing groups faces into people, new photos' faces
+/// join them, and changes by hand (name, merge, move, split, unassign, label) survive reclustering.
+@Suite(.serialized) struct PeopleTests {
+    static let photos = SharedData.root + "/wild-photos"
+
+    struct Person: Decodable {
+        let id: Int64
+        let name: String?
+        let faces: Int
+        let representative: Int64?
+    }
+    struct Identified: Decodable { let name: String? }
+
+    @Test func peopleFromIndexingAndByHand() throws {
+        let folder = try DatabaseCommandTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cbir = try CommandRunner(product: "cbir")
+        let db = ["--db", folder + "/cbir.sqlite"]
+        func run(_ arguments: [String]) throws -> String {
+            let output = try cbir.run(arguments + db)
+            #expect(output.status == 0, "\(arguments): \(output.standardError)")
+            return output.standardOutput
+        }
+        func failure(_ arguments: [String]) throws -> String {
+            let output = try cbir.run(arguments + db)
+            #expect(output.status != 0, "\(arguments) succeeded")
+            return output.standardError
+        }
+        func people() throws -> [Person] { try JSONDecoder().decode([Person].self, from: Data(try run(["people", "--json"]).utf8)) }
+        func photos(_ person: String) throws -> [String] { try JSONDecoder().decode([String].self, from: Data(try run(["photos", person, "--json"]).utf8)) }
+        func folders(_ paths: [String]) -> Set<String> { Set(paths.map { ($0 as NSString).deletingLastPathComponent }) }
+
+        // train/: each person's photos in one person; Alex Lacamoire's one photo is a group of one, unassigned.
+        #expect(try run(["index", Self.photos + "/train", "--device", "cpu"]).contains("people: 9 faces grouped: 8 changed person, 4 new people"))
+        var found = try people()
+        #expect(found.count == 4 && found.allSatisfy { $0.faces == 2 }, "\(found)")
+        for person in found { #expect(folders(try photos("\(person.id)")).count == 1, "person \(person.id)") }
+        let personFolders = try found.map { folders(try photos("\($0.id)")) }
+        #expect(Set(personFolders.joined()).count == 4, "\(personFolders)")
+
+        // test/: the new faces join the people they show; nothing is regrouped.
+        let obama = try #require(found.first { try photos("\($0.id)").contains { $0.hasSuffix("/train/obama/obama.jpg") } })
+        _ = try run(["index", Self.photos + "/test", "--device", "cpu"])
+        #expect(try photos("\(obama.id)").contains { $0.hasSuffix("/test/obama1.jpg") })
+        #expect(try photos("\(obama.id)").contains { $0.hasSuffix("/test/obama_and_biden.jpg") })
+
+        // Names, by id then by name; a second person of the same name is refused.
+        #expect(try run(["people", "name", "\(obama.id)", "Barack Obama"]) == "person \(obama.id): Barack Obama\n")
+        #expect(try photos("Barack Obama") == photos("\(obama.id)"))
+        let other = try #require(try people().first { $0.id != obama.id })
+        #expect(try failure(["people", "name", "\(other.id)", "Barack Obama"]).contains("person \(obama.id) is already called Barack Obama"))
+        #expect(try failure(["people", "merge", "\(obama.id)", "Barack Obama"]).contains("cannot be merged with itself"))
+        #expect(try failure(["people", "merge", "999", "\(obama.id)"]).contains("not found: person 999"))
+        #expect(try failure(["people", "move", "x", "\(obama.id)"]).contains("x is not a face id"))
+        #expect(try failure(["people", "split", "99999"]).contains("not found: face 99999"))
+        // identify names faces through their person.
+        let identified = try JSONDecoder().decode(Identified.self, from: Data(try run(["identify", Self.photos + "/misc/obama2.jpg", "--json"]).utf8))
+        #expect(identified.name == "Barack Obama")
+
+        // Split one face out, unassign another: reclustering keeps both, and the name stays with its people.
+        let faces = try #require(try people().first { $0.id == obama.id }).faces
+        let representative = try #require(obama.representative)
+        let split = try run(["people", "split", "\(representative)"])
+        let splitPerson = try #require(split.split(separator: ":").first?.split(separator: " ").last.map(String.init))
+        #expect(try run(["people", "cluster", "--recluster"]).contains("faces grouped"))
+        found = try people()
+        #expect(found.first { "\($0.id)" == splitPerson }?.faces == 1, "\(found)")
+        #expect(found.first { $0.name == "Barack Obama" }?.faces == faces - 1, "\(found)")
+        #expect(try run(["people", "move", "\(representative)", "Barack Obama"]) == "1 face moved to person \(obama.id)\n")
+        #expect(try people().first { $0.name == "Barack Obama" }?.faces == faces)
+        #expect(try !people().contains { "\($0.id)" == splitPerson }, "the emptied person, unnamed, is gone")
+        _ = try run(["people", "unassign", "\(representative)"])
+        _ = try run(["people", "cluster", "--recluster"])
+        #expect(try people().first { $0.name == "Barack Obama" }?.faces == faces - 1)
+
+        // Merge: the kept person takes the other's name when it has none.
+        let biden = try #require(try people().first { try photos("\($0.id)").contains { $0.hasSuffix("/train/biden/biden.jpg") } })
+        _ = try run(["people", "name", "\(biden.id)", "Joe Biden"])
+        let third = try #require(try people().first { $0.name == nil && $0.faces > 0 })
+        _ = try run(["people", "merge", "Joe Biden", "\(third.id)"])
+        let merged = try people().first { $0.id == third.id }
+        #expect(merged?.name == "Joe Biden" && merged?.faces == biden.faces + third.faces, "\(String(describing: merged))")
+
+        // The sheet: one face per person, captions under each.
+        let sheet = folder + "/people.png"
+        _ = try run(["people", "--sheet", sheet])
+        let picture = try ImageDecoder.decode(contentsOf: sheet)
+        #expect(picture.descriptor.width == min(6, try people().filter { $0.faces > 0 }.count) * (128 + 8) + 8)
+    }
+}
