@@ -145,6 +145,14 @@ extension CBIRDatabase {
         }
     }
 
+    /// Hides a person from the lists (strangers, say), or shows it again; its faces stay as they are.
+    public func hide(person: Int64, _ hidden: Bool = true) throws(DatabaseError) {
+        try write { db in
+            try Self.requirePerson(person, db)
+            try db.execute(sql: "UPDATE persons SET hidden = ? WHERE id = ?", arguments: [hidden, person])
+        }
+    }
+
     /// Moves every face of `person` into `target` by hand, and forgets `person`; the target keeps its name,
     /// or takes the other's when it has none.
     public func merge(person: Int64, into target: Int64) throws(DatabaseError) {

@@ -70,13 +70,15 @@ public struct EmbeddingNeighbours: Filter {
             defer { panel.deallocate() }
             for first in stride(from: 0, to: count, by: 8) {
                 let width = min(8, count - first)
-                var panelNorms = SIMD8<Float>()
-                for i in 0..<length {
-                    var lanes = SIMD8<Float>()
-                    for lane in 0..<width { lanes[lane] = gallery[(first + lane) * length + i] }
-                    panel[i] = lanes
-                    panelNorms += lanes * lanes
+                // Packed through plain stores: setting a SIMD8's lanes one by one goes through memory.
+                UnsafeMutableRawPointer(panel).withMemoryRebound(to: Float.self, capacity: length * 8) { floats in
+                    for lane in 0..<8 {
+                        let row = gallery + (first + min(lane, width - 1)) * length
+                        for i in 0..<length { floats[i * 8 + lane] = lane < width ? row[i] : 0 }
+                    }
                 }
+                var panelNorms = SIMD8<Float>()
+                for i in 0..<length { panelNorms += panel[i] * panel[i] }
                 var row = 0
                 while row < chunk.count {
                     let rows = min(4, chunk.count - row)

@@ -23,7 +23,7 @@ public struct FaceClustering: Sendable {
 
     public static let defaultThreshold: Float = 0.55
 
-    public init(threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 4096) {
+    public init(threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 16384) {
         self.threshold = threshold
         self.minimumClusterSize = minimumClusterSize
         self.neighbours = neighbours

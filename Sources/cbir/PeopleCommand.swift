@@ -15,13 +15,13 @@ struct PeopleCommand: AsyncParsableCommand {
             faces of unnamed people. People are named by id or by name. Changes by hand (merge, move, split, unassign, and `cbir label`) \
             are never undone by clustering.
             """,
-        subcommands: [List.self, Cluster.self, Name.self, Merge.self, Move.self, Split.self, Unassign.self],
+        subcommands: [List.self, Cluster.self, Name.self, Hide.self, Merge.self, Move.self, Split.self, Unassign.self],
         defaultSubcommand: List.self)
 
     /// `cbir people [list]`.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List people, most faces first.",
+            abstract: "List people, most faces first (hidden ones with --all).",
             discussion: "With --json: a list of {id, name, hidden, faces, representative} (the representative is a face id).")
 
         @Flag(help: "Print JSON (see above).")
@@ -30,11 +30,14 @@ struct PeopleCommand: AsyncParsableCommand {
         @Option(help: "Write a PNG sheet: each person's largest face, with its id, name and face count.")
         var sheet: String?
 
+        @Flag(help: "Hidden people too.")
+        var all = false
+
         @OptionGroup var database: DatabaseOptions
 
         func run() throws {
             let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
-            let people = try store.people()
+            let people = try store.people().filter { all || !$0.hidden }
             if let sheet {
                 let faces = Dictionary(try store.faces(people.compactMap(\.representative)).compactMap { face in face.id.map { ($0, face) } }) { a, _ in a }
                 let cells = try people.compactMap { person -> MatchSheet.Cell? in
@@ -115,6 +118,26 @@ struct PeopleCommand: AsyncParsableCommand {
             let found = try store.person(person)
             try await store.name(person: found.id, as: name)
             print("person \(found.id): \(name ?? "no name")")
+        }
+    }
+
+    /// `cbir people hide`.
+    struct Hide: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Hide a person from the lists (`people --all` shows it), or show it again.")
+
+        @Argument(help: "The person: id or name.")
+        var person: String
+
+        @Flag(help: "Show the person again.")
+        var undo = false
+
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let found = try store.person(person)
+            try await store.hide(person: found.id, !undo)
+            print("person \(found.id): \(undo ? "shown" : "hidden")")
         }
     }
 

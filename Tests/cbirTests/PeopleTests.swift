@@ -86,6 +86,14 @@ import TestSupport
         let merged = try people().first { $0.id == third.id }
         #expect(merged?.name == "Joe Biden" && merged?.faces == biden.faces + third.faces, "\(String(describing: merged))")
 
+        // Hidden people leave the list, and come back.
+        #expect(try run(["people", "hide", "Joe Biden"]) == "person \(third.id): hidden\n")
+        #expect(try !people().contains { $0.name == "Joe Biden" })
+        let all = try JSONDecoder().decode([Person].self, from: Data(try run(["people", "--all", "--json"]).utf8))
+        #expect(all.contains { $0.name == "Joe Biden" })
+        _ = try run(["people", "hide", "Joe Biden", "--undo"])
+        #expect(try people().contains { $0.name == "Joe Biden" })
+
         // The sheet: one face per person, captions under each.
         let sheet = folder + "/people.png"
         _ = try run(["people", "--sheet", sheet])
