@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ImageCodecs
 import Testing
 import TestSupport
@@ -99,5 +100,46 @@ import TestSupport
         _ = try run(["people", "--sheet", sheet])
         let picture = try ImageDecoder.decode(contentsOf: sheet)
         #expect(picture.descriptor.width == min(6, try people().filter { $0.faces > 0 }.count) * (128 + 8) + 8)
+    }
+
+    /// Reclustering killed with SIGKILL at random moments leaves either the assignment before it or the one
+    /// it makes, whole, and a sound file.
+    @Test func killedReclusteringLeavesAWholeAssignment() throws {
+        let folder = try DatabaseCommandTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cbir = try CommandRunner(product: "cbir")
+        let db = ["--db", folder + "/cbir.sqlite"]
+        #expect(try cbir.run(["index", Self.photos, "--device", "cpu"] + db).status == 0)
+        /// The people as the sets of their faces, person ids aside.
+        func assignment() throws -> Set<Set<Int64>> {
+            let rows = try DatabaseQueue(path: db[1]).read { db in
+                try Row.fetchAll(db, sql: "SELECT person_id, id FROM faces WHERE person_id IS NOT NULL")
+            }
+            return Set(Dictionary(grouping: rows) { $0["person_id"] as Int64 }.values.map { Set($0.map { $0["id"] as Int64 }) })
+        }
+        // A tighter threshold makes more, smaller people; the default makes the first ones again.
+        let tight = ["people", "cluster", "--recluster", "--threshold", "0.3", "--minimum-size", "1"], loose = ["people", "cluster", "--recluster"]
+        let before = try assignment()
+        #expect(try cbir.run(tight + db).status == 0)
+        let after = try assignment()
+        #expect(after.count > before.count)
+        #expect(try cbir.run(loose + db).status == 0)
+        #expect(try assignment() == before)
+        var generator = SeededGenerator()
+        for _ in 0..<5 {
+            let process = Process()
+            process.executableURL = cbir.executable
+            process.arguments = tight + db
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32.random(in: 0...400_000, using: &generator))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let now = try assignment()
+            #expect(now == before || now == after, "seed \(generator.seed)")
+            #expect(try cbir.run(["check"] + db).status == 0)
+            #expect(try cbir.run(loose + db).status == 0)
+        }
     }
 }
