@@ -75,7 +75,7 @@ extension CBIRDatabase {
     /// hand. Returns the labels that found no face.
     public func importLabels(_ labels: [FaceLabel]) throws(DatabaseError) -> [FaceLabel] {
         try write { db in
-            var unmatched: [FaceLabel] = []
+            var unmatched: [FaceLabel] = [], facesByName: [String: [Int64]] = [:]
             for label in labels {
                 let faces = try Row.fetchAll(db, sql: """
                     SELECT faces.id, x, y, faces.width, faces.height FROM faces JOIN images ON images.id = image_id WHERE path = ?
@@ -87,7 +87,10 @@ extension CBIRDatabase {
                     unmatched.append(label)
                     continue
                 }
-                try Self.assign(face: best.id, toPersonNamed: label.label, db)
+                facesByName[label.label, default: []].append(best.id)
+            }
+            for (name, faces) in facesByName.sorted(by: { $0.key < $1.key }) {
+                try Self.assignByHand(faces, to: try Self.person(named: name, db), db)
             }
             return unmatched
         }

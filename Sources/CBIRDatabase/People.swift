@@ -109,20 +109,27 @@ extension CBIRDatabase {
 
     /// Every person with faces, or a name, most faces first.
     public nonisolated func people() throws(DatabaseError) -> [Person] {
-        try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
-                       (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) AS representative
-                FROM persons LEFT JOIN faces ON faces.person_id = persons.id GROUP BY persons.id ORDER BY face_count DESC, persons.id
-                """).map { Person(id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"], representative: $0["representative"]) }
-        }
+        try read { db in try Self.people(db) }
     }
 
     /// The person a user means: by id (a number) or by name.
     public nonisolated func person(_ reference: String) throws(DatabaseError) -> Person {
-        let found = try people().first { person in Int64(reference).map { person.id == $0 } ?? (person.name == reference) }
-        guard let found else { throw .notFound("person \(reference)") }
-        return found
+        let found = try read { db in
+            try Int64(reference).map { try Self.people(db, where: "persons.id = ?", $0) } ?? Self.people(db, where: "name = ?", reference)
+        }
+        guard let person = found.first else { throw .notFound("person \(reference)") }
+        return person
+    }
+
+    /// People with their face counts and representatives, those matching `condition` (on `persons`).
+    private static func people(_ db: Database, where condition: String = "1", _ argument: (any DatabaseValueConvertible)? = nil) throws -> [Person] {
+        try Row.fetchAll(db, sql: """
+            SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
+                   (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) AS representative
+            FROM persons LEFT JOIN faces ON faces.person_id = persons.id WHERE \(condition)
+            GROUP BY persons.id ORDER BY face_count DESC, persons.id
+            """, arguments: StatementArguments(argument.map { [$0] } ?? []))
+            .map { Person(id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"], representative: $0["representative"]) }
     }
 
     /// The paths of the photos a person is in, in path order.
@@ -131,6 +138,15 @@ extension CBIRDatabase {
             try String.fetchAll(db, sql: """
                 SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
                 """, arguments: [person])
+        }
+    }
+
+    /// A person's faces with their photos' paths, in path order.
+    public nonisolated func faces(of person: Int64) throws(DatabaseError) -> [(path: String, face: FaceRecord)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT faces.*, path AS photo_path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path, x
+                """, arguments: [person]).map { ($0["photo_path"], try FaceRecord(row: $0)) }
         }
     }
 
@@ -173,8 +189,7 @@ extension CBIRDatabase {
         try write { db in
             if let person { try Self.requirePerson(person, db) }
             try Self.requireFaces(faces, db)
-            try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
-            try Self.dropEmptyPeople(db)
+            try Self.assignByHand(faces, to: person, db)
         }
     }
 
@@ -184,8 +199,7 @@ extension CBIRDatabase {
             try Self.requireFaces(faces, db)
             try db.execute(sql: "INSERT INTO persons DEFAULT VALUES")
             let person = db.lastInsertedRowID
-            try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
-            try Self.dropEmptyPeople(db)
+            try Self.assignByHand(faces, to: person, db)
             return person
         }
     }
@@ -195,18 +209,22 @@ extension CBIRDatabase {
     public func label(face: Int64, as name: String?) throws(DatabaseError) {
         try write { db in
             try Self.requireFaces([face], db)
-            try Self.assign(face: face, toPersonNamed: name, db)
+            try Self.assignByHand([face], to: try name.map { try Self.person(named: $0, db) }, db)
         }
     }
 
-    /// Puts a face by hand into the person called `name` (made if needed), or into none.
-    static func assign(face: Int64, toPersonNamed name: String?, _ db: Database) throws {
-        var person: Int64?
-        if let name {
-            try db.execute(sql: "INSERT INTO persons (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [name])
-            person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name])
+    /// The person called `name`, made if there is none.
+    static func person(named name: String, _ db: Database) throws -> Int64 {
+        try db.execute(sql: "INSERT INTO persons (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [name])
+        guard let person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name]) else {
+            throw DatabaseError.notFound("person \(name)")
         }
-        try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id = ?", arguments: [person, face])
+        return person
+    }
+
+    /// Puts faces by hand into a person, or into none; people left with no faces and no name go.
+    static func assignByHand(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
+        try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
         try dropEmptyPeople(db)
     }
 

@@ -100,6 +100,10 @@ import TestSupport
         _ = try run(["people", "--sheet", sheet])
         let picture = try ImageDecoder.decode(contentsOf: sheet)
         #expect(picture.descriptor.width == min(6, try people().filter { $0.faces > 0 }.count) * (128 + 8) + 8)
+        // And a person's faces, one cell each.
+        _ = try run(["photos", "Joe Biden", "--sheet", sheet])
+        let faceSheet = try ImageDecoder.decode(contentsOf: sheet)
+        #expect(faceSheet.descriptor.width == min(6, biden.faces + third.faces) * (128 + 8) + 8)
     }
 
     /// Reclustering killed with SIGKILL at random moments leaves either the assignment before it or the one
