@@ -18,12 +18,13 @@ public struct FaceClustering: Sendable {
     public var minimumClusterSize: Int
     /// Nearest centroids taken as candidates per group and round.
     public var neighbours: Int
-    /// Query rows per launch of the neighbour search.
+    /// Query rows per launch of the neighbour search; the CPU twin compares the rows of one launch with each
+    /// other once, so larger launches do less work (the output holds 8 × `neighbours` bytes a row).
     public var tileRows: Int
 
     public static let defaultThreshold: Float = 0.55
 
-    public init(threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 16384) {
+    public init(threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 1 << 17) {
         self.threshold = threshold
         self.minimumClusterSize = minimumClusterSize
         self.neighbours = neighbours

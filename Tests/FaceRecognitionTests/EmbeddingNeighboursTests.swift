@@ -45,6 +45,30 @@ import TestSupport
         }
     }
 
+    /// Many rows repeated at exact coordinates (halves: every sum exact), so that lists are full of ties: each
+    /// list must come out whole and in row order among equal distances, whatever order the pairs are met in.
+    @Test(arguments: GalleryTests.devices)
+    func tiesGoToTheLowerRow(_ choice: DeviceChoice) throws {
+        var generator = SeededGenerator()
+        let context = RenderContext(device: try TestDevices.device(choice))
+        for _ in 0..<3 {
+            let length = TestImages.oddSize(3...20, using: &generator), count = TestImages.oddSize(50...700, using: &generator)
+            let points = (0..<6).map { _ in (0..<length).map { _ in Float(Int.random(in: -4...4, using: &generator)) / 2 } }
+            let rows = (0..<count).map { _ in points[Int.random(in: 0..<6, using: &generator)] }
+            let start = Int.random(in: 0..<count / 2, using: &generator), queries = Int.random(in: 1...(count - start), using: &generator)
+            let k = Int.random(in: 1...20, using: &generator), radius = Float(Int.random(in: 1...4, using: &generator)) + 0.3
+            let gallery = try PixelBuffer(width: length, height: count, values: rows.flatMap { $0 })
+            let output = try context.render(Image(gallery).applying(EmbeddingNeighbours(queryStart: start, queryCount: queries, count: count,
+                                                                                      k: k, radius: radius))).floatValues
+            let expected = Reference.neighbours(of: start..<start + queries, in: rows, k: k, radius: radius)
+            let place = "\(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), k \(k)"
+            for (q, list) in expected.enumerated() {
+                let found = output[(queries + q) * k..<(queries + q + 1) * k].map { Int($0) }
+                #expect(found == list.map(\.row) + [Int](repeating: -1, count: k - list.count), "row \(start + q): \(place)")
+            }
+        }
+    }
+
     @Test func badRangesAreRefused() throws {
         let gallery = Image(try PixelBuffer(width: 4, height: 10, values: [Float](repeating: 0, count: 40)))
         for filter in [EmbeddingNeighbours(queryStart: 8, queryCount: 3, count: 10, k: 4, radius: 1),
