@@ -166,14 +166,18 @@ public actor CBIRDatabase {
     }
 
     /// Replaces whatever was stored for the record's path by the record and the indexers' rows, in one
-    /// transaction: a crash leaves the old version or the new one, never a mix.
+    /// transaction: a crash leaves the old version or the new one, never a mix. Faces assigned to people
+    /// by hand pass their assignments to the new faces with the same boxes.
     func store(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void]) throws(DatabaseError) {
+        let hasFaces = (try? faceIndexer()) != nil
         try write { db in
+            let assignments = hasFaces ? try Self.handAssignments(at: record.path, db) : []
             try ImageRecord.filter(Column("path") == record.path).deleteAll(db)
             var record = record
             try record.insert(db)
             guard let id = record.id else { return }
             for write in writes { try write(db, id) }
+            try Self.restoreHandAssignments(assignments, at: record.path, db)
         }
     }
 

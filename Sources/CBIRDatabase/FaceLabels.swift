@@ -22,16 +22,30 @@ public struct FaceLabel: Sendable, Codable, Equatable {
         return encoder
     }
 
-    /// Intersection over union of this box and another.
-    func overlap(x: Int, y: Int, width: Int, height: Int) -> Double {
-        let across = max(0, min(self.x + self.width, x + width) - max(self.x, x))
-        let down = max(0, min(self.y + self.height, y + height) - max(self.y, y))
-        let union = self.width * self.height + width * height - across * down
-        return union > 0 ? Double(across * down) / Double(union) : 0
-    }
+    var box: CBIRDatabase.FaceBox { (x, y, width, height) }
 }
 
 extension CBIRDatabase {
+    /// A face's box in its photo's own pixels.
+    typealias FaceBox = (x: Int, y: Int, width: Int, height: Int)
+
+    /// Of the faces stored for the photo at `path`, the one whose box overlaps `box` most, if by at least
+    /// half (intersection over union): how a face is found again after its photo was indexed anew.
+    static func face(at path: String, overlapping box: FaceBox, _ db: Database) throws -> Int64? {
+        let faces = try Row.fetchAll(db, sql: """
+            SELECT faces.id, x, y, faces.width, faces.height FROM faces JOIN images ON images.id = image_id WHERE path = ?
+            """, arguments: [path])
+        func overlap(_ row: Row) -> Double {
+            let (x, y, width, height): FaceBox = (row["x"], row["y"], row["width"], row["height"])
+            let across = max(0, min(box.x + box.width, x + width) - max(box.x, x))
+            let down = max(0, min(box.y + box.height, y + height) - max(box.y, y))
+            let union = box.width * box.height + width * height - across * down
+            return union > 0 ? Double(across * down) / Double(union) : 0
+        }
+        guard let best = faces.max(by: { overlap($0) < overlap($1) }), overlap(best) >= 0.5 else { return nil }
+        return best["id"]
+    }
+
     /// Rows read at a time when a damaged file makes the whole-table read fail.
     static let labelChunk: Int64 = 256
 
@@ -77,17 +91,11 @@ extension CBIRDatabase {
         try write { db in
             var unmatched: [FaceLabel] = [], facesByName: [String: [Int64]] = [:]
             for label in labels {
-                let faces = try Row.fetchAll(db, sql: """
-                    SELECT faces.id, x, y, faces.width, faces.height FROM faces JOIN images ON images.id = image_id WHERE path = ?
-                    """, arguments: [label.path])
-                let best = faces.map { row in
-                    (id: row["id"] as Int64, overlap: label.overlap(x: row["x"], y: row["y"], width: row["width"], height: row["height"]))
-                }.max { $0.overlap < $1.overlap }
-                guard let best, best.overlap >= 0.5 else {
+                guard let face = try Self.face(at: label.path, overlapping: label.box, db) else {
                     unmatched.append(label)
                     continue
                 }
-                facesByName[label.label, default: []].append(best.id)
+                facesByName[label.label, default: []].append(face)
             }
             for (name, faces) in facesByName.sorted(by: { $0.key < $1.key }) {
                 try Self.assignByHand(faces, to: try Self.person(named: name, db), db)

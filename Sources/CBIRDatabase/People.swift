@@ -224,7 +224,32 @@ extension CBIRDatabase {
 
     /// Puts faces by hand into a person, or into none; people left with no faces and no name go.
     static func assignByHand(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
+        try setHandAssignment(faces, to: person, db)
+        try dropEmptyPeople(db)
+    }
+
+    private static func setHandAssignment(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
         try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
+    }
+
+    /// The boxes and people of the faces assigned by hand in the photo at `path`: read before the photo is
+    /// indexed anew, so that ``restoreHandAssignments(_:at:_:)`` can give them to its new faces.
+    static func handAssignments(at path: String, _ db: Database) throws -> [(box: FaceBox, person: Int64?)] {
+        try Row.fetchAll(db, sql: """
+            SELECT x, y, faces.width, faces.height, person_id FROM faces JOIN images ON images.id = image_id
+            WHERE path = ? AND assignment = 'manual'
+            """, arguments: [path]).map { row in ((row["x"], row["y"], row["width"], row["height"]), row["person_id"]) }
+    }
+
+    /// Assigns the photo's new faces by hand as its old faces with the same boxes (overlapping by at least
+    /// half) were; then people left with no faces and no name go.
+    static func restoreHandAssignments(_ assignments: [(box: FaceBox, person: Int64?)], at path: String, _ db: Database) throws {
+        guard !assignments.isEmpty else { return }
+        var facesByPerson: [Int64?: [Int64]] = [:]
+        for (box, person) in assignments {
+            if let face = try face(at: path, overlapping: box, db) { facesByPerson[person, default: []].append(face) }
+        }
+        for (person, faces) in facesByPerson { try setHandAssignment(faces, to: person, db) }
         try dropEmptyPeople(db)
     }
 

@@ -106,6 +106,47 @@ import TestSupport
         #expect(faceSheet.descriptor.width == min(6, biden.faces + third.faces) * (128 + 8) + 8)
     }
 
+    /// A photo whose bytes changed is indexed anew: its new faces take the hand assignments of the old faces
+    /// with the same boxes, to named people and to unnamed ones alike.
+    @Test func handAssignmentsSurviveReindexingAChangedPhoto() throws {
+        let folder = try DatabaseCommandTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let photo = folder + "/photos/obama_and_biden.jpg"
+        try FileManager.default.createDirectory(atPath: folder + "/photos", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.photos + "/test/obama_and_biden.jpg", toPath: photo)
+        let cbir = try CommandRunner(product: "cbir")
+        let db = ["--db", folder + "/cbir.sqlite"]
+        func run(_ arguments: [String]) throws -> String {
+            let output = try cbir.run(arguments + db)
+            #expect(output.status == 0, "\(arguments): \(output.standardError)")
+            return output.standardOutput
+        }
+        /// The photo's faces left to right: id, person, how assigned.
+        func faces() throws -> [(id: Int64, person: Int64?, assignment: String?)] {
+            try DatabaseQueue(path: db[1]).read { db in
+                try Row.fetchAll(db, sql: "SELECT id, person_id, assignment FROM faces ORDER BY x").map { ($0["id"], $0["person_id"], $0["assignment"]) }
+            }
+        }
+        _ = try run(["index", folder + "/photos", "--device", "cpu"])
+        _ = try run(["label", photo, "First", "--face", "1"])
+        _ = try run(["label", photo, "Second", "--face", "2"])
+        let labelled = try faces()
+        try #require(labelled.count == 2)
+        _ = try run(["people", "split", "\(labelled[1].id)"])
+        let before = try faces()
+        #expect(before.allSatisfy { $0.assignment == "manual" } && before[0].person == labelled[0].person && before[1].person != labelled[1].person)
+
+        let handle = try #require(FileHandle(forWritingAtPath: photo))
+        handle.seekToEndOfFile()
+        handle.write(Data("bytes after the end of the image".utf8))
+        handle.closeFile()
+        #expect(try run(["index", folder + "/photos", "--device", "cpu"]).contains("1 indexed"))
+        let after = try faces()
+        #expect(Set(after.map(\.id)).isDisjoint(with: before.map(\.id)), "the faces were stored anew")
+        #expect(after.map(\.person) == before.map(\.person) && after.allSatisfy { $0.assignment == "manual" }, "\(before) → \(after)")
+        #expect(try run(["photos", "First", "--json"]).contains("obama_and_biden.jpg"))
+    }
+
     /// Reclustering killed with SIGKILL at random moments leaves either the assignment before it or the one
     /// it makes, whole, and a sound file.
     @Test func killedReclusteringLeavesAWholeAssignment() throws {
