@@ -71,25 +71,29 @@ func makeGallery() throws {
 try makeGallery()
 var devices: [Device] = [.cpu]
 do { devices.append(try Device.select(.opencl)) } catch { note("index-bench: \(error); timing the CPU device only") }
+/// Each device, then `auto` (nil): each kind of work on the device it ran fastest on here.
+let choices: [Device?] = devices + (devices.count > 1 ? [nil] : [])
+func label(_ device: Device?) -> String { device.map { "\($0.kind)" } ?? "auto" }
 
 print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
 print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
-print("database per device (decode DCT-scaled, detect, find eyes, align, describe, store; one transaction per photo),")
+print("database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,")
+print("describe, store; one transaction per photo),")
 print("with dlib embeddings (5 landmarks, chip, ResNet) and without them.\n")
 print("| device | embeddings | photos | faces | seconds | photos/s | faces/s |")
 print("|---|---|---:|---:|---:|---:|---:|")
 var databases: [String] = []
-for device in devices {
+for device in choices {
     for embeddings in [true, false] {
-        let context = RenderContext(device: device)
-        let path = "\(work)/\(device.kind)-\(embeddings).sqlite"
-        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context, embeddings: embeddings)])
+        let path = "\(work)/\(label(device))-\(embeddings).sqlite"
+        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: device.map { RenderContext(device: $0) },
+                                                                                embeddings: embeddings)])
         let run = try await database.index(folder: gallery) { progress in
-            if progress.done % 100 == 0 { note("\(device.kind): \(progress.done) of \(progress.total)") }
+            if progress.done % 100 == 0 { note("\(label(device)): \(progress.done) of \(progress.total)") }
         }
         let faces = try database.statistics().faces
-        print(String(format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", "\(device.kind)", embeddings ? "yes" : "no", run.indexed, faces,
+        print(String(format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", label(device), embeddings ? "yes" : "no", run.indexed, faces,
                      run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
         if embeddings { databases.append(path) }
     }
@@ -110,9 +114,9 @@ do {
                 """, arguments: [copy])
             try db.execute(sql: """
                 INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
-                                   parameters, descriptor, thumbnail, label, embedding)
+                                   parameters, descriptor, thumbnail, embedding)
                 SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
-                       f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.label, f.embedding
+                       f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.embedding
                 FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
                 WHERE original.path NOT LIKE '%#%'
                 """, arguments: [copy])
@@ -130,8 +134,8 @@ print("the hits' rows).\n")
 print("| matcher | device | first query s | query s (median) |")
 print("|---|---|---:|---:|")
 for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
-    for device in devices {
-        let fresh = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: RenderContext(device: device))])
+    for device in choices {
+        let fresh = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: device.map { RenderContext(device: $0) })])
         // The library's probe path finds and describes the face; the timings are of the search alone, as a
         // new process's first query and then the next ones.
         let probe = try fresh.probe(photo: probePath).face
@@ -145,6 +149,6 @@ for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
             _ = try await query.run(on: fresh) { _ in }
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
-        print(String(format: "| %@ | %@ | %.3f | %.4f |", matcher.rawValue, "\(device.kind)", first, times.sorted()[times.count / 2]))
+        print(String(format: "| %@ | %@ | %.3f | %.4f |", matcher.rawValue, label(device), first, times.sorted()[times.count / 2]))
     }
 }

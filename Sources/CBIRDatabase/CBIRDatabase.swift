@@ -32,8 +32,9 @@ public actor CBIRDatabase {
     }
 
     /// Opens the database at `path` for `access` (by default creating it and bringing its tables up to date,
-    /// the indexers' included). Photos are decoded and searched on `context`: by default the face indexer's,
-    /// else a new one on ``Device/best``. Writers from other processes are waited for up to `busyTimeout`.
+    /// the indexers' included). Photos are decoded and searched on `context`: by default the one the face
+    /// indexer was given, else a new one on the device that searches fastest here (``Device/best(for:)``).
+    /// Writers from other processes are waited for up to `busyTimeout`.
     public init(path: String = "cbir.sqlite", indexers: [any Indexer], context: RenderContext? = nil,
                 access: Access = .readWrite) throws(DatabaseError) {
         let names = indexers.map(\.name)
@@ -43,7 +44,8 @@ public actor CBIRDatabase {
         self.path = path
         self.indexers = indexers
         do {
-            self.context = try RenderContext.orDefault(context ?? indexers.lazy.compactMap { ($0 as? FaceIndexer)?.context }.first)
+            self.context = try RenderContext.orDefault(context ?? indexers.lazy.compactMap { ($0 as? FaceIndexer)?.context }.first,
+                                                       for: .search)
         } catch {
             throw .processing("\(path): \(error)")
         }

@@ -11,9 +11,7 @@ import ImageKernels
 public struct FaceIndexer: Indexer {
     public let finder: FaceFinder
     public let describer: FaceDescriber
-    /// Makes the faces' embeddings; nil indexes LBP descriptors alone. It renders on the indexer's context,
-    /// except on an OpenCL CPU device, where it takes the CPU device: the network's CPU twins run it
-    /// faster there than pocl does (36 against 52–63 ms a photo on 2 cores).
+    /// Makes the faces' embeddings; nil indexes LBP descriptors alone.
     public let embedder: FaceEmbedder?
     /// Smallest face searched, in the file's own pixels, or an eighth of the photo's short side where that
     /// is smaller. Smaller faces are too small to recognise (descriptors are made of 128-pixel crops), and
@@ -29,20 +27,22 @@ public struct FaceIndexer: Indexer {
     /// faces, against 7 for crops with a 10 % margin (README, "Face database").
     /// Where the faces are stored.
     public let store = FaceStore()
-    /// The context detection and description render on.
-    public var context: RenderContext { describer.context }
+    /// The context every stage renders on, when one was given; nil when each stage renders on the device
+    /// that runs its kind of work fastest here (``Device/best(for:)``).
+    public let context: RenderContext?
 
-    /// An indexer on `context` (by default a new context on ``Device/best``).
+    /// An indexer on `context`, or by default each stage (detection, description, embedding) on a new
+    /// context on the device that runs it fastest here.
     /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
     /// setup command).
     public init(context: RenderContext? = nil, parameters: DescriptorParameters = .standard,
                 minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(DatabaseError) {
         do {
-            let context = try RenderContext.orDefault(context)
             finder = try FaceFinder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
-            embedder = embeddings ? try FaceEmbedder(context: context.device.kind == .openCL(.cpu) ? RenderContext(device: .cpu) : context) : nil
+            embedder = embeddings ? try FaceEmbedder(context: context) : nil
         } catch { throw .processing("cannot set up face indexing: \(error)") }
+        self.context = context
         self.minimumFaceSize = minimumFaceSize
         self.margin = margin
     }

@@ -27,11 +27,12 @@ public final class CascadeDetector: Sendable {
     public let context: RenderContext
     private let packed: PackedCascade
 
-    /// A detector on `context` (by default a new context on ``Device/best``).
+    /// A detector on `context` (by default a new context on the device that detects fastest here,
+    /// ``Device/best(for:)``).
     public init(model: CascadeModel, context: RenderContext? = nil) throws(DetectionError) {
         self.model = model
         do {
-            self.context = try RenderContext.orDefault(context)
+            self.context = try RenderContext.orDefault(context, for: .detection)
             packed = try PackedCascade(model, context: self.context)
         } catch { throw .render(error) }
     }

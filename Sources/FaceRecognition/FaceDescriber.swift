@@ -6,11 +6,12 @@ public struct FaceDescriber: Sendable {
     public let parameters: DescriptorParameters
     public let context: RenderContext
 
-    /// A describer on `context` (by default a new context on ``Device/best``).
+    /// A describer on `context` (by default a new context on the device that describes fastest here,
+    /// ``Device/best(for:)``).
     public init(parameters: DescriptorParameters = .standard, context: RenderContext? = nil) throws(RecognitionError) {
         try parameters.validate()
         self.parameters = parameters
-        do { self.context = try RenderContext.orDefault(context) } catch { throw .render(error) }
+        do { self.context = try RenderContext.orDefault(context, for: .describing) } catch { throw .render(error) }
     }
 
     /// The recipe from face crops (any size; colour is reduced to luma) to block histograms.

@@ -23,7 +23,8 @@ public final class FaceEmbedder: Sendable {
     private let network: LoadedNetwork
 
     /// Loads the models from `modelPath` and `landmarkModelPath` (default: the model cache) onto `context`
-    /// (default: a new context on ``Device/best``); the network's weights stay on that device.
+    /// (default: a new context on the device that embeds fastest here, ``Device/best(for:)``); the network's
+    /// weights stay on that device.
     public init(modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile),
                 landmarkModelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile),
                 context: RenderContext? = nil) throws(RecognitionError) {
@@ -34,7 +35,7 @@ public final class FaceEmbedder: Sendable {
             throw .model(.malformed(path: modelPath, offset: 0, reason: "input \(model.inputWidth)×\(model.inputHeight) is not square"))
         }
         do {
-            self.context = try RenderContext.orDefault(context)
+            self.context = try RenderContext.orDefault(context, for: .embedding)
             network = try model.network.fused().loaded(on: self.context)
         } catch {
             throw .render(error)

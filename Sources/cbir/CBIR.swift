@@ -43,11 +43,13 @@ extension DeviceChoice: ExpressibleByArgument {}
 
 /// The `--device` option shared by commands that render.
 struct DeviceOptions: ParsableArguments {
-    @Option(help: "Device to render on: \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", ")). Default: auto, or $\(Device.environmentVariable).")
+    @Option(help: "Device to render on: \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", ")). Default: auto (each kind of work on the device it runs fastest on: cbir devices), or $\(Device.environmentVariable).")
     var device: DeviceChoice?
 
-    func selected() throws -> Device {
-        guard let device else { return try Device.best }
-        return try Device.select(device)
+    /// A context on the device asked for (`--device`, else `IMAGEKERNELS_DEVICE` when it names one), or nil
+    /// with `auto`: then each kind of work renders on the device that runs it fastest here.
+    func context() throws -> RenderContext? {
+        let choice = try device ?? DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable])
+        return choice == .auto ? nil : RenderContext(device: try Device.select(choice))
     }
 }

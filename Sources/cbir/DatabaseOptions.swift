@@ -10,11 +10,11 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "The database file.")
     var db = "cbir.sqlite"
 
-    /// Opens the database with the face indexer on `context`: read-only unless the command writes (so that
+    /// Opens the database with the face indexer on `context` (nil: each kind of work on its fastest device): read-only unless the command writes (so that
     /// a read-only file can be searched), and created only by `index`: asking an absent database a
     /// question is an error, not an empty answer.
     /// Commands that neither index nor search pass `embeddings: false` and do not load the network.
-    func open(context: RenderContext, access: CBIRDatabase.Access = .readOnly, create: Bool = false,
+    func open(context: RenderContext?, access: CBIRDatabase.Access = .readOnly, create: Bool = false,
               embeddings: Bool = true) throws -> CBIRDatabase {
         guard create || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")

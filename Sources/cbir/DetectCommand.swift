@@ -72,7 +72,7 @@ struct DetectCommand: ParsableCommand {
         let options = DetectionOptions(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize)
         let finder = try FaceFinder(faceModel: try CascadeModel(contentsOf: path),
                                     eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options,
-                                    context: RenderContext(device: try deviceOptions.selected()))
+                                    context: try deviceOptions.context())
         var reports: [Report] = []
         for image in images {
             let gray = try ImageDecoder.decode(contentsOf: image, options: DecodingOptions(grayscale: true))

@@ -1,9 +1,23 @@
 import ArgumentParser
+import FaceDetection
+import FaceRecognition
+import Foundation
 import ImageKernels
 
-/// `cbir devices`: what can render here, and which device is the default.
+/// `cbir devices`: what can render here, which device is the default, and which device each kind of work
+/// takes with `auto`, with the timings that chose it.
 struct Devices: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List OpenCL platforms and devices and the CPU device; * marks the default.")
+    static let configuration = CommandConfiguration(
+        abstract: "List OpenCL platforms and devices and the CPU device; * marks the default.",
+        discussion: """
+            With auto (the default), detection, describing, embedding and search each run on the device that ran \
+            a short job of that kind fastest here: timed once per machine and kept in \(DeviceCalibration.shared.file).
+            """)
+
+    @Flag(help: "Time every kind of work again.")
+    var calibrate = false
+
+    static let workloads: [Workload] = [.detection, .describing, .embedding, .search]
 
     func run() throws {
         let best = try Device.best
@@ -26,5 +40,19 @@ struct Devices: ParsableCommand {
         }
         print("CPU device:")
         print(line(.cpu))
+        let choice = try DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable])
+        guard choice == .auto else {
+            print("Work: all on \(best) (\(Device.environmentVariable)=\(choice.rawValue))")
+            return
+        }
+        print("Work (auto: the device each kind ran fastest on here):")
+        let width = Self.workloads.map(\.name.count).max() ?? 0
+        for workload in Self.workloads {
+            let calibration = DeviceCalibration.shared.calibration(of: workload, again: calibrate)
+            let timings = calibration.timings.map { timing in
+                timing.seconds.map { String(format: "%@ %.4f s", timing.device, $0) } ?? "\(timing.device): \(timing.failure ?? "failed")"
+            }
+            print("  \(workload.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(calibration.fastest)  [\(timings.joined(separator: "; "))]")
+        }
     }
 }

@@ -60,7 +60,7 @@ struct FilterCommand: ParsableCommand {
         if equalize { add("equalised") { $0.contrastEqualized() } }
         if lbp { add(uniform ? "LBP uniform" : "LBP") { $0.localBinaryPattern(uniform: uniform) } }
 
-        let context = RenderContext(device: try deviceOptions.selected())
+        let context = try deviceOptions.context() ?? RenderContext()
         let images = stages ? chain.map(\.image) : [chain[chain.count - 1].image]
         let rendered = try context.render(images).map(StageSheet.viewable)
         let result = stages ? try StageSheet.sideBySide(rendered) : rendered[0]

@@ -51,7 +51,7 @@ struct IdentifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: RenderContext(device: try deviceOptions.selected()))
+        let store = try database.open(context: try deviceOptions.context())
         let result = try await store.identify(photo: probe.probe, face: probe.choice, matcher: matcher,
                                               weights: try weights.weightMap(), threshold: threshold)
         if json {

@@ -30,8 +30,7 @@ struct IndexCommand: AsyncParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
 
     func run() async throws {
-        let context = RenderContext(device: try deviceOptions.selected())
-        let store = try database.open(context: context, access: .readWrite, create: true)
+        let store = try database.open(context: try deviceOptions.context(), access: .readWrite, create: true)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
         let run = try await store.index(folder: folder, keepMissing: keepMissing) { progress in step.show(progress) }

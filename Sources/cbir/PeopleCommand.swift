@@ -86,7 +86,7 @@ struct PeopleCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: try devices.selected()), access: .readWrite, embeddings: false)
+            let store = try database.open(context: try devices.context(), access: .readWrite, embeddings: false)
             let summary = try await store.clusterPeople(recluster: recluster,
                                                         clustering: FaceClustering(threshold: threshold, minimumClusterSize: minimumSize))
             print(summary.description)

@@ -58,7 +58,7 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: RenderContext(device: try deviceOptions.selected()))
+        let store = try database.open(context: try deviceOptions.context())
         let result = try await store.search(photo: probe.probe, face: probe.choice, matcher: matcher,
                                             weights: try weights.weightMap(), radius: radius, top: top)
         let face = result.probe.face

@@ -11,7 +11,7 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let datasets = SharedData.root
-        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer()])   // on Device.best
+        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer()])   // each stage on its fastest device
         let run = try await database.index(folder: "\(datasets)/wild-photos/train")     // resumable, idempotent
         let found = try await database.search(photo: "\(datasets)/wild-photos/test/obama1.jpg", matcher: .nbnn, top: 3)
         print(found.probe.face.width, found.images.map(\.path))                          // nearest first

@@ -56,7 +56,9 @@ public struct DeviceCapabilities: Sendable, Equatable {
 
 /// Which device to use.
 public enum DeviceChoice: String, Sendable, CaseIterable {
-    /// A GPU if there is one, else any OpenCL device, else the CPU device.
+    /// An OpenCL GPU if there is one, else the CPU device: an OpenCL CPU device runs on the cores the
+    /// CPU twins use, and loses to them at most work measured here. For a named kind of work, `auto`
+    /// times the devices instead (``Device/best(for:)``).
     case auto
     /// The CPU device.
     case cpu
@@ -109,10 +111,13 @@ extension Device {
         case .cpu:
             return .cpu
         case .auto:
-            do { device = try preferredOpenCLDevice() } catch {
+            let devices: [Device]
+            do { devices = try openCLDevices() } catch {
                 log("\(error); using the CPU device")
                 return .cpu
             }
+            guard let gpu = devices.first(where: { $0.kind == .openCL(.gpu) }) else { return .cpu }
+            device = gpu
         case .opencl:
             device = try preferredOpenCLDevice()
         case .gpu:
@@ -140,8 +145,8 @@ extension Device {
     /// testing the fallback to the CPU device from outside a process.
     public static let failingBuildsVariable = "IMAGEKERNELS_FAIL_BUILDS"
 
-    /// The device contexts get when none is named: `IMAGEKERNELS_DEVICE`'s choice, by default `auto` (a GPU,
-    /// then any OpenCL device, then the CPU device). Throws for a value that is not a choice, naming the
+    /// The device contexts get when none is named: `IMAGEKERNELS_DEVICE`'s choice, by default `auto` (an
+    /// OpenCL GPU, else the CPU device). Throws for a value that is not a choice, naming the
     /// valid ones, and for a named kind of device that is not there.
     public static var best: Device {
         get throws(RenderError) { try bestChoice.get() }
