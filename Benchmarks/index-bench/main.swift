@@ -114,11 +114,19 @@ do {
                 """, arguments: [copy])
             try db.execute(sql: """
                 INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
-                                   parameters, descriptor, thumbnail, embedding)
+                                   parameters, descriptor, thumbnail)
                 SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
-                       f.neighbours, f.parameters, f.descriptor, f.thumbnail, f.embedding
+                       f.neighbours, f.parameters, f.descriptor, f.thumbnail
                 FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
                 WHERE original.path NOT LIKE '%#%'
+                """, arguments: [copy])
+            // Each copied face's embedding: the original face is the one at the same place in the original image.
+            try db.execute(sql: """
+                INSERT INTO face_embeddings (face_id, embedding)
+                SELECT c.id, e.embedding FROM faces c JOIN images copy ON copy.id = c.image_id
+                JOIN images original ON copy.path = original.path || '#' || ?
+                JOIN faces f ON f.image_id = original.id AND f.x = c.x AND f.y = c.y AND f.width = c.width
+                JOIN face_embeddings e ON e.face_id = f.id
                 """, arguments: [copy])
         }
     }
@@ -129,20 +137,26 @@ let statistics = try database.statistics()
 let probePath = sources + "/test/obama1.jpg"
 print("\nQueries: \(statistics.faces) faces in \(statistics.images) images (the indexed gallery and copies of it), probe")
 print("test/obama1.jpg, reference weights, top 10. First: the first query of a process, which loads the faces from SQLite")
-print("into the device gallery; then the median of \(runs) queries (each checks the table for changes, searches and reads")
+print("into the device gallery (median over 3 databases opened afresh); then the median of \(runs) queries (each checks the table for changes, searches and reads")
 print("the hits' rows).\n")
 print("| matcher | device | first query s | query s (median) |")
 print("|---|---|---:|---:|")
 for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
     for device in choices {
-        let fresh = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: device.map { RenderContext(device: $0) })])
         // The library's probe path finds and describes the face; the timings are of the search alone, as a
-        // new process's first query and then the next ones.
-        let probe = try fresh.probe(photo: probePath).face
-        let query = FaceQuery(probe: try probe.faceDescriptor(), embedding: try probe.faceEmbedding(), matcher: matcher)
-        let start = DispatchTime.now().uptimeNanoseconds
-        _ = try await query.run(on: fresh) { _ in }
-        let first = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        // new process's first query (the median over three databases opened afresh) and then the next ones.
+        var firsts: [Double] = [], fresh: CBIRDatabase?, query: FaceQuery?
+        for _ in 0..<3 {
+            let database = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: device.map { RenderContext(device: $0) })])
+            let probe = try database.probe(photo: probePath).face
+            let made = FaceQuery(probe: try probe.faceDescriptor(), embedding: try probe.faceEmbedding(), matcher: matcher)
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try await made.run(on: database) { _ in }
+            firsts.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            (fresh, query) = (database, made)
+        }
+        guard let fresh, let query else { break }
+        let first = firsts.sorted()[1]
         var times: [Double] = []
         for _ in 0..<runs {
             let start = DispatchTime.now().uptimeNanoseconds

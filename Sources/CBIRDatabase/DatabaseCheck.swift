@@ -28,7 +28,7 @@ extension CBIRDatabase {
             let found = try read { db in
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT faces.id, parameters, descriptor, embedding, images.id AS image, images.status
-                    FROM faces LEFT JOIN images ON images.id = faces.image_id
+                    FROM faces LEFT JOIN images ON images.id = faces.image_id LEFT JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id
                     """)
                 var faces = 0, problems: [String] = []
                 while let row = try rows.next() {

@@ -52,7 +52,7 @@ public struct FaceIndexer: Indexer {
     }
 
     public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] {
-        [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons)]
+        [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons), ("embedding table", FaceStore.moveEmbeddings)]
     }
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.

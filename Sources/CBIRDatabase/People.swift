@@ -40,7 +40,7 @@ extension CBIRDatabase {
         let faces = try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
-                LEFT JOIN persons ON persons.id = person_id WHERE embedding IS NOT NULL ORDER BY faces.id
+                JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = person_id ORDER BY faces.id
                 """)
         }
         var ids: [Int64] = [], embeddings: [Float] = [], people: [Int64?] = [], manual: [Bool] = [], unseen: [Bool] = []

@@ -46,8 +46,9 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     /// The histograms as little-endian Float32.
     public var descriptor: Data
     public var thumbnail: Data
-    /// The embedding as little-endian Float32.
-    public var embedding: Data?
+    /// The embedding as little-endian Float32. Stored in a table of its own (`face_embeddings`), narrow so
+    /// that a new process reads every embedding at once.
+    public var embedding: Data? = nil
     /// The person the face belongs to, if any: its name is the face's name.
     public var personID: Int64?
     /// How the face came to its person, or to none; nil until clustering has seen it.
@@ -55,7 +56,7 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
 
     enum CodingKeys: String, CodingKey {
         case id, imageID = "image_id", x, y, width, height, angle, leftEyeX = "left_eye_x", leftEyeY = "left_eye_y"
-        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail, embedding
+        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail
         case personID = "person_id", assignment
     }
 

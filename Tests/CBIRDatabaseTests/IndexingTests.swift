@@ -80,12 +80,12 @@ struct MeanColourIndexer: Indexer {
         let old = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context, embeddings: false)])
         _ = try await old.index(folder: Self.photos + "/train")
         let faces = try old.statistics().faces
-        #expect(try old.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE embedding IS NULL") } == faces)
+        #expect(try old.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)") } == faces)
 
         let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
         let upgrade = try await database.index(folder: Self.photos + "/train")
         #expect(upgrade.upgraded == 9 && upgrade.indexed == 0 && upgrade.failed == 0, "\(upgrade)")
-        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE embedding IS NULL") } == 0)
+        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)") } == 0)
         #expect(try database.statistics().faces == faces)
         let again = try await database.index(folder: Self.photos + "/train")
         #expect(again.unchanged == 9 && again.upgraded == 0)

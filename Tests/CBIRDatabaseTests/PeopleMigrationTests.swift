@@ -5,10 +5,12 @@ import ImageKernels
 import Testing
 
 /// A database made before people: its labels become named people, their faces assigned by hand, and
-/// everything that read labels reads them through people.
+/// everything that read labels reads them through people; its embeddings move to their own table.
 @Suite struct PeopleMigrationTests {
     @Test func labelsBecomeNamedPeople() throws {
         let path = NSTemporaryDirectory() + "people-migration-\(UUID().uuidString).sqlite"
+        let embedding = (0..<128).map { Float($0) / 128 }
+        let embeddingBytes = Data(embedding.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } })
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         // The tables as the version before people made them, with three faces, two labelled alike.
         let old = try DatabaseQueue(path: path)
@@ -31,9 +33,9 @@ import Testing
                 """)
             for (x, label) in [(0, "Ada"), (30, nil), (60, "Ada")] as [(Int, String?)] {
                 try db.execute(sql: """
-                    INSERT INTO faces (image_id, x, y, width, height, angle, neighbours, parameters, descriptor, thumbnail, label)
-                    VALUES (1, ?, 0, 20, 20, 0, 3, '{}', x'', x'', ?)
-                    """, arguments: [x, label])
+                    INSERT INTO faces (image_id, x, y, width, height, angle, neighbours, parameters, descriptor, thumbnail, label, embedding)
+                    VALUES (1, ?, 0, 20, 20, 0, 3, '{}', x'', x'', ?, ?)
+                    """, arguments: [x, label, x == 30 ? embeddingBytes : nil])
             }
         }
         try old.close()
@@ -43,6 +45,8 @@ import Testing
         #expect(try database.labels().labels.map(\.x) == [0, 60])
         let statistics = try database.statistics()
         #expect(statistics.labelledFaces == 2 && statistics.labels == 1)
-        #expect(try database.faces([1, 2, 3]).sorted { $0.x < $1.x }.map(\.assignment) == [.manual, nil, .manual])
+        let faces = try database.faces([1, 2, 3]).sorted { $0.x < $1.x }
+        #expect(faces.map(\.assignment) == [.manual, nil, .manual])
+        #expect(try faces.map { try $0.faceEmbedding() } == [nil, embedding, nil])
     }
 }
