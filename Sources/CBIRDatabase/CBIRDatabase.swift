@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ImageCodecs
 import ImageKernels
 
 /// The face database: one SQLite file (WAL mode, so queries read while indexing writes), images and what
@@ -55,13 +56,17 @@ public actor CBIRDatabase {
         if access == .readWrite, try Self.isReadOnly(path) { throw .readOnly(path: path) }
         let migrator = Self.migrator(indexers)
         do {
-            pool = try Self.connect(path, configuration: configuration)
             switch access {
             case .readWrite:
-                try migrator.migrate(pool)
-                let problems = try pool.read { db in try Self.integrityProblems(db, quick: true) }
-                guard problems.isEmpty else { throw DatabaseError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
+                pool = try Self.exclusively(path) {
+                    let pool = try Self.connect(path, configuration: configuration)
+                    try migrator.migrate(pool)
+                    let problems = try pool.read { db in try Self.integrityProblems(db, quick: true) }
+                    guard problems.isEmpty else { throw DatabaseError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
+                    return pool
+                }
             case .readOnly:
+                pool = try Self.connect(path, configuration: configuration)
                 guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
                     throw DatabaseError.storage(path: path, reason: "made by an older version; `cbir index` upgrades it")
                 }
@@ -69,6 +74,25 @@ public actor CBIRDatabase {
         } catch {
             throw .storage(error, path: path)
         }
+    }
+
+    /// Runs `body` (a writer's open: WAL mode, migrations, check) while holding an exclusive `flock` on the
+    /// database file (made if missing), so that writers opening one database at once take turns: GRDB reads
+    /// which migrations are applied before running each in its own transaction, so two would both run the
+    /// first one ("table images already exists"), and SQLite answers a second connection busy, without
+    /// waiting, while a new file turns to WAL mode. BSD locks do not touch SQLite's own (POSIX) locks.
+    private static func exclusively<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
+        let descriptor = FileSystemPath.withCString(path) { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        guard descriptor >= 0 else {
+            throw DatabaseError.storage(path: path, reason: "cannot open the file to upgrade it: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw DatabaseError.storage(path: path, reason: "cannot lock the file to upgrade it: \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
     }
 
     /// A connection pool on the file; read-only where SQLite cannot make the shared-memory file a WAL
