@@ -76,10 +76,11 @@ public struct FaceStore: Sendable {
 
     /// Stores embeddings of faces, replacing any they had.
     func setEmbeddings(_ embeddings: [(face: Int64, embedding: [Float])], _ db: Database) throws {
-        for (face, embedding) in embeddings {
-            try db.execute(sql: "INSERT OR REPLACE INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?)",
-                           arguments: [face, FaceRecord.bytes(embedding)])
-        }
+        for (face, embedding) in embeddings { try setEmbedding(FaceRecord.bytes(embedding), face: face, db) }
+    }
+
+    private func setEmbedding(_ bytes: Data, face: Int64, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?)", arguments: [face, bytes])
     }
 
     /// Whether some face of the image has no embedding.
@@ -104,9 +105,7 @@ public struct FaceStore: Sendable {
         for var face in faces {
             face.imageID = image
             try face.insert(db)
-            if let id = face.id, let embedding = face.embedding {
-                try db.execute(sql: "INSERT INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?)", arguments: [id, embedding])
-            }
+            if let id = face.id, let embedding = face.embedding { try setEmbedding(embedding, face: id, db) }
         }
     }
 

@@ -6,7 +6,7 @@ extension Workload {
     /// Describing faces: a batch of 32 crops through the face chain to LBP block histograms.
     public static let describing = Workload(name: "describing", version: 1) { context in
         let describer = try FaceDescriber(context: context)
-        var generator = WorkloadNoise()
+        var generator = Workload.Noise()
         let crops = try PixelBuffer(width: 128, height: 128, batch: 32, values: (0..<128 * 128 * 32).map { _ in generator.byte() })
         return { _ = try describer.describe(crops) }
     }
@@ -14,7 +14,7 @@ extension Workload {
     /// Embedding faces: a batch of 8 chips through dlib's ResNet (the model from the model cache).
     public static let embedding = Workload(name: "embedding", version: 1) { context in
         let embedder = try FaceEmbedder(context: context)
-        var generator = WorkloadNoise()
+        var generator = Workload.Noise()
         let side = embedder.chipSize
         let chips = try PixelBuffer(width: side, height: side, channels: 3, batch: 8, values: (0..<side * side * 24).map { _ in generator.byte() })
         return { _ = try embedder.embeddings(of: chips) }
@@ -23,7 +23,7 @@ extension Workload {
     /// Searching: a probe against 800 faces' LBP descriptors by full NBNN and against 10,000 embeddings,
     /// and the neighbours of 1,000 embeddings among themselves (clustering's search).
     public static let search = Workload(name: "search", version: 1) { context in
-        var generator = WorkloadNoise()
+        var generator = Workload.Noise()
         let parameters = DescriptorParameters.standard
         func descriptor() throws -> FaceDescriptor {
             try FaceDescriptor(parameters: parameters, histograms: (0..<parameters.length).map { _ in generator.unit() })
@@ -46,17 +46,3 @@ extension Workload {
     }
 }
 
-/// Made-up inputs for workloads: a fixed sequence, so that every device gets the same work.
-struct WorkloadNoise {
-    private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-
-    mutating func next() -> UInt64 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return state >> 11
-    }
-
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next() >> 20) }
-
-    /// In [0, 1).
-    mutating func unit() -> Float { Float(next() >> 29) / Float(1 << 24) }
-}

@@ -49,7 +49,7 @@ struct DeviceOptions: ParsableArguments {
     /// A context on the device asked for (`--device`, else `IMAGEKERNELS_DEVICE` when it names one), or nil
     /// with `auto`: then each kind of work renders on the device that runs it fastest here.
     func context() throws -> RenderContext? {
-        let choice = try device ?? DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable])
+        let choice = try device ?? DeviceChoice.fromEnvironment
         return choice == .auto ? nil : RenderContext(device: try Device.select(choice))
     }
 }

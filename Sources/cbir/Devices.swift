@@ -40,7 +40,7 @@ struct Devices: ParsableCommand {
         }
         print("CPU device:")
         print(line(.cpu))
-        let choice = try DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable])
+        let choice = try DeviceChoice.fromEnvironment
         guard choice == .auto else {
             print("Work: all on \(best) (\(Device.environmentVariable)=\(choice.rawValue))")
             return

@@ -153,8 +153,7 @@ extension Device {
     }
 
     private static let bestChoice = Result { () throws(RenderError) -> Device in
-        let choice = try DeviceChoice(environment: ProcessInfo.processInfo.environment[environmentVariable])
-        return try select(choice)
+        try select(try DeviceChoice.fromEnvironment)
     }
 
     /// This device, except that programs of these names fail to build as if its compiler rejected them:
@@ -170,6 +169,11 @@ extension Device {
 }
 
 extension DeviceChoice {
+    /// The choice `IMAGEKERNELS_DEVICE` names for this process; `auto` when it is unset or empty.
+    public static var fromEnvironment: DeviceChoice {
+        get throws(RenderError) { try DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable]) }
+    }
+
     /// The choice an environment variable's value names; `auto` when it is unset or empty.
     public init(environment value: String?) throws(RenderError) {
         guard let value, !value.isEmpty else {

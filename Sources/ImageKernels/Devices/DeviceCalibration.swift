@@ -18,6 +18,25 @@ public struct Workload: Sendable {
     }
 }
 
+extension Workload {
+    /// Made-up inputs for workloads' jobs: a fixed sequence, so that every device gets the same work.
+    public struct Noise: Sendable {
+        private var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+        public init() {}
+
+        private mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 11
+        }
+
+        public mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next() >> 20) }
+
+        /// In [0, 1).
+        public mutating func unit() -> Float { Float(next() >> 29) / Float(1 << 24) }
+    }
+}
+
 /// What timing a workload on this machine's devices found.
 public struct Calibration: Sendable, Codable, Equatable {
     /// One device's time.
@@ -56,12 +75,18 @@ public final class DeviceCalibration: @unchecked Sendable {
     public let devices: [Device]
     /// Timed runs per device, after one untimed run that builds the programs.
     public let runs: Int
+    /// The processor, its threads and the devices timed.
+    let machine: String
     private let lock = NSLock()
 
     public init(file: String, devices: [Device], runs: Int = 3) {
         self.file = file
         self.devices = devices
         self.runs = max(runs, 1)
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown processor"
+        machine = "\(model), \(ProcessInfo.processInfo.activeProcessorCount) threads; " + devices.map(\.description).joined(separator: "; ")
     }
 
     static var defaultFile: String {
@@ -69,14 +94,6 @@ public final class DeviceCalibration: @unchecked Sendable {
         let folder = environment["FACESEARCH_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.cache") + "/facesearch"
         return folder + "/devices.json"
-    }
-
-    /// The processor, its threads and the devices to time.
-    var machine: String {
-        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last
-            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown processor"
-        return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) threads; " + devices.map(\.description).joined(separator: "; ")
     }
 
     /// The fastest device here for the workload.
@@ -90,7 +107,6 @@ public final class DeviceCalibration: @unchecked Sendable {
     /// `again` times anew whatever the file holds.
     public func calibration(of workload: Workload, again: Bool = false) -> Calibration {
         lock.withLock {
-            let machine = machine
             var stored = read()
             if !again, let known = stored[workload.name], known.version == workload.version, known.machine == machine {
                 return known
@@ -147,8 +163,7 @@ extension Device {
     /// The device for a kind of work: the one `IMAGEKERNELS_DEVICE` names, else (`auto`) the one the work
     /// ran fastest on here (``DeviceCalibration/shared``).
     public static func best(for workload: Workload) throws(RenderError) -> Device {
-        let choice = try DeviceChoice(environment: ProcessInfo.processInfo.environment[environmentVariable])
-        guard choice == .auto else { return try best }
+        guard try DeviceChoice.fromEnvironment == .auto else { return try best }
         return DeviceCalibration.shared.device(for: workload)
     }
 }
