@@ -114,20 +114,22 @@ do {
                 """, arguments: [copy])
             try db.execute(sql: """
                 INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
-                                   parameters, descriptor, thumbnail)
+                                   thumbnail)
                 SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
-                       f.neighbours, f.parameters, f.descriptor, f.thumbnail
+                       f.neighbours, f.thumbnail
                 FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
                 WHERE original.path NOT LIKE '%#%'
                 """, arguments: [copy])
-            // Each copied face's embedding: the original face is the one at the same place in the original image.
-            try db.execute(sql: """
-                INSERT INTO face_embeddings (face_id, embedding)
-                SELECT c.id, e.embedding FROM faces c JOIN images copy ON copy.id = c.image_id
-                JOIN images original ON copy.path = original.path || '#' || ?
-                JOIN faces f ON f.image_id = original.id AND f.x = c.x AND f.y = c.y AND f.width = c.width
-                JOIN face_embeddings e ON e.face_id = f.id
-                """, arguments: [copy])
+            // Each copied face's descriptor and embedding: the original face is the one at the same place in the original image.
+            for (table, columns) in [("face_descriptors", ["parameters", "descriptor"]), ("face_embeddings", ["embedding"])] {
+                try db.execute(sql: """
+                    INSERT INTO \(table) (face_id, \(columns.joined(separator: ", ")))
+                    SELECT c.id, \(columns.map { "stored." + $0 }.joined(separator: ", ")) FROM faces c JOIN images copy ON copy.id = c.image_id
+                    JOIN images original ON copy.path = original.path || '#' || ?
+                    JOIN faces f ON f.image_id = original.id AND f.x = c.x AND f.y = c.y AND f.width = c.width
+                    JOIN \(table) stored ON stored.face_id = f.id
+                    """, arguments: [copy])
+            }
         }
     }
     _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }

@@ -60,7 +60,11 @@ public actor CBIRDatabase {
             case .readWrite:
                 pool = try Self.exclusively(path) {
                     let pool = try Self.connect(path, configuration: configuration)
+                    let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
                     try migrator.migrate(pool)
+                    // A migration that rewrote most of the file (descriptors moved to their compact table)
+                    // leaves most of its pages free: the file gives them back once.
+                    if try pool.read({ db in try migrator.appliedIdentifiers(db) != applied && Self.isMostlyFree(db) }) { try pool.vacuum() }
                     let problems = try pool.read { db in try Self.integrityProblems(db, quick: true) }
                     guard problems.isEmpty else { throw DatabaseError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
                     return pool
@@ -93,6 +97,11 @@ public actor CBIRDatabase {
             }
         }
         return try body()
+    }
+
+    /// Whether more than half of the file's pages are free.
+    private static func isMostlyFree(_ db: Database) throws -> Bool {
+        try 2 * (Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0) > (Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
     }
 
     /// A connection pool on the file; read-only where SQLite cannot make the shared-memory file a WAL

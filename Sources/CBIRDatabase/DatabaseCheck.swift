@@ -27,8 +27,9 @@ extension CBIRDatabase {
         do {
             let found = try read { db in
                 let rows = try Row.fetchCursor(db, sql: """
-                    SELECT faces.id, parameters, descriptor, embedding, images.id AS image, images.status
-                    FROM faces LEFT JOIN images ON images.id = faces.image_id LEFT JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id
+                    SELECT faces.id, d.parameters, d.descriptor, e.embedding, images.id AS image, images.status
+                    FROM faces LEFT JOIN images ON images.id = faces.image_id
+                    LEFT JOIN \(FaceStore.descriptorsTable) d ON d.face_id = faces.id LEFT JOIN \(FaceStore.embeddingsTable) e ON e.face_id = faces.id
                     """)
                 var faces = 0, problems: [String] = []
                 while let row = try rows.next() {
@@ -50,8 +51,10 @@ extension CBIRDatabase {
         let id: Int64 = row["id"]
         var problems: [String] = []
         do {
-            let parameters = try FaceRecord.parameters(face: id, row["parameters"])
-            _ = try FaceRecord.descriptor(face: id, parameters: parameters, histograms: row["descriptor"])
+            guard let text = row["parameters"] as String?, let stored = row["descriptor"] as Data? else {
+                throw DatabaseError.storage(path: "faces", reason: "face \(id): no descriptor")
+            }
+            _ = try FaceRecord.descriptor(face: id, parameters: try FaceRecord.parameters(face: id, text), stored: stored)
             if let embedding = row["embedding"] as Data? { _ = try FaceRecord.embedding(face: id, embedding) }
         } catch {
             problems.append("\(error)")

@@ -52,7 +52,8 @@ public struct FaceIndexer: Indexer {
     }
 
     public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] {
-        [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons), ("embedding table", FaceStore.moveEmbeddings)]
+        [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons), ("embedding table", FaceStore.moveEmbeddings),
+         ("descriptor table", FaceStore.moveDescriptors)]
     }
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
@@ -72,7 +73,7 @@ public struct FaceIndexer: Indexer {
                               leftEyeY: face.eyes.map { Double($0.left.y) * photo.scale },
                               rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
                               rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
-                              neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.histograms,
+                              neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.descriptor,
                               thumbnail: Data(thumbnail), embedding: embeddings.map { FaceRecord.bytes($0[index]) })
         }
     }

@@ -33,10 +33,8 @@ final class GalleryCache: @unchecked Sendable {
         let store = try database.faceIndexer().store
         let key = Key(parameters: parameters, device: ObjectIdentifier(database.context.device))
         return try cached(&entries, key, make: Gallery(parameters: parameters, context: database.context), from: database,
-                          signature: store.signature, ids: store.ids) { gallery, ids in
-            let batch = try database.read { db in try store.descriptors(ids, parameters: parameters, db) }
-            try gallery.append(batch)
-            return batch.map(\.face.rawValue)
+                          signature: store.signature, ids: store.idsWithDescriptors) { gallery, ids, db in
+            try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(batch) }
         }
     }
 
@@ -44,39 +42,37 @@ final class GalleryCache: @unchecked Sendable {
     func embeddingGallery(of database: CBIRDatabase) throws(DatabaseError) -> EmbeddingGallery {
         let store = try database.faceIndexer().store
         return try cached(&embeddings, ObjectIdentifier(database.context.device), make: EmbeddingGallery(context: database.context),
-                          from: database, signature: store.embeddingSignature, ids: store.idsWithEmbeddings) { gallery, ids in
-            let batch = try database.read { db in try store.embeddings(ids, db) }
-            try gallery.append(batch)
-            return batch.map(\.face.rawValue)
+                          from: database, signature: store.embeddingSignature, ids: store.idsWithEmbeddings) { gallery, ids, db in
+            try store.embeddings(ids, db) { batch in try gallery.append(batch) }
         }
     }
 
     /// The cached gallery for `key` (made with `make` the first time), brought up to date when the table's
-    /// `signature` moved: faces no longer among `ids` removed, new ones appended 500 at a time by `append`
-    /// (which returns the ids it added). A gallery left half updated by an error is rebuilt next time.
+    /// `signature` moved, in one read: faces no longer among `ids` removed, the new ones appended by
+    /// `append` (given their ids, or nil for every stored face while the gallery is empty). A gallery left
+    /// half updated by an error is rebuilt next time.
     private func cached<Key: Hashable, Faces: FaceGallery>(_ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
                                                            from database: CBIRDatabase,
                                                            signature: @escaping @Sendable (Database) throws -> [Int64],
                                                            ids: @escaping @Sendable (Database) throws -> Set<Int64>,
-                                                           append: (Faces, ArraySlice<Int64>) throws -> [Int64]) throws(DatabaseError) -> Faces {
+                                                           append: @escaping @Sendable (Faces, [Int64]?, Database) throws -> Void)
+    throws(DatabaseError) -> Faces {
         lock.lock()
         defer { lock.unlock() }
         var entry = entries.removeValue(forKey: key) ?? Entry(gallery: make())
         let current = try database.read { db in try signature(db) }
         if current != entry.signature {
-            let stored = try database.read { db in try ids(db) }
-            do {
-                for gone in entry.faces.subtracting(stored) { try entry.gallery.remove(face: FaceID(gone)) }
-                entry.faces.formIntersection(stored)
-                entry.gallery.reserveCapacity(stored.count)
-                let added = Array(stored.subtracting(entry.faces))
-                for start in stride(from: 0, to: added.count, by: 500) {
-                    entry.faces.formUnion(try append(entry.gallery, added[start..<min(added.count, start + 500)]))
+            let (gallery, known) = (entry.gallery, entry.faces)
+            entry.faces = try database.read { db in
+                let stored = try ids(db)
+                do {
+                    for gone in known.subtracting(stored) { try gallery.remove(face: FaceID(gone)) }
+                    gallery.reserveCapacity(stored.count)
+                    try append(gallery, known.isEmpty ? nil : Array(stored.subtracting(known)), db)
+                } catch let error as RecognitionError {
+                    throw DatabaseError.processing("\(error)")
                 }
-            } catch let error as DatabaseError {
-                throw error
-            } catch {
-                throw .processing("\(error)")
+                return stored
             }
             entry.signature = current
         }
@@ -86,7 +82,7 @@ final class GalleryCache: @unchecked Sendable {
 }
 
 /// What the cache needs of a gallery besides appending: room for a number of faces, removing a face by id.
-protocol FaceGallery {
+protocol FaceGallery: Sendable {
     func reserveCapacity(_ faceCount: Int)
     func remove(face: FaceID) throws(RecognitionError)
 }

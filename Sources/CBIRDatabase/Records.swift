@@ -24,8 +24,8 @@ public struct ImageRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
 }
 
 /// One face of an indexed image: its box, lean and eyes in the original image's pixels, its LBP descriptor
-/// (with the parameters that made it), its 128-d embedding (dlib's ResNet; nil in databases indexed before
-/// embeddings, until `index` adds it), a small JPEG thumbnail of the aligned crop, and its person.
+/// (with the parameters that made it), its 128-d embedding (dlib's ResNet; nil in databases indexed
+/// before embeddings, until `index` adds it), a small JPEG thumbnail of the aligned crop, and its person.
 public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "faces"
 
@@ -41,10 +41,11 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var rightEyeX: Double?
     public var rightEyeY: Double?
     public var neighbours: Int
-    /// `DescriptorParameters` as JSON.
-    public var parameters: String
-    /// The histograms as little-endian Float32.
-    public var descriptor: Data
+    /// `DescriptorParameters` as JSON, and the descriptor in its stored form (``FaceDescriptor/encoded()``:
+    /// counts, about 6 KB). Stored in a table of their own (`face_descriptors`), narrow so that a new
+    /// process reads every descriptor at once.
+    public var parameters = ""
+    public var descriptor = Data()
     public var thumbnail: Data
     /// The embedding as little-endian Float32. Stored in a table of its own (`face_embeddings`), narrow so
     /// that a new process reads every embedding at once.
@@ -56,7 +57,7 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
 
     enum CodingKeys: String, CodingKey {
         case id, imageID = "image_id", x, y, width, height, angle, leftEyeX = "left_eye_x", leftEyeY = "left_eye_y"
-        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, parameters, descriptor, thumbnail
+        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, thumbnail
         case personID = "person_id", assignment
     }
 
@@ -96,7 +97,7 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
 
     /// The stored descriptor, checked against its parameters.
     public func faceDescriptor() throws(DatabaseError) -> FaceDescriptor {
-        try Self.descriptor(face: id ?? -1, parameters: try Self.parameters(face: id ?? -1, parameters), histograms: descriptor)
+        try Self.descriptor(face: id ?? -1, parameters: try Self.parameters(face: id ?? -1, parameters), stored: descriptor)
     }
 
     /// Stored descriptor parameters read back.
@@ -106,22 +107,22 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         }
     }
 
-    /// A stored histogram blob read back as the descriptor it was, checked against its parameters.
-    static func descriptor(face: Int64, parameters: DescriptorParameters, histograms: Data) throws(DatabaseError) -> FaceDescriptor {
-        do { return try FaceDescriptor(parameters: parameters, histograms: floats(histograms)) } catch {
+    /// A stored descriptor read back, checked against its parameters.
+    static func descriptor(face: Int64, parameters: DescriptorParameters, stored: Data) throws(DatabaseError) -> FaceDescriptor {
+        do { return try FaceDescriptor(parameters: parameters, encoded: stored) } catch {
             throw .storage(path: "faces", reason: "face \(face): \(error)")
         }
     }
 
     /// A descriptor's parameters and histograms in their stored form.
-    static func encode(_ descriptor: FaceDescriptor) throws(DatabaseError) -> (parameters: String, histograms: Data) {
+    static func encode(_ descriptor: FaceDescriptor) throws(DatabaseError) -> (parameters: String, descriptor: Data) {
         let parameters: Data
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys  // the same text for the same parameters, run after run
         do { parameters = try encoder.encode(descriptor.parameters) } catch {
             throw .processing("cannot encode descriptor parameters: \(error)")
         }
-        return (String(decoding: parameters, as: UTF8.self), bytes(descriptor.histograms))
+        return (String(decoding: parameters, as: UTF8.self), descriptor.encoded())
     }
 }
 

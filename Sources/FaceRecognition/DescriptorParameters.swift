@@ -60,6 +60,14 @@ public struct DescriptorParameters: Hashable, Sendable, Codable, CustomStringCon
     /// Floats per descriptor.
     public var length: Int { blockCount * bins }
 
+    /// Side of the square of LBP codes the grid is laid on: the face less the pattern's border.
+    var codedSize: Int { faceSize - 2 * lbp.radius }
+
+    /// Pixels per block, blocks in row-major order: a block's histogram is its code counts divided by this.
+    public var blockPixelCounts: [Int] {
+        BlockHistogram(gridColumns: gridColumns, gridRows: gridRows, bins: bins).pixelCounts(width: codedSize, height: codedSize)
+    }
+
     public var description: String {
         var parts = ["\(faceSize)px"]
         if let gamma { parts.append("γ\(gamma)") }
@@ -77,9 +85,8 @@ public struct DescriptorParameters: Hashable, Sendable, Codable, CustomStringCon
     func validate() throws(RecognitionError) {
         guard (16...1024).contains(faceSize) else { throw .invalidParameters("face size \(faceSize) is outside 16...1024") }
         if let sigmas, sigmas.count != 2 { throw .invalidParameters("DoG needs two σ, got \(sigmas.count)") }
-        let coded = faceSize - 2 * lbp.radius
-        guard gridColumns > 0, gridRows > 0, gridColumns <= coded, gridRows <= coded else {
-            throw .invalidParameters("a \(gridColumns)×\(gridRows) grid does not fit \(coded)×\(coded) codes")
+        guard gridColumns > 0, gridRows > 0, gridColumns <= codedSize, gridRows <= codedSize else {
+            throw .invalidParameters("a \(gridColumns)×\(gridRows) grid does not fit \(codedSize)×\(codedSize) codes")
         }
     }
 }

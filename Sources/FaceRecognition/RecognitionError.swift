@@ -11,6 +11,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case invalidWeightMap(source: String, reason: String)
     /// Descriptor parameters that cannot work (a grid larger than the face, say).
     case invalidParameters(String)
+    /// A stored descriptor that cannot be read back.
+    case damagedDescriptor(String)
     /// A face or image identifier already in the gallery, or one that is not.
     case identifier(String)
     /// Rendering on the device failed.
@@ -28,6 +30,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
             "\(source): not a weight map: \(reason)"
         case .invalidParameters(let reason):
             "invalid descriptor parameters: \(reason)"
+        case .damagedDescriptor(let reason):
+            "damaged descriptor: \(reason)"
         case .identifier(let reason):
             reason
         case .render(let error):

@@ -52,21 +52,35 @@ public struct BlockHistogram: Filter {
         CPUParallel.forEachRange(grid[2] * gridRows) { blockRows in
             let codes = arguments.codes.elements, histograms = arguments.histograms.elements
             for blockRow in blockRows {
-                let plane = blockRow / gridRows, by = blockRow % gridRows
-                let y0 = by * height / gridRows, y1 = (by + 1) * height / gridRows
+                let plane = blockRow / gridRows, rows = BlockHistogram.span(blockRow % gridRows, of: height, parts: gridRows)
                 for bx in 0..<gridColumns {
-                    let x0 = bx * width / gridColumns, x1 = (bx + 1) * width / gridColumns
+                    let columns = BlockHistogram.span(bx, of: width, parts: gridColumns)
                     let h = histograms + (blockRow * gridColumns + bx) * bins
                     h.update(repeating: 0, count: bins)
-                    for y in y0..<y1 {
+                    for y in rows {
                         let line = codes + (plane * height + y) * width
-                        for x in x0..<x1 where Int(line[x]) < bins { h[Int(line[x])] += 1 }
+                        for x in columns where Int(line[x]) < bins { h[Int(line[x])] += 1 }
                     }
-                    let count = (x1 - x0) * (y1 - y0)
+                    let count = columns.count * rows.count
                     guard count > 0 else { continue }
                     let scale = 1 / Float(count)
                     for b in 0..<bins { h[b] *= scale }
                 }
+            }
+        }
+    }
+
+    /// The columns (or rows) of block `index` of `parts` across `extent` pixels.
+    static func span(_ index: Int, of extent: Int, parts: Int) -> Range<Int> {
+        index * extent / parts..<(index + 1) * extent / parts
+    }
+
+    /// Pixels per block of a `width`×`height` plane, blocks in row-major order: each block's histogram
+    /// is its code counts divided by this.
+    public func pixelCounts(width: Int, height: Int) -> [Int] {
+        (0..<gridRows).flatMap { by in
+            (0..<gridColumns).map { bx in
+                Self.span(bx, of: width, parts: gridColumns).count * Self.span(by, of: height, parts: gridRows).count
             }
         }
     }
