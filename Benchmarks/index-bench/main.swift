@@ -79,7 +79,7 @@ print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
 print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
 print("database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,")
-print("describe, store; one transaction per photo),")
+print("describe, store; one transaction per photo; \(CBIRDatabase.indexingConcurrency) files in flight at once),")
 print("with dlib embeddings (5 landmarks, chip, ResNet) and without them.\n")
 print("| device | embeddings | photos | faces | seconds | photos/s | faces/s |")
 print("|---|---|---:|---:|---:|---:|---:|")
@@ -97,6 +97,21 @@ for device in choices {
                      run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
         if embeddings { databases.append(path) }
     }
+}
+
+// Files in flight at once: one, two and one a core (the default), with embeddings, each stage on its fastest device.
+let counts = Array(Set([1, 2, CBIRDatabase.indexingConcurrency])).sorted()
+print("\nFiles in flight at once (auto, with embeddings; the table above ran \(CBIRDatabase.indexingConcurrency), the default: one a core, at least 2).\n")
+print("| files at once | photos | seconds | photos/s | faces/s |")
+print("|---:|---:|---:|---:|---:|")
+for concurrency in counts {
+    let database = try CBIRDatabase(path: "\(work)/concurrency-\(concurrency).sqlite", indexers: [try FaceIndexer()])
+    let run = try await database.index(folder: gallery, concurrency: concurrency) { progress in
+        if progress.done % 100 == 0 { note("\(concurrency) at once: \(progress.done) of \(progress.total)") }
+    }
+    let faces = try database.statistics().faces
+    print(String(format: "| %d | %d | %.1f | %.1f | %.1f |", concurrency, run.indexed, run.elapsed, Double(run.indexed) / run.elapsed,
+                 Double(faces) / run.elapsed))
 }
 
 // Grow the first database to the face target with copies of its images and faces (each copy a new image),

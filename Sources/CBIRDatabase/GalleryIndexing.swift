@@ -37,9 +37,11 @@ extension CBIRDatabase {
     /// and a folder that cannot be listed, is recorded with its error and the run goes on. Stored files
     /// gone from the folder are removed first (their labels saved to a file), unless `keepMissing`.
     /// Each file is one transaction, so a run killed midway loses nothing committed and the next run
-    /// finishes the rest. The next file is read and decoded (on the database's context) while the indexers
-    /// work on the current one. Honours task cancellation between files.
-    public nonisolated func index(folder: String, keepMissing: Bool = false,
+    /// finishes the rest. `concurrency` files are in flight at once, each read, decoded (on the database's
+    /// context) and analysed by the indexers while the others are, their writes taking turns on the actor,
+    /// so decoding, the host's work and the stages' renders of different photos overlap; progress comes in
+    /// the order files finish. Honours task cancellation between files.
+    public nonisolated func index(folder: String, keepMissing: Bool = false, concurrency: Int = CBIRDatabase.indexingConcurrency,
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
         let listing = try FolderListing(folder)
         let files = listing.files
@@ -59,33 +61,40 @@ extension CBIRDatabase {
             failed += 1
             progress(report(done + 1, folder.path, error))
         }
-        let listed = listing.unreadableFolders.count
-        func loading(_ index: Int) -> Task<LoadedFile, any Error>? {
-            guard index < files.count else { return nil }
-            return Task { [files] in try self.load(files[index]) }
-        }
-        // Decoding takes one core; detection leaves part of the other idle.
-        var next = loading(0)
-        defer { next?.cancel() }
-        for (done, file) in files.enumerated() {
-            try Task.checkCancellation()
-            guard let current = next else { break }
-            next = loading(done + 1)
-            var error: String?
-            switch try await store(try await current.value) {
-            case .indexed: indexed += 1
-            case .unchanged: unchanged += 1
-            case .upgraded: upgraded += 1
-            case .failed(let reason):
-                failed += 1
-                error = reason
+        var done = listing.unreadableFolders.count
+        try await withThrowingTaskGroup(of: (path: String, outcome: Outcome).self) { group in
+            var next = 0
+            func startNext() {
+                guard next < files.count else { return }
+                let file = files[next]
+                next += 1
+                group.addTask { (file.path, try await self.store(try self.load(file))) }
             }
-            progress(report(listed + done + 1, file.path, error))
+            for _ in 0..<max(1, concurrency) { startNext() }
+            while let (path, outcome) = try await group.next() {
+                try Task.checkCancellation()
+                startNext()
+                var error: String?
+                switch outcome {
+                case .indexed: indexed += 1
+                case .unchanged: unchanged += 1
+                case .upgraded: upgraded += 1
+                case .failed(let reason):
+                    failed += 1
+                    error = reason
+                }
+                done += 1
+                progress(report(done, path, error))
+            }
         }
         return report(total, nil, nil)
     }
 
-    enum Outcome {
+    /// Files indexed at once by default: one a core, and at least two, so that one is read and decoded
+    /// while another is analysed.
+    public static let indexingConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount)
+
+    enum Outcome: Sendable {
         case indexed, unchanged, upgraded
         case failed(String)
     }
