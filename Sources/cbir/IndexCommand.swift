@@ -11,8 +11,8 @@ struct IndexCommand: AsyncParsableCommand {
         abstract: "Find, align, describe and store the faces of every photo under a folder.",
         discussion: """
             Walks the folder recursively and recognises images by content. Unchanged files are skipped, changed \
-            ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Each \
-            file is one transaction: a run that is interrupted loses nothing stored, and the next run finishes \
+            ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Several \
+            files are indexed at once (--jobs). Each file is one transaction: a run that is interrupted loses nothing stored, and the next run finishes \
             the rest. A folder that cannot be listed is reported and recorded like a failed file. Files stored \
             from this folder that are gone from it are removed first (their labels saved to a file beside the \
             database, for `cbir labels --import`), unless --keep-missing. New faces are then grouped into people \
@@ -26,14 +26,21 @@ struct IndexCommand: AsyncParsableCommand {
     @Flag(help: "Keep stored files that are gone from the folder.")
     var keepMissing = false
 
+    @Option(help: "Files indexed at once (one a core, at least 2).")
+    var jobs = CBIRDatabase.indexingConcurrency
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var deviceOptions: DeviceOptions
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+    }
 
     func run() async throws {
         let store = try database.open(context: try deviceOptions.context(), access: .readWrite, create: true)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
-        let run = try await store.index(folder: folder, keepMissing: keepMissing) { progress in step.show(progress) }
+        let run = try await store.index(folder: folder, keepMissing: keepMissing, concurrency: jobs) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
         print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",

@@ -214,7 +214,8 @@ import TestSupport
                                      (["identify", probe, "--threshold", "-1"], "--threshold must be a number"),
                                      (["query", probe, "--top", "-1"], "--top must be at least 1"),
                                      (["query", probe, "--face", "0"], "--face counts from 1"),
-                                     (["query", probe, "--radius", "-2"], "--radius cannot be negative")] {
+                                     (["query", probe, "--radius", "-2"], "--radius cannot be negative"),
+                                     (["index", Self.photos, "--jobs", "0"], "--jobs must be at least 1")] {
             let output = try cbir.run(arguments)
             #expect(output.status != 0 && output.standardError.contains(message), "\(arguments): \(output.standardError)")
         }
