@@ -119,7 +119,8 @@ if Context.environment["FACESEARCH_FUZZ"] == "1" {
 // Where this machine has AVX2 and FMA (every x86-64 server and desktop processor since 2013–2015) and this
 // package is the one being built (SwiftPM refuses unsafe flags in dependencies), its Swift code is built for
 // them: the CPU twins' SIMD8 vectors fill one AVX register instead of two SSE ones (full NBNN about twice as
-// fast: Benchmarks/RESULTS.md). FACESEARCH_PORTABLE=1 builds for any x86-64 processor.
+// fast: Benchmarks/RESULTS.md; device calibrations are kept per build). FACESEARCH_PORTABLE=1 builds for any
+// x86-64 processor.
 let hostProcessorFlags: [SwiftSetting] = {
     #if arch(x86_64) && os(Linux)
     let haswell: Set<Substring> = ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt", "sse4_2", "xsave"]
@@ -127,7 +128,7 @@ let hostProcessorFlags: [SwiftSetting] = {
           let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
           let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
           haswell.isSubset(of: flags.split(separator: " ")) else { return [] }
-    return [.unsafeFlags(["-target-cpu", "haswell"])]
+    return [.unsafeFlags(["-target-cpu", "haswell"]), .define("FACESEARCH_AVX2")]
     #else
     return []
     #endif

@@ -75,7 +75,7 @@ public final class DeviceCalibration: @unchecked Sendable {
     public let devices: [Device]
     /// Timed runs per device, after one untimed run that builds the programs.
     public let runs: Int
-    /// The processor, its threads and the devices timed.
+    /// The processor, its threads, the build's instruction set and the devices timed.
     let machine: String
     private let lock = NSLock()
 
@@ -86,8 +86,16 @@ public final class DeviceCalibration: @unchecked Sendable {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown processor"
-        machine = "\(model), \(ProcessInfo.processInfo.activeProcessorCount) threads; " + devices.map(\.description).joined(separator: "; ")
+        machine = "\(model), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(Self.build) build; "
+            + devices.map(\.description).joined(separator: "; ")
     }
+
+    /// The instruction set this code was built for (Package.swift): the CPU device's speed depends on it.
+    #if FACESEARCH_AVX2
+    static let build = "AVX2"
+    #else
+    static let build = "portable"
+    #endif
 
     static var defaultFile: String {
         let environment = ProcessInfo.processInfo.environment
