@@ -101,7 +101,7 @@ for device in choices {
 
 // Files in flight at once: one, two and one a core (the default), with embeddings, each stage on its fastest device.
 let counts = Array(Set([1, 2, CBIRDatabase.indexingConcurrency])).sorted()
-print("\nFiles in flight at once (auto, with embeddings; the table above ran \(CBIRDatabase.indexingConcurrency), the default: one a core, at least 2).\n")
+print("\nFiles in flight at once (auto, with embeddings; the table above ran \(CBIRDatabase.indexingConcurrency), the default: one a core, 2 to 16).\n")
 print("| files at once | photos | seconds | photos/s | faces/s |")
 print("|---:|---:|---:|---:|---:|")
 for concurrency in counts {

@@ -90,9 +90,9 @@ extension CBIRDatabase {
         return report(total, nil, nil)
     }
 
-    /// Files indexed at once by default: one a core, and at least two, so that one is read and decoded
-    /// while another is analysed.
-    public static let indexingConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount)
+    /// Files indexed at once by default: one a core, at least two (one is read and decoded while another
+    /// is analysed) and at most 16 (each holds its decoded photo, tens of MB).
+    public static let indexingConcurrency = min(16, max(2, ProcessInfo.processInfo.activeProcessorCount))
 
     enum Outcome: Sendable {
         case indexed, unchanged, upgraded

@@ -26,7 +26,7 @@ struct IndexCommand: AsyncParsableCommand {
     @Flag(help: "Keep stored files that are gone from the folder.")
     var keepMissing = false
 
-    @Option(help: "Files indexed at once (one a core, at least 2).")
+    @Option(help: "Files indexed at once (one a core, 2 to 16).")
     var jobs = CBIRDatabase.indexingConcurrency
 
     @OptionGroup var database: DatabaseOptions
