@@ -74,7 +74,7 @@ public struct FaceIndexer: Indexer {
                               rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
                               rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
                               neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.descriptor,
-                              thumbnail: Data(thumbnail), embedding: embeddings.map { FaceRecord.bytes($0[index]) })
+                              thumbnail: Data(thumbnail), embedding: embeddings.map { $0[index].littleEndianBytes })
         }
     }
 

@@ -87,7 +87,7 @@ public struct FaceStore: Sendable {
         }
         let rows = try Row.fetchCursor(db, sql: "SELECT id, parameters, descriptor FROM faces")
         while let row = try rows.next() {
-            let text: String = row["parameters"], values = FaceRecord.floats(row["descriptor"])
+            let text: String = row["parameters"], values = [Float](littleEndianBytes: row["descriptor"] as Data)
             let descriptor = (try? JSONDecoder().decode(DescriptorParameters.self, from: Data(text.utf8)))
                 .flatMap { parameters in try? FaceDescriptor(parameters: parameters, histograms: values) }
             try setDescriptor(text, descriptor?.encoded() ?? FaceDescriptor.encoded(values: values), face: row["id"], db)
@@ -107,7 +107,7 @@ public struct FaceStore: Sendable {
 
     /// Stores embeddings of faces, replacing any they had.
     func setEmbeddings(_ embeddings: [(face: Int64, embedding: [Float])], _ db: Database) throws {
-        for (face, embedding) in embeddings { try setEmbedding(FaceRecord.bytes(embedding), face: face, db) }
+        for (face, embedding) in embeddings { try setEmbedding(embedding.littleEndianBytes, face: face, db) }
     }
 
     private func setEmbedding(_ bytes: Data, face: Int64, _ db: Database) throws {

@@ -75,24 +75,7 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         guard data.count == FaceEmbedder.length * 4 else {
             throw .storage(path: "faces", reason: "face \(face): an embedding of \(data.count) bytes, not \(FaceEmbedder.length * 4)")
         }
-        return Self.floats(data)
-    }
-
-    /// Little-endian Float32 values back from their bytes.
-    static func floats(_ data: Data) -> [Float] {
-        var values = [Float](repeating: 0, count: data.count / 4)
-        values.withUnsafeMutableBytes { out in data.withUnsafeBytes { out.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(out.count))) } }
-        if UInt32(1).littleEndian != 1 { values = values.map { Float(bitPattern: UInt32(littleEndian: $0.bitPattern)) } }
-        return values
-    }
-
-    /// Float32 values as little-endian bytes.
-    static func bytes(_ values: [Float]) -> Data {
-        var data = Data(capacity: values.count * 4)
-        for value in values {
-            withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) }
-        }
-        return data
+        return [Float](littleEndianBytes: data)
     }
 
     /// The stored descriptor, checked against its parameters.

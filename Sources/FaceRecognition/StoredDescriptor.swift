@@ -23,10 +23,7 @@ extension FaceDescriptor {
     /// Values in the raw stored form, whatever their count: how a descriptor that no longer fits its
     /// parameters keeps its values, to be reported when read.
     public static func encoded(values: [Float]) -> Data {
-        var data = Data([StoredForm.values.rawValue])
-        data.reserveCapacity(1 + 4 * values.count)
-        for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
-        return data
+        Data([StoredForm.values.rawValue]) + values.littleEndianBytes
     }
 
     /// A descriptor back from its stored form; a damaged one is an error.
@@ -74,7 +71,7 @@ extension FaceDescriptor {
     /// Raw little-endian Float32 values, `length` of them.
     private static func values(_ bytes: Slice<UnsafeRawBufferPointer>, length: Int) throws(RecognitionError) -> [Float] {
         guard bytes.count == 4 * length else { throw .damagedDescriptor("\(bytes.count / 4) values for \(length)") }
-        return (0..<length).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self))) }
+        return [Float](littleEndianBytes: bytes)
     }
 
     /// Histograms back from the counts form.

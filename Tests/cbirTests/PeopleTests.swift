@@ -17,16 +17,19 @@ import TestSupport
     }
     struct Identified: Decodable { let name: String? }
 
+    /// What `cbir` prints for `arguments`, expecting it to succeed.
+    static func succeeding(_ cbir: CommandRunner, _ arguments: [String]) throws -> String {
+        let output = try cbir.run(arguments)
+        #expect(output.status == 0, "\(arguments): \(output.standardError)")
+        return output.standardOutput
+    }
+
     @Test func peopleFromIndexingAndByHand() throws {
         let folder = try DatabaseCommandTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let cbir = try CommandRunner(product: "cbir")
         let db = ["--db", folder + "/cbir.sqlite"]
-        func run(_ arguments: [String]) throws -> String {
-            let output = try cbir.run(arguments + db)
-            #expect(output.status == 0, "\(arguments): \(output.standardError)")
-            return output.standardOutput
-        }
+        func run(_ arguments: [String]) throws -> String { try Self.succeeding(cbir, arguments + db) }
         func failure(_ arguments: [String]) throws -> String {
             let output = try cbir.run(arguments + db)
             #expect(output.status != 0, "\(arguments) succeeded")
@@ -116,11 +119,7 @@ import TestSupport
         try FileManager.default.copyItem(atPath: Self.photos + "/test/obama_and_biden.jpg", toPath: photo)
         let cbir = try CommandRunner(product: "cbir")
         let db = ["--db", folder + "/cbir.sqlite"]
-        func run(_ arguments: [String]) throws -> String {
-            let output = try cbir.run(arguments + db)
-            #expect(output.status == 0, "\(arguments): \(output.standardError)")
-            return output.standardOutput
-        }
+        func run(_ arguments: [String]) throws -> String { try Self.succeeding(cbir, arguments + db) }
         /// The photo's faces left to right: id, person, how assigned.
         func faces() throws -> [(id: Int64, person: Int64?, assignment: String?)] {
             try DatabaseQueue(path: db[1]).read { db in
