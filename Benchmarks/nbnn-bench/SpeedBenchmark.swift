@@ -47,10 +47,21 @@ struct SpeedBenchmark {
         return (0..<count).map { (source[$0 % source.count], FaceID(Int64($0)), ImageID(Int64($0 / 2))) }
     }
 
-    private func gallery(on device: Device, bins: Int, entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)]) throws -> Gallery {
-        let gallery = Gallery(parameters: entries[0].descriptor.parameters, context: RenderContext(device: device))
+    private func gallery(on device: Device, bins: Int, entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)],
+                         context: RenderContext? = nil) throws -> Gallery {
+        let gallery = Gallery(parameters: entries[0].descriptor.parameters, context: context ?? RenderContext(device: device))
         try gallery.append(entries)
         return gallery
+    }
+
+    /// The kind of OpenCL device whose kernel shapes an OpenCL device is also timed with in the reference
+    /// scenario: a GPU's on an OpenCL CPU, a CPU's on a GPU.
+    private static func otherShapes(_ device: Device) -> (kind: DeviceKind, name: String)? {
+        switch device.kind {
+        case .cpu: nil
+        case .openCL(.cpu): (.openCL(.gpu), "GPU")
+        case .openCL: (.openCL(.cpu), "CPU")
+        }
     }
 
     private func compareAllPaths(bins: Int, faceCount: Int) throws -> [SpeedRow] {
@@ -58,7 +69,8 @@ struct SpeedBenchmark {
         guard let probe = probe[bins] else { return [] }
         let bytesPerFace = (probe.parameters.length + probe.parameters.blockCount) * 4
         var rows: [SpeedRow] = []
-        let galleries = try devices.map { try gallery(on: $0, bins: bins, entries: entries) }
+        let contexts = devices.map { RenderContext(device: $0) }
+        let galleries = try zip(devices, contexts).map { try gallery(on: $0, bins: bins, entries: entries, context: $1) }
         for matcher in Self.matchers {
             let options = SearchOptions(matcher: matcher, weights: .uniform())
             let slowRuns = quick ? 1 : (matcher == .nbnn ? 3 : runs)
@@ -66,7 +78,7 @@ struct SpeedBenchmark {
             let naive = medianSeconds(runs: slowRuns) { _ = Reference.search(probe, in: entries, options: options) }
             rows.append(SpeedRow(matcher: matcher.rawValue, path: "naive", device: "single thread", bins: bins,
                                  gallery_faces: faceCount, seconds_per_query: naive, runs: slowRuns, bytes_per_face: bytesPerFace))
-            for (device, gallery) in zip(devices, galleries) {
+            for (device, (gallery, context)) in zip(devices, zip(galleries, contexts)) {
                 for path in SearchPath.allCases {
                     progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): \(path.rawValue) on \(device.kind)")
                     var options = options
@@ -79,6 +91,14 @@ struct SpeedBenchmark {
                                          gallery_faces: faceCount, seconds_per_query: seconds,
                                          runs: path == .fused ? runs : slowRuns, bytes_per_face: bytesPerFace))
                 }
+                guard let shapes = Self.otherShapes(device) else { continue }
+                progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): fused on \(device.kind), \(shapes.name)-shaped")
+                context.useSchedules(of: shapes.kind)
+                defer { context.useSchedules(of: nil) }
+                var top = TopImages(10)
+                let seconds = try medianSeconds(runs: runs) { try gallery.search(probe, options: options, into: &top) }
+                rows.append(SpeedRow(matcher: matcher.rawValue, path: "fused", device: "\(device.kind), \(shapes.name)-shaped", bins: bins,
+                                     gallery_faces: faceCount, seconds_per_query: seconds, runs: runs, bytes_per_face: bytesPerFace))
             }
         }
         return rows

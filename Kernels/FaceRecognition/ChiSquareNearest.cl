@@ -1,7 +1,15 @@
 // The fused, tiled chi-square search: for every gallery face and every active probe block j, the
 // chi-square distance to block j of the face (restricted) or the smallest over all of its blocks
 // (FULL), or over those within RADIUS grid steps of the probe block on a grid GRID_COLUMNS wide (FULL
-// with RADIUS: a neighbourhood NBNN), in one launch. One work-item per face; each covers all probe blocks.
+// with RADIUS: a neighbourhood NBNN), in one launch over the whole gallery. Two shapes:
+// - CPU-shaped (default): one work-item per face, covering all probe blocks (PROBE_COUNT of them in
+//   registers with FULL), so a CPU compiler turns neighbouring faces into vector lanes.
+// - GPU-shaped (COOPERATIVE): a work-group of LANES × GROUP_ROWS work-items per tile of LANES faces.
+//   Each column is a face; each row a strand of probe blocks (row, row + GROUP_ROWS, ...), PER_ITEM of
+//   them held in registers at a time. With FULL the group stages each gallery block of the tile (BINS ×
+//   LANES floats, contiguous) in local memory with coalesced reads, and every strand compares its probe
+//   blocks with it; with FACE_SUM the strands' weighted sums meet in local memory. The probe's block
+//   count is an argument, so another weight map reuses the program.
 //
 // Gallery layout: tiles of LANES faces; within a tile, block-major, then bin, then lane, so the
 // work-items of a tile read consecutive addresses. sums holds each gallery block's total.
@@ -13,25 +21,36 @@
 
 #define LANES 16
 
-// Chi-square distance between the probe block's nonzero bins [first, last) and gallery block g.
-float chisquare_block(__global const float* g, float total, int first, int last, __global const int* binIndices,
-                      __global const float* values, __global const float* inverses) {
-    float terms = 0.0f, covered = 0.0f;
-    for (int k = first; k < last; ++k) {
-        float p = values[k], v = g[binIndices[k] * LANES];
-        float d = p - v;
+// Chi-square distance between the probe block's nonzero bins [first, last) and gallery block g, a
+// face's column (stride LANES) in global or local memory.
 #ifdef ASYMMETRIC
-        terms += d * d * inverses[k];
-#else
-        terms += d * d / (p + v);
-        covered += v;
-#endif
-    }
-#ifdef ASYMMETRIC
+#define CHISQUARE_TERMS \
+    float terms = 0.0f; \
+    for (int k = first; k < last; ++k) { \
+        float d = values[k] - g[binIndices[k] * LANES]; \
+        terms += d * d * inverses[k]; \
+    } \
     return terms;
 #else
+#define CHISQUARE_TERMS \
+    float terms = 0.0f, covered = 0.0f; \
+    for (int k = first; k < last; ++k) { \
+        float p = values[k], v = g[binIndices[k] * LANES]; \
+        float d = p - v; \
+        terms += d * d / (p + v); \
+        covered += v; \
+    } \
     return terms + (total - covered);
 #endif
+
+float chisquare_block(__global const float* g, float total, int first, int last, __global const int* binIndices,
+                      __global const float* values, __global const float* inverses) {
+    CHISQUARE_TERMS
+}
+
+float chisquare_block_local(__local const float* g, float total, int first, int last, __global const int* binIndices,
+                            __global const float* values, __global const float* inverses) {
+    CHISQUARE_TERMS
 }
 
 // Block distances are stored per (face, probe block), or added with their weights into the face's sum.
@@ -44,6 +63,8 @@ void store_distance(__global float* distances, __global const float* weights, in
     distances[(size_t)slot * probeCount + jj] = fmax(d, 0.0f);
 #endif
 }
+
+#ifndef COOPERATIVE
 
 __kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
                                 __global const int* probeBlocks, __global const int* starts,
@@ -80,3 +101,88 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
     }
 #endif
 }
+
+#else
+
+#define PER_ITEM 4
+
+// Whether probe block p is compared with gallery block b.
+bool compared(int p, int b) {
+#ifdef RADIUS
+    return abs(p / GRID_COLUMNS - b / GRID_COLUMNS) <= RADIUS && abs(p % GRID_COLUMNS - b % GRID_COLUMNS) <= RADIUS;
+#else
+    return true;
+#endif
+}
+
+__kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
+                                __global const int* probeBlocks, __global const int* starts,
+                                __global const int* binIndices, __global const float* values,
+                                __global const float* inverses, __global const float* weights,
+                                __global float* distances,
+                                int probeCount, int blocks, int bins, int slots) {
+    int lane = get_local_id(0), row = get_local_id(1), tile = get_group_id(0);
+    int slot = tile * LANES + lane;
+    bool live = slot < slots;   // every work-item reaches the barriers, live or not
+    __global const float* tileBlocks = tiles + (size_t)tile * blocks * BINS * LANES;
+    __global const float* tileSums = sums + (size_t)tile * blocks * LANES;
+#ifdef FULL
+    __local float staged[BINS * LANES];
+    __local float stagedTotals[LANES];
+#endif
+#ifdef FACE_SUM
+    __local float partial[GROUP_ROWS * LANES];
+    float sum = 0.0f;
+#endif
+    // Every work-item makes the same passes (the barriers need it); row r takes probe blocks
+    // pass + r, pass + r + GROUP_ROWS, ...
+    for (int pass = 0; pass < probeCount; pass += GROUP_ROWS * PER_ITEM) {
+        int first = pass + row;
+        float best[PER_ITEM];
+#ifdef FULL
+        for (int i = 0; i < PER_ITEM; ++i) best[i] = INFINITY;
+        for (int b = 0; b < blocks; ++b) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = row * LANES + lane; i < BINS * LANES; i += GROUP_ROWS * LANES) staged[i] = tileBlocks[(size_t)b * BINS * LANES + i];
+            if (row == 0) stagedTotals[lane] = tileSums[b * LANES + lane];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int i = 0; i < PER_ITEM; ++i) {
+                int jj = first + i * GROUP_ROWS;
+                if (jj < probeCount && compared(probeBlocks[jj], b)) {
+                    best[i] = fmin(best[i], chisquare_block_local(staged + lane, stagedTotals[lane], starts[jj], starts[jj + 1],
+                                                                  binIndices, values, inverses));
+                }
+            }
+        }
+#else
+        for (int i = 0; i < PER_ITEM; ++i) {
+            int jj = first + i * GROUP_ROWS;
+            if (jj >= probeCount) break;
+            int b = probeBlocks[jj];
+            best[i] = chisquare_block(tileBlocks + (size_t)b * BINS * LANES + lane, tileSums[b * LANES + lane], starts[jj], starts[jj + 1],
+                                      binIndices, values, inverses);
+        }
+#endif
+        for (int i = 0; i < PER_ITEM; ++i) {
+            int jj = first + i * GROUP_ROWS;
+            if (jj >= probeCount || !live) break;
+#ifdef FACE_SUM
+            sum += weights[jj] * fmax(best[i], 0.0f);
+#else
+            distances[(size_t)slot * probeCount + jj] = fmax(best[i], 0.0f);
+#endif
+        }
+    }
+#ifdef FACE_SUM
+    // A strand with no probe blocks adds nothing; the first row adds the strands' sums.
+    partial[row * LANES + lane] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (row == 0 && live) {
+        float total = 0.0f;
+        for (int r = 0; r < GROUP_ROWS; ++r) total += partial[r * LANES + lane];
+        distances[slot] = total;
+    }
+#endif
+}
+
+#endif

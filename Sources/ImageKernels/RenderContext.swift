@@ -15,6 +15,7 @@ public final class RenderContext: @unchecked Sendable {
     private var totals = RenderStatistics()
     private var residents: [WeakResident] = []
     private var overrides: [String: KernelSchedule] = [:]
+    private var scheduleKind: DeviceKind?
     private var reason: String?
     /// Whether the context moves to the CPU device when its OpenCL device cannot go on (else the error
     /// is thrown: for developing kernels).
@@ -67,6 +68,12 @@ public final class RenderContext: @unchecked Sendable {
     /// own again): for benchmarks that compare schedules.
     public func setSchedule(_ schedule: KernelSchedule?, forKernel entryPoint: String) {
         lock.withLock { overrides[entryPoint] = schedule }
+    }
+
+    /// Runs kernels on OpenCL devices with the schedules written for `kind` instead of the device's own
+    /// (nil: its own again): to test GPU-shaped kernels on an OpenCL CPU device, and to compare shapes.
+    public func useSchedules(of kind: DeviceKind?) {
+        lock.withLock { scheduleKind = kind }
     }
 
     /// Renders one recipe to pixels.
@@ -246,7 +253,7 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
-            context.overrides[kernel.entryPoint] ?? kernel.schedules[device.kind]
+            context.overrides[kernel.entryPoint] ?? kernel.schedules[device.kind == .cpu ? .cpu : context.scheduleKind ?? device.kind]
         }
 
         func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {

@@ -7,14 +7,20 @@ public struct KernelSchedule: Hashable, Sendable, CustomStringConvertible {
     /// Elements per work-item along the first dimension. Built as `-DVECTOR_WIDTH=n`, so a kernel's
     /// source can choose its vector types from it.
     public var vectorWidth: Int
+    /// For kernels written in two shapes: whether a work-group shares each piece of work through local
+    /// memory, with coalesced reads (GPU-shaped), rather than a work-item doing a piece alone in its
+    /// registers and vector lanes (CPU-shaped).
+    public var cooperative: Bool
 
-    public init(workGroup: [Int], vectorWidth: Int = 1) {
+    public init(workGroup: [Int], vectorWidth: Int = 1, cooperative: Bool = false) {
         self.workGroup = workGroup
         self.vectorWidth = vectorWidth
+        self.cooperative = cooperative
     }
 
     public var description: String {
         workGroup.map(String.init).joined(separator: "×") + (vectorWidth > 1 ? " ×\(vectorWidth) lanes" : "")
+            + (cooperative ? " cooperative" : "")
     }
 
     /// OpenCL's global size for `size` elements: the first dimension divided among the vector lanes,
