@@ -11,8 +11,12 @@ import TestSupport
     static let photos = SharedData.root + "/wild-photos"
     static let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40)
 
-    static func detector(_ choice: DeviceChoice, _ path: String = CascadeModel.frontalFaceHaarPath) throws -> CascadeDetector {
-        try CascadeDetector(model: try CascadeModel(contentsOf: path), context: RenderContext(device: try TestDevices.device(choice)))
+    /// A detector on `choice`, with the schedules written for `schedules` where that is given.
+    static func detector(_ choice: DeviceChoice, _ path: String = CascadeModel.frontalFaceHaarPath,
+                         schedules: DeviceKind? = nil) throws -> CascadeDetector {
+        let context = RenderContext(device: try TestDevices.device(choice))
+        context.useSchedules(of: schedules)
+        return try CascadeDetector(model: try CascadeModel(contentsOf: path), context: context)
     }
 
     /// The fastest device here: debug builds make the CPU twin slow, OpenCL kernels are compiled by the driver.
@@ -53,20 +57,22 @@ import TestSupport
         return files.filter { [".jpg", ".jpeg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted()
     }
 
-    /// Every raw window detection (no grouping) is the same on both devices, for every wild photo,
-    /// with the upright Haar, LBP and a tilted-Haar model. Photos are DCT-scaled to a long side of at least
+    /// Every raw window detection (no grouping) is the same on both devices (on OpenCL also with the
+    /// schedules written for GPUs), for every wild photo, with the upright Haar, LBP and a tilted-Haar model. Photos are DCT-scaled to a long side of at least
     /// 640 pixels, as indexing decodes them, so that the debug-built CPU twin finishes in seconds.
     @Test(arguments: [CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath,
                       CascadeModel.haarFolder + "/haarcascade_upperbody.xml"])
     func devicesGiveIdenticalBoxes(_ model: String) throws {
         guard TestDevices.hasOpenCL else { return }
         let cpu = try Self.detector(.cpu, model), openCL = try Self.detector(.opencl, model)
+        let gpuShaped = try Self.detector(.opencl, model, schedules: .openCL(.gpu))
         let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0, minSize: 24)
         #expect(Self.allPhotos.count >= 20)
         for photo in Self.allPhotos {
             let image = try Self.gray(photo, longSide: 640)
             let raw = try cpu.detect(in: image, options: options)
             #expect(raw == (try openCL.detect(in: image, options: options)), "\(photo)")
+            #expect(raw == (try gpuShaped.detect(in: image, options: options)), "\(photo), GPU schedules")
         }
     }
 

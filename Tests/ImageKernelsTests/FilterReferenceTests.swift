@@ -16,10 +16,18 @@ import TestSupport
         try check(filter, on: try TestDevices.openCL.get())
     }
 
-    private func check(_ filter: FilterCase, on device: Device) throws {
+    /// The schedules (and kernel shapes) written for GPUs, run on the OpenCL device at hand.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: FilterCase.all)
+    func openCLDeviceOnGPUSchedulesMatchesReference(_ filter: FilterCase) throws {
+        try check(filter, on: try TestDevices.openCL.get(), schedules: .openCL(.gpu))
+    }
+
+    private func check(_ filter: FilterCase, on device: Device, schedules: DeviceKind? = nil) throws {
         var generator = SeededGenerator()
+        let context = RenderContext(device: device, fallsBack: false)
+        context.useSchedules(of: schedules)
         let input = filter.input(&generator)
-        let rendered = try RenderContext(device: device).render(filter.recipe(Image(input)))
+        let rendered = try context.render(filter.recipe(Image(input)))
         let expected = filter.reference(input)
         let problem = TestImages.difference(rendered, expected, tolerance: filter.tolerance)
         #expect(problem == nil, "\(filter) on \(device), input \(input.descriptor), seed \(generator.seed): \(problem ?? "")")

@@ -120,10 +120,18 @@ struct LayerCase: Sendable, CustomStringConvertible {
         try check(layer, on: try TestDevices.openCL.get())
     }
 
-    private func check(_ layer: LayerCase, on device: Device) throws {
+    /// The schedules (and kernel shapes) written for GPUs, run on the OpenCL device at hand.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: LayerCase.all)
+    func openCLDeviceOnGPUSchedulesMatchesReference(_ layer: LayerCase) throws {
+        try check(layer, on: try TestDevices.openCL.get(), schedules: .openCL(.gpu))
+    }
+
+    private func check(_ layer: LayerCase, on device: Device, schedules: DeviceKind? = nil) throws {
         var generator = SeededGenerator()
+        let context = RenderContext(device: device, fallsBack: false)
+        context.useSchedules(of: schedules)
         let (recipe, expected) = layer.make(&generator)
-        let rendered = Tensor(try RenderContext(device: device).render(recipe))
+        let rendered = Tensor(try context.render(recipe))
         let error = rendered.relativeError(to: expected)
         #expect(error <= 1e-4, "\(layer) on \(device), seed \(generator.seed): relative error \(error)")
     }
