@@ -4,8 +4,8 @@
 // with RADIUS: a neighbourhood NBNN), in one launch over the whole gallery. Two shapes:
 // - CPU-shaped (default): one work-item per face, covering all probe blocks (PROBE_COUNT of them in
 //   registers with FULL), so a CPU compiler turns neighbouring faces into vector lanes.
-// - GPU-shaped (COOPERATIVE): a work-group of LANES × GROUP_ROWS work-items per tile of LANES faces.
-//   Each column is a face; each row a strand of probe blocks (row, row + GROUP_ROWS, ...), PER_ITEM of
+// - GPU-shaped (COOPERATIVE, a work-group of LANES × GROUP_SIZE_1): a work-group per tile of LANES faces.
+//   Each column is a face; each row a strand of probe blocks (row, row + GROUP_SIZE_1, ...), PER_ITEM of
 //   them held in registers at a time. With FULL the group stages each gallery block of the tile (BINS ×
 //   LANES floats, contiguous) in local memory with coalesced reads, and every strand compares its probe
 //   blocks with it; with FACE_SUM the strands' weighted sums meet in local memory. The probe's block
@@ -131,23 +131,23 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
     __local float stagedTotals[LANES];
 #endif
 #ifdef FACE_SUM
-    __local float partial[GROUP_ROWS * LANES];
+    __local float partial[GROUP_SIZE_1 * LANES];
     float sum = 0.0f;
 #endif
     // Every work-item makes the same passes (the barriers need it); row r takes probe blocks
-    // pass + r, pass + r + GROUP_ROWS, ...
-    for (int pass = 0; pass < probeCount; pass += GROUP_ROWS * PER_ITEM) {
+    // pass + r, pass + r + GROUP_SIZE_1, ...
+    for (int pass = 0; pass < probeCount; pass += GROUP_SIZE_1 * PER_ITEM) {
         int first = pass + row;
         float best[PER_ITEM];
 #ifdef FULL
         for (int i = 0; i < PER_ITEM; ++i) best[i] = INFINITY;
         for (int b = 0; b < blocks; ++b) {
             barrier(CLK_LOCAL_MEM_FENCE);
-            for (int i = row * LANES + lane; i < BINS * LANES; i += GROUP_ROWS * LANES) staged[i] = tileBlocks[(size_t)b * BINS * LANES + i];
+            for (int i = row * LANES + lane; i < BINS * LANES; i += GROUP_SIZE_1 * LANES) staged[i] = tileBlocks[(size_t)b * BINS * LANES + i];
             if (row == 0) stagedTotals[lane] = tileSums[b * LANES + lane];
             barrier(CLK_LOCAL_MEM_FENCE);
             for (int i = 0; i < PER_ITEM; ++i) {
-                int jj = first + i * GROUP_ROWS;
+                int jj = first + i * GROUP_SIZE_1;
                 if (jj < probeCount && compared(probeBlocks[jj], b)) {
                     best[i] = fmin(best[i], chisquare_block_local(staged + lane, stagedTotals[lane], starts[jj], starts[jj + 1],
                                                                   binIndices, values, inverses));
@@ -156,7 +156,7 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
         }
 #else
         for (int i = 0; i < PER_ITEM; ++i) {
-            int jj = first + i * GROUP_ROWS;
+            int jj = first + i * GROUP_SIZE_1;
             if (jj >= probeCount) break;
             int b = probeBlocks[jj];
             best[i] = chisquare_block(tileBlocks + (size_t)b * BINS * LANES + lane, tileSums[b * LANES + lane], starts[jj], starts[jj + 1],
@@ -164,7 +164,7 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
         }
 #endif
         for (int i = 0; i < PER_ITEM; ++i) {
-            int jj = first + i * GROUP_ROWS;
+            int jj = first + i * GROUP_SIZE_1;
             if (jj >= probeCount || !live) break;
 #ifdef FACE_SUM
             sum += weights[jj] * fmax(best[i], 0.0f);
@@ -179,7 +179,7 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
     barrier(CLK_LOCAL_MEM_FENCE);
     if (row == 0 && live) {
         float total = 0.0f;
-        for (int r = 0; r < GROUP_ROWS; ++r) total += partial[r * LANES + lane];
+        for (int r = 0; r < GROUP_SIZE_1; ++r) total += partial[r * LANES + lane];
         distances[slot] = total;
     }
 #endif

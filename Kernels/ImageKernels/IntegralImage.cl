@@ -1,11 +1,15 @@
 // Integral images in OpenCV's layout: (W + 1) × (H + 1) per plane, first row and column 0. Sums are
 // 32-bit and wrap modulo 2^32 as OpenCV's do; differences over any window that fits in 32 bits stay exact.
-// Upright sums (of squares with SQUARED): prefix sums along each row, then down each column, in place.
+// Upright sums (of squares with SQUARED): prefix sums along each row (one work-item a row, or on GPUs a
+// work-group a row), then down each column, in place (neighbouring columns read neighbouring addresses).
 // Tilted sums, entry (X, Y) = sum of pixels (x, y) with y < Y and |x − X + 1| ≤ Y − y − 1 (the 45° triangle
 // above pixel (X − 1, Y − 1)): with row prefix sums R(y, k) (k clamped to [0, W]),
 //   T(X, Y) = Σ_{y<Y} R(y, X + Y − 1 − y) − Σ_{y<Y} R(y, X − Y + y),
 // two prefix sums along diagonals, one work-item per diagonal, every entry written by one work-item.
 
+#ifndef COOPERATIVE
+
+// CPU shape: one work-item per row.
 __kernel void integral_rows(__global const uchar* src, __global uint* dst, int width, int height) {
     int y = get_global_id(0), plane = get_global_id(1);
     if (y > height) return;
@@ -27,6 +31,39 @@ __kernel void integral_rows(__global const uchar* src, __global uint* dst, int w
         out[x + 1] = sum;
     }
 }
+
+#else
+
+// GPU shape: a work-group of GROUP_SIZE_0 work-items per row (the launch covers (height + 1) ×
+// GROUP_SIZE_0), scanning GROUP_SIZE_0 pixels at a time in local memory (Hillis–Steele) with coalesced
+// reads and writes, the running total carried from one stretch to the next. Sums wrap as in the CPU shape.
+__kernel void integral_rows(__global const uchar* src, __global uint* dst, int width, int height) {
+    int x = get_local_id(0), y = get_group_id(0), plane = get_global_id(1);
+    __local uint scan[GROUP_SIZE_0];
+    __global uint* out = dst + ((size_t)plane * (height + 1) + y) * (width + 1);
+    __global const uchar* row = src + ((size_t)plane * height + max(y - 1, 0)) * width;
+    if (x == 0) out[0] = 0;
+    uint carry = 0;
+    for (int start = 0; start < width; start += GROUP_SIZE_0) {
+        uint v = y > 0 && start + x < width ? row[start + x] : 0;
+#ifdef SQUARED
+        v *= v;
+#endif
+        scan[x] = v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int offset = 1; offset < GROUP_SIZE_0; offset <<= 1) {
+            uint before = x >= offset ? scan[x - offset] : 0;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            scan[x] += before;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (start + x < width) out[start + x + 1] = carry + scan[x];
+        carry += scan[GROUP_SIZE_0 - 1];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+#endif
 
 __kernel void integral_columns(__global uint* dst, int width, int height) {
     int x = get_global_id(0), plane = get_global_id(1);

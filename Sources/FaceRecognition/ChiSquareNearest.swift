@@ -40,7 +40,7 @@ struct ChiSquareNearest: Filter {
                                   probeCount: Int32(probe.count), blocks: Int32(blocks), bins: Int32(bins), slots: Int32(slots))
         if let rows = groupRows(encoder.schedule(for: perFace), on: encoder.device) {
             try encoder.launch(Self.kernel(full: full, probeCount: probe.count, asymmetric: asymmetric, faceSums: faceSums,
-                                           neighbourhood: neighbourhood, cooperative: (rows: rows, bins: bins)),
+                                           neighbourhood: neighbourhood, cooperativeBins: bins),
                                arguments, over: [slots, rows],
                                schedule: KernelSchedule(workGroup: [Self.lanes, rows], cooperative: true))
         } else {
@@ -85,13 +85,13 @@ struct ChiSquareNearest: Filter {
 
     /// The kernel for one matcher's variant: with all blocks compared (`full`) or those of a
     /// neighbourhood, the asymmetric form, or one weighted sum per face; CPU-shaped (the probe's block
-    /// count fixed at build time) or, with `cooperative`, GPU-shaped with that many rows for `bins`-bin blocks.
+    /// count fixed at build time) or, with `cooperativeBins`, for the GPU shape's launches on blocks of
+    /// that many bins (its work-group comes from the launch's schedule).
     static func kernel(full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool,
-                       neighbourhood: (radius: Int, columns: Int)? = nil,
-                       cooperative: (rows: Int, bins: Int)? = nil) -> Kernel<Arguments> {
+                       neighbourhood: (radius: Int, columns: Int)? = nil, cooperativeBins: Int? = nil) -> Kernel<Arguments> {
         var options: [String] = []
-        if let cooperative { options.append("-DCOOPERATIVE -DGROUP_ROWS=\(cooperative.rows) -DBINS=\(cooperative.bins)") }
-        if full { options.append(cooperative == nil ? "-DFULL -DPROBE_COUNT=\(probeCount)" : "-DFULL") }
+        if let cooperativeBins { options.append("-DBINS=\(cooperativeBins)") }
+        if full { options.append(cooperativeBins == nil ? "-DFULL -DPROBE_COUNT=\(probeCount)" : "-DFULL") }
         if full, let neighbourhood { options.append("-DRADIUS=\(neighbourhood.radius) -DGRID_COLUMNS=\(neighbourhood.columns)") }
         if asymmetric { options.append("-DASYMMETRIC") }
         if faceSums { options.append("-DFACE_SUM") }

@@ -5,7 +5,7 @@ public enum FaceRecognitionLibrary {
     public static let kernels: [any KernelDeclaration] = [
         ChiSquareNearest.kernel(full: false, probeCount: 1, asymmetric: false, faceSums: false),
         ChiSquareNearest.kernel(full: true, probeCount: 4, asymmetric: true, faceSums: true),
-        ChiSquareNearest.kernel(full: true, probeCount: 4, asymmetric: false, faceSums: true, cooperative: (rows: 16, bins: 59)),
+        ChiSquareNearest.kernel(full: true, probeCount: 4, asymmetric: false, faceSums: true, cooperativeBins: 59),
         EmbeddingDistance.kernel,
         EmbeddingNeighbours.kernel,
     ]

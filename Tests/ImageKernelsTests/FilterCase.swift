@@ -106,6 +106,9 @@ struct FilterCase: Sendable, CustomStringConvertible {
                    reference: { Reference.blockHistograms($0, gridColumns: 5, gridRows: 3, bins: 59) }, tolerance: 1e-6),
         FilterCase(description: "integral uint8", input: randomBatch(.uint8),
                    recipe: { $0.integral() }, reference: { Reference.integral($0) }),
+        // Rows longer than the GPU shape's 256-wide work-group: scanned in stretches.
+        FilterCase(description: "integral uint8, long rows", input: randomBatch(.uint8, sizes: 257...701),
+                   recipe: { $0.integral() }, reference: { Reference.integral($0) }),
         FilterCase(description: "squared integral uint8", input: randomBatch(.uint8),
                    recipe: { $0.integral(.squaredSums) }, reference: { Reference.integral($0, kind: .squaredSums) }),
         FilterCase(description: "tilted integral uint8", input: randomBatch(.uint8),

@@ -49,10 +49,17 @@ public struct Kernel<Arguments: KernelArguments>: KernelDeclaration {
         try KernelSignature.parameters(of: Arguments.self)
     }
 
-    /// The program a device builds for this kernel under `schedule`.
+    /// The program a device builds for this kernel under `schedule`: built with `-DVECTOR_WIDTH=n`, and
+    /// for a cooperative schedule with `-DCOOPERATIVE` and the work-group's size as `-DGROUP_SIZE_0=…`,
+    /// `-DGROUP_SIZE_1=…` (local arrays are sized from them).
     func program(_ schedule: KernelSchedule) -> KernelProgram {
-        memo.program(vectorWidth: schedule.vectorWidth) {
-            KernelProgram(source: source, options: options + " -DVECTOR_WIDTH=\(schedule.vectorWidth)")
+        memo.program(schedule) {
+            var definitions = " -DVECTOR_WIDTH=\(schedule.vectorWidth)"
+            if schedule.cooperative {
+                definitions += " -DCOOPERATIVE"
+                for (dimension, size) in schedule.workGroup.enumerated() { definitions += " -DGROUP_SIZE_\(dimension)=\(size)" }
+            }
+            return KernelProgram(source: source, options: options + definitions)
         }
     }
 
@@ -70,18 +77,18 @@ public struct Kernel<Arguments: KernelArguments>: KernelDeclaration {
 final class KernelMemo: @unchecked Sendable {
     private let lock = NSLock()
     private var checked = false
-    private var programs: [Int: KernelProgram] = [:]
+    private var programs: [KernelSchedule: KernelProgram] = [:]
 
     var isChecked: Bool {
         get { lock.withLock { checked } }
         set { lock.withLock { checked = newValue } }
     }
 
-    func program(vectorWidth: Int, make: () -> KernelProgram) -> KernelProgram {
+    func program(_ schedule: KernelSchedule, make: () -> KernelProgram) -> KernelProgram {
         lock.withLock {
-            if let program = programs[vectorWidth] { return program }
+            if let program = programs[schedule] { return program }
             let program = make()
-            programs[vectorWidth] = program
+            programs[schedule] = program
             return program
         }
     }
