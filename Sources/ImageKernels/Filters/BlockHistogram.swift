@@ -29,10 +29,14 @@ public struct BlockHistogram: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
+        // The GPU shape takes a work-group a block, as wide as the schedule asks and the device allows.
+        var schedule = encoder.schedule(for: Self.kernel)
+        if schedule.cooperative { schedule.workGroup = [max(1, min(schedule.workGroup[0], encoder.device.capabilities.maxWorkGroupSize)), 1, 1] }
         try encoder.launch(Self.kernel, Arguments(codes: .init(encoder.input), histograms: .init(encoder.output),
                                                   width: Int32(input.width), height: Int32(input.height),
                                                   gridColumns: Int32(gridColumns), gridRows: Int32(gridRows), bins: Int32(bins)),
-                           over: [gridColumns, gridRows, input.planeCount])
+                           over: [gridColumns * (schedule.cooperative ? schedule.workGroup[0] : 1), gridRows, input.planeCount],
+                           schedule: schedule)
     }
 
     struct Arguments: KernelArguments {
@@ -45,8 +49,13 @@ public struct BlockHistogram: Filter {
         var bins: Int32
     }
 
+    /// A work-item a block on the CPU device and OpenCL CPUs; on GPUs a cooperative work-group of 128 a
+    /// block (a 16 × 16 block of a 128-pixel face is two pixels a work-item).
+    static let schedules = KernelSchedules(cpu: KernelSchedule(workGroup: [8, 8, 1]), openCLCPU: KernelSchedule(workGroup: [8, 8, 1]),
+                                           openCLGPU: KernelSchedule(workGroup: [128, 1, 1], cooperative: true))
+
     static let kernel = Kernel<Arguments>("block_histogram", in: KernelSource(name: "BlockHistogram", bytes: ImageKernelsCL.blockHistogram),
-                                          schedules: .uniform([8, 8, 1])) { arguments, grid in
+                                          schedules: schedules) { arguments, grid in
         let width = Int(arguments.width), height = Int(arguments.height), gridColumns = Int(arguments.gridColumns)
         let gridRows = Int(arguments.gridRows), bins = Int(arguments.bins)
         CPUParallel.forEachRange(grid[2] * gridRows) { blockRows in
