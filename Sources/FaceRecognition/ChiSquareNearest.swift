@@ -49,14 +49,13 @@ struct ChiSquareNearest: Filter {
     }
 
     /// The GPU shape's rows of work-items (strands of probe blocks) on this device, or nil for the CPU
-    /// shape: where the schedule asks for it, as many rows as it says that the device's work-group size
-    /// allows, and only if the staged gallery block and the strands' sums fit its local memory.
+    /// shape: where the schedule (already cut to the device's work-group size) asks for it with whole
+    /// tiles across, and only if the staged gallery block and the strands' sums fit the local memory.
     private func groupRows(_ schedule: KernelSchedule, on device: Device) -> Int? {
-        guard schedule.cooperative, schedule.workGroup.count > 1 else { return nil }
-        let limits = device.capabilities
-        let rows = min(schedule.workGroup[1], limits.maxWorkGroupSize / Self.lanes)
+        guard schedule.cooperative, schedule.workGroup.count > 1, schedule.workGroup[0] == Self.lanes else { return nil }
+        let rows = schedule.workGroup[1]
         let localBytes = ((full ? (bins + 1) * Self.lanes : 0) + (faceSums ? rows * Self.lanes : 0)) * MemoryLayout<Float>.size
-        return rows >= 1 && localBytes <= limits.localMemoryBytes ? rows : nil
+        return localBytes <= device.capabilities.localMemoryBytes ? rows : nil
     }
 
     struct Arguments: KernelArguments {

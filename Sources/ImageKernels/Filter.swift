@@ -67,7 +67,8 @@ public final class KernelEncoder {
     public var input: DeviceImage { inputs[0] }
 
     /// The schedule `kernel` runs with here: the context's override for it, else its default for this
-    /// kind of device. Filters whose launch depends on it (a reduction's group size) read it first.
+    /// kind of device, a cooperative work-group cut to the device's size limit. Filters whose launch
+    /// depends on it (a reduction's group size, a GPU shape's work-items a row) read it first.
     public func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
         pass.schedule(for: kernel)
     }

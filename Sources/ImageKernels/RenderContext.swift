@@ -253,7 +253,10 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
-            context.overrides[kernel.entryPoint] ?? kernel.schedules[device.kind == .cpu ? .cpu : context.scheduleKind ?? device.kind]
+            guard device.kind != .cpu else { return context.overrides[kernel.entryPoint] ?? kernel.schedules.cpu }
+            var schedule = context.overrides[kernel.entryPoint] ?? kernel.schedules[context.scheduleKind ?? device.kind]
+            if schedule.cooperative { schedule.workGroup = schedule.workGroup.fitting(device.capabilities.maxWorkGroupSize) }
+            return schedule
         }
 
         func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {

@@ -29,9 +29,8 @@ public struct BlockHistogram: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        // The GPU shape takes a work-group a block, as wide as the schedule asks and the device allows.
-        var schedule = encoder.schedule(for: Self.kernel)
-        if schedule.cooperative { schedule.workGroup = [max(1, min(schedule.workGroup[0], encoder.device.capabilities.maxWorkGroupSize)), 1, 1] }
+        // The GPU shape takes a work-group a block.
+        let schedule = encoder.schedule(for: Self.kernel)
         try encoder.launch(Self.kernel, Arguments(codes: .init(encoder.input), histograms: .init(encoder.output),
                                                   width: Int32(input.width), height: Int32(input.height),
                                                   gridColumns: Int32(gridColumns), gridRows: Int32(gridRows), bins: Int32(bins)),

@@ -32,9 +32,8 @@ public struct IntegralImage: Filter {
         let planes = input.planeCount, width = Int32(input.width), height = Int32(input.height)
         let rowSums = kind == .tiltedSums ? try encoder.temporaryImage(encoder.output.descriptor) : encoder.output
         let rowKernel = kind == .squaredSums ? Self.squaredRows : Self.rows
-        // The GPU shape takes a work-group a row, as wide as the schedule asks and the device allows.
-        var schedule = encoder.schedule(for: rowKernel)
-        if schedule.cooperative { schedule.workGroup = [max(1, min(schedule.workGroup[0], encoder.device.capabilities.maxWorkGroupSize)), 1] }
+        // The GPU shape takes a work-group a row.
+        let schedule = encoder.schedule(for: rowKernel)
         try encoder.launch(rowKernel, RowArguments(src: .init(encoder.input), dst: .init(rowSums), width: width, height: height),
                            over: [(input.height + 1) * (schedule.cooperative ? schedule.workGroup[0] : 1), planes], schedule: schedule)
         guard kind == .tiltedSums else {

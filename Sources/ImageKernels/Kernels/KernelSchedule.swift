@@ -40,6 +40,19 @@ public struct KernelSchedule: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
+extension [Int] {
+    /// A work-group cut down, last dimension first, to at most `limit` work-items: a cooperative kernel's
+    /// group must fit the device, and its leading dimension is usually the one its layout fixes.
+    func fitting(_ limit: Int) -> [Int] {
+        var group = map { Swift.max($0, 1) }
+        for dimension in group.indices.reversed() {
+            let others = group.reduce(1, *) / group[dimension]
+            group[dimension] = Swift.max(1, Swift.min(group[dimension], limit / others))
+        }
+        return group
+    }
+}
+
 /// A kernel's default schedule for each kind of device.
 public struct KernelSchedules: Sendable {
     /// The CPU device (its twin reads the vector width; the work-group is ignored).
