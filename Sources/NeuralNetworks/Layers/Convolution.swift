@@ -81,7 +81,7 @@ public struct Convolution: Filter {
         let groupOutChannels = output.channels / groups
         let method = switch self.method {
         case .automatic: encoder.device.kind == .cpu ? (input.channels / groups >= 8 ? Method.direct : .lowered)
-            : encoder.device.kind == .openCL(.gpu) ? .loweredShared : .lowered
+            : encoder.schedule(for: Self.sharedGemm).cooperative ? .loweredShared : .lowered
         default: self.method
         }
         let direct = method == .direct
@@ -216,9 +216,12 @@ public struct Convolution: Filter {
         ConvolutionProduct.lowered(arguments)
     }
 
-    /// Same arguments and results as ``gemm``, so the same twin.
+    /// Same arguments and results as ``gemm``, so the same twin. Its work-group is fixed by the source
+    /// (TILE, PER_ITEM); its GPU schedule, marked cooperative, is what makes `automatic` choose it.
     static let sharedGemm = Kernel<Product>("conv_gemm_shared", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
-                                            options: "-cl-mad-enable", schedules: .uniform([32, 4, 1])) { arguments, _ in
+                                            options: "-cl-mad-enable",
+                                            schedules: KernelSchedules(cpu: .init(workGroup: [32, 4, 1]), openCLCPU: .init(workGroup: [32, 4, 1]),
+                                                                       openCLGPU: .init(workGroup: [32, 4, 1], cooperative: true))) { arguments, _ in
         ConvolutionProduct.lowered(arguments)
     }
 
