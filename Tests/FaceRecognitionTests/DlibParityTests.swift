@@ -56,14 +56,26 @@ import TestSupport
     @Test(arguments: [DeviceChoice.cpu, .opencl])
     func dlibChipsGiveDlibDescriptors(_ choice: DeviceChoice) throws {
         try #require(choice == .cpu || TestDevices.hasOpenCL, "no OpenCL platform here")
+        try checkDlibChips(RenderContext(device: try TestDevices.device(choice)), label: "\(choice)")
+    }
+
+    /// The network as a GPU runs it (shared-tile convolutions), on the OpenCL device at hand.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func dlibChipsGiveDlibDescriptorsOnGPUSchedules() throws {
+        let context = RenderContext(device: try TestDevices.openCL.get(), fallsBack: false)
+        context.useSchedules(of: .openCL(.gpu))
+        try checkDlibChips(context, label: "OpenCL on GPU schedules")
+    }
+
+    private func checkDlibChips(_ context: RenderContext, label: String) throws {
         let reference = try DlibReference.load()
-        let embedder = try FaceEmbedder(context: RenderContext(device: try TestDevices.device(choice)))
+        let embedder = try FaceEmbedder(context: context)
         let faces = reference.faces.filter { $0.chip != nil }
         try #require(faces.count >= 3)
         let chips = try PixelBuffer.batch(faces.map { try DlibReference.chip($0.chip!) })
         for (face, embedding) in zip(faces, try embedder.embeddings(of: chips)) {
             let distance = Self.distance(embedding, face.descriptor)
-            #expect(distance <= 0.01, "\(face.photo) on \(choice): distance \(distance) from dlib's descriptor")
+            #expect(distance <= 0.01, "\(face.photo) on \(label): distance \(distance) from dlib's descriptor")
         }
     }
 
