@@ -64,7 +64,17 @@ void store_distance(__global float* distances, __global const float* weights, in
 #endif
 }
 
-#ifndef COOPERATIVE
+// Whether probe block p is compared with gallery block b.
+bool compared(int p, int b) {
+#ifdef RADIUS
+    return abs(p / GRID_COLUMNS - b / GRID_COLUMNS) <= RADIUS && abs(p % GRID_COLUMNS - b % GRID_COLUMNS) <= RADIUS;
+#else
+    return true;
+#endif
+}
+
+// Probe blocks a GPU-shaped work-item holds in registers at a time.
+#define PER_ITEM 4
 
 __kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
                                 __global const int* probeBlocks, __global const int* starts,
@@ -72,6 +82,7 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
                                 __global const float* inverses, __global const float* weights,
                                 __global float* distances,
                                 int probeCount, int blocks, int bins, int slots) {
+#ifndef COOPERATIVE   // CPU shape: a work-item a face
     int slot = get_global_id(0);
     if (slot >= slots) return;
     int tile = slot / LANES, lane = slot % LANES;
@@ -85,10 +96,7 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
         __global const float* g = face + (size_t)b * bins * LANES;
         float total = faceSums[b * LANES];
         for (int jj = 0; jj < PROBE_COUNT; ++jj) {
-#ifdef RADIUS
-            int p = probeBlocks[jj];
-            if (abs(p / GRID_COLUMNS - b / GRID_COLUMNS) > RADIUS || abs(p % GRID_COLUMNS - b % GRID_COLUMNS) > RADIUS) continue;
-#endif
+            if (!compared(probeBlocks[jj], b)) continue;
             best[jj] = fmin(best[jj], chisquare_block(g, total, starts[jj], starts[jj + 1], binIndices, values, inverses));
         }
     }
@@ -100,27 +108,7 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
         store_distance(distances, weights, slot, jj, probeCount, d);
     }
 #endif
-}
-
-#else
-
-#define PER_ITEM 4
-
-// Whether probe block p is compared with gallery block b.
-bool compared(int p, int b) {
-#ifdef RADIUS
-    return abs(p / GRID_COLUMNS - b / GRID_COLUMNS) <= RADIUS && abs(p % GRID_COLUMNS - b % GRID_COLUMNS) <= RADIUS;
-#else
-    return true;
-#endif
-}
-
-__kernel void chisquare_nearest(__global const float* tiles, __global const float* sums,
-                                __global const int* probeBlocks, __global const int* starts,
-                                __global const int* binIndices, __global const float* values,
-                                __global const float* inverses, __global const float* weights,
-                                __global float* distances,
-                                int probeCount, int blocks, int bins, int slots) {
+#else                 // GPU shape: a work-group a tile
     int lane = get_local_id(0), row = get_local_id(1), tile = get_group_id(0);
     int slot = tile * LANES + lane;
     bool live = slot < slots;   // every work-item reaches the barriers, live or not
@@ -183,6 +171,5 @@ __kernel void chisquare_nearest(__global const float* tiles, __global const floa
         distances[slot] = total;
     }
 #endif
+#endif                // COOPERATIVE
 }
-
-#endif

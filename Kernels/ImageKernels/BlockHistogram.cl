@@ -8,10 +8,9 @@
 // coalesced loads and counting into a histogram in local memory with local atomics. Counts are whole
 // numbers either way, so both shapes give the same floats.
 
-#ifndef COOPERATIVE
-
 __kernel void block_histogram(__global const uchar* codes, __global float* histograms, int width, int height,
                               int gridColumns, int gridRows, int bins) {
+#ifndef COOPERATIVE   // CPU shape: a work-item a block
     int bx = get_global_id(0), by = get_global_id(1), plane = get_global_id(2);
     if (bx >= gridColumns || by >= gridRows) return;
     int x0 = bx * width / gridColumns, x1 = (bx + 1) * width / gridColumns;
@@ -28,12 +27,7 @@ __kernel void block_histogram(__global const uchar* codes, __global float* histo
     if (count == 0) return;
     float scale = 1.0f / (float)count;
     for (int b = 0; b < bins; ++b) h[b] *= scale;
-}
-
-#else
-
-__kernel void block_histogram(__global const uchar* codes, __global float* histograms, int width, int height,
-                              int gridColumns, int gridRows, int bins) {
+#else                 // GPU shape: a work-group a block
     int item = get_local_id(0), bx = get_group_id(0), by = get_global_id(1), plane = get_global_id(2);
     __local uint counts[256];
     for (int b = item; b < 256; b += GROUP_SIZE_0) counts[b] = 0;
@@ -50,6 +44,5 @@ __kernel void block_histogram(__global const uchar* codes, __global float* histo
     __global float* h = histograms + (((size_t)plane * gridRows + by) * gridColumns + bx) * bins;
     float scale = count > 0 ? 1.0f / (float)count : 0.0f;
     for (int b = item; b < bins; b += GROUP_SIZE_0) h[b] = (float)counts[b] * scale;
+#endif                // COOPERATIVE
 }
-
-#endif

@@ -7,10 +7,12 @@
 //   T(X, Y) = Σ_{y<Y} R(y, X + Y − 1 − y) − Σ_{y<Y} R(y, X − Y + y),
 // two prefix sums along diagonals, one work-item per diagonal, every entry written by one work-item.
 
-#ifndef COOPERATIVE
-
 // CPU shape: one work-item per row.
+// GPU shape: a work-group of GROUP_SIZE_0 work-items per row (the launch covers (height + 1) ×
+// GROUP_SIZE_0), scanning GROUP_SIZE_0 pixels at a time in local memory (Hillis–Steele) with coalesced
+// reads and writes, the running total carried from one stretch to the next. Sums wrap as in the CPU shape.
 __kernel void integral_rows(__global const uchar* src, __global uint* dst, int width, int height) {
+#ifndef COOPERATIVE   // CPU shape: a work-item a row
     int y = get_global_id(0), plane = get_global_id(1);
     if (y > height) return;
     __global uint* out = dst + ((size_t)plane * (height + 1) + y) * (width + 1);
@@ -30,14 +32,7 @@ __kernel void integral_rows(__global const uchar* src, __global uint* dst, int w
 #endif
         out[x + 1] = sum;
     }
-}
-
-#else
-
-// GPU shape: a work-group of GROUP_SIZE_0 work-items per row (the launch covers (height + 1) ×
-// GROUP_SIZE_0), scanning GROUP_SIZE_0 pixels at a time in local memory (Hillis–Steele) with coalesced
-// reads and writes, the running total carried from one stretch to the next. Sums wrap as in the CPU shape.
-__kernel void integral_rows(__global const uchar* src, __global uint* dst, int width, int height) {
+#else                 // GPU shape: a work-group a row
     int x = get_local_id(0), y = get_group_id(0), plane = get_global_id(1);
     __local uint scan[GROUP_SIZE_0];
     __global uint* out = dst + ((size_t)plane * (height + 1) + y) * (width + 1);
@@ -61,9 +56,8 @@ __kernel void integral_rows(__global const uchar* src, __global uint* dst, int w
         carry += scan[GROUP_SIZE_0 - 1];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif                // COOPERATIVE
 }
-
-#endif
 
 __kernel void integral_columns(__global uint* dst, int width, int height) {
     int x = get_global_id(0), plane = get_global_id(1);

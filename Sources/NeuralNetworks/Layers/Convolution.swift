@@ -81,7 +81,7 @@ public struct Convolution: Filter {
         let groupOutChannels = output.channels / groups
         let method = switch self.method {
         case .automatic: encoder.device.kind == .cpu ? (input.channels / groups >= 8 ? Method.direct : .lowered)
-            : encoder.schedule(for: Self.sharedGemm).cooperative ? .loweredShared : .lowered
+            : encoder.schedule(for: Self.sharedGemm) == Self.sharedGemm.schedules.openCLGPU ? .loweredShared : .lowered
         default: self.method
         }
         let direct = method == .direct
@@ -217,7 +217,8 @@ public struct Convolution: Filter {
     }
 
     /// Same arguments and results as ``gemm``, so the same twin. Its work-group is fixed by the source
-    /// (TILE, PER_ITEM); its GPU schedule, marked cooperative, is what makes `automatic` choose it.
+    /// (TILE, PER_ITEM); `automatic` chooses it where its cooperative GPU schedule is in force whole (not
+    /// cut to a device's smaller work-group limit).
     static let sharedGemm = Kernel<Product>("conv_gemm_shared", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
                                             options: "-cl-mad-enable",
                                             schedules: KernelSchedules(cpu: .init(workGroup: [32, 4, 1]), openCLCPU: .init(workGroup: [32, 4, 1]),
