@@ -79,7 +79,7 @@ print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
 print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
 print("database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,")
-print("describe, store; one transaction per photo; \(CBIRDatabase.indexingConcurrency) files in flight at once),")
+print("describe, store; \(CBIRDatabase.indexingConcurrency) batches of \(CBIRDatabase.indexingBatch) files in flight at once, each batch one transaction),")
 print("with dlib embeddings (5 landmarks, chip, ResNet) and without them.\n")
 print("| device | embeddings | photos | faces | seconds | photos/s | faces/s |")
 print("|---|---|---:|---:|---:|---:|---:|")
@@ -99,19 +99,29 @@ for device in choices {
     }
 }
 
-// Files in flight at once: one, two and one a core (the default), with embeddings, each stage on its fastest device.
+// Files in flight at once, one a batch: one, two and one a core (the default), with embeddings, each stage on
+// its fastest device; then batches of 1 to 16 files at the default number in flight.
 let counts = Array(Set([1, 2, CBIRDatabase.indexingConcurrency])).sorted()
-print("\nFiles in flight at once (auto, with embeddings; the table above ran \(CBIRDatabase.indexingConcurrency), the default: one a core, 2 to 16).\n")
-print("| files at once | photos | seconds | photos/s | faces/s |")
-print("|---:|---:|---:|---:|---:|")
-for concurrency in counts {
-    let database = try CBIRDatabase(path: "\(work)/concurrency-\(concurrency).sqlite", indexers: [try FaceIndexer()])
-    let run = try await database.index(folder: gallery, concurrency: concurrency) { progress in
-        if progress.done % 100 == 0 { note("\(concurrency) at once: \(progress.done) of \(progress.total)") }
+/// One indexing pass into a new database: the table row after its first column.
+func indexingRun(concurrency: Int, batch: Int) async throws -> String {
+    let database = try CBIRDatabase(path: "\(work)/\(UUID().uuidString).sqlite", indexers: [try FaceIndexer()])
+    let run = try await database.index(folder: gallery, concurrency: concurrency, batch: batch) { progress in
+        if progress.done % 100 == 0 { note("\(concurrency) at once, \(batch) a batch: \(progress.done) of \(progress.total)") }
     }
     let faces = try database.statistics().faces
-    print(String(format: "| %d | %d | %.1f | %.1f | %.1f |", concurrency, run.indexed, run.elapsed, Double(run.indexed) / run.elapsed,
-                 Double(faces) / run.elapsed))
+    return String(format: "%d | %.1f | %.1f | %.1f |", run.indexed, run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed)
+}
+print("\nFiles in flight at once, each on its own (auto, with embeddings, batches of one file; the table above ran")
+print("\(CBIRDatabase.indexingConcurrency) batches of \(CBIRDatabase.indexingBatch) files at once, the default: one batch a core, 2 to 16).\n")
+print("| files at once | photos | seconds | photos/s | faces/s |")
+print("|---:|---:|---:|---:|---:|")
+for concurrency in counts { print("| \(concurrency) | " + (try await indexingRun(concurrency: concurrency, batch: 1))) }
+print("\nFiles a batch (auto, with embeddings, \(CBIRDatabase.indexingConcurrency) batches in flight; a batch's faces are described")
+print("and embedded together and the batch is stored in one transaction).\n")
+print("| files a batch | photos | seconds | photos/s | faces/s |")
+print("|---:|---:|---:|---:|---:|")
+for batch in Array(Set([1, 4, CBIRDatabase.indexingBatch, 16])).sorted() {
+    print("| \(batch) | " + (try await indexingRun(concurrency: CBIRDatabase.indexingConcurrency, batch: batch)))
 }
 
 // Grow the first database to the face target with copies of its images and faces (each copy a new image),

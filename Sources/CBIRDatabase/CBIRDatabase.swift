@@ -200,12 +200,13 @@ public actor CBIRDatabase {
         return try read { db in try store.faces(ofImage: id, db) }
     }
 
-    /// Replaces whatever was stored for the record's path by the record and the indexers' rows, in one
-    /// transaction: a crash leaves the old version or the new one, never a mix. Faces assigned to people
-    /// by hand pass their assignments to the new faces with the same boxes.
-    func store(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void]) throws(DatabaseError) {
+    /// The write that replaces whatever was stored for the record's path by the record and the indexers'
+    /// rows: inside one transaction, a crash leaves the old version or the new one, never a mix. Faces
+    /// assigned to people by hand pass their assignments to the new faces with the same boxes.
+    nonisolated func replacement(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void])
+        -> @Sendable (Database) throws -> Void {
         let hasFaces = (try? faceIndexer()) != nil
-        try write { db in
+        return { db in
             let assignments = hasFaces ? try Self.handAssignments(at: record.path, db) : []
             try ImageRecord.filter(Column("path") == record.path).deleteAll(db)
             var record = record
@@ -214,11 +215,6 @@ public actor CBIRDatabase {
             for write in writes { try write(db, id) }
             try Self.restoreHandAssignments(assignments, at: record.path, db)
         }
-    }
-
-    /// Marks a stored file as seen again unchanged (its modification time moved, its bytes did not).
-    func touch(_ id: Int64, modified: Double) throws(DatabaseError) {
-        try write { db in try Self.setModified(modified, image: id, db) }
     }
 
     static func setModified(_ modified: Double, image id: Int64, _ db: Database) throws {

@@ -58,24 +58,57 @@ public struct FaceIndexer: Indexer {
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
     public func analyze(_ photo: Photo) throws -> [FaceRecord] {
-        let (observations, crops) = try faces(in: photo.gray, scale: photo.scale)
-        guard !observations.isEmpty else { return [] }
-        let descriptors = try describer.describe(crops)
-        let embeddings = try embedder?.embeddings(ofFacesIn: observations.map(\.landmarkBox), of: photo.pixels)
-        return try zip(observations, descriptors).enumerated().map { index, pair in
-            let (face, descriptor) = pair
-            let stored = try FaceRecord.encode(descriptor)
-            let thumbnail = try ImageEncoder.jpeg(crops.images(index..<index + 1), quality: 85)
-            func scaled(_ value: Int) -> Int { Int((Double(value) * photo.scale).rounded()) }
-            return FaceRecord(id: nil, imageID: 0, x: scaled(face.rect.x), y: scaled(face.rect.y), width: scaled(face.rect.width),
-                              height: scaled(face.rect.height), angle: Double(face.angle),
-                              leftEyeX: face.eyes.map { Double($0.left.x) * photo.scale },
-                              leftEyeY: face.eyes.map { Double($0.left.y) * photo.scale },
-                              rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
-                              rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
-                              neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.descriptor,
-                              thumbnail: Data(thumbnail), embedding: embeddings.map { $0[index].littleEndianBytes })
+        try analyze([photo])[0].get()
+    }
+
+    /// Each photo's faces: found photo by photo, then the faces of all of them described in one render and
+    /// embedded in one batch (a batch of 16 faces runs the network about 1.3× faster a face than one at a
+    /// time). Where that shared step fails, each photo is tried alone, so the failure is the photo's own.
+    public func analyze(_ photos: [Photo]) -> [Result<[FaceRecord], any Error>] {
+        let found = photos.map { photo in Result { try faces(in: photo.gray, scale: photo.scale) } }
+        do {
+            return try records(of: photos, found: found)
+        } catch {
+            guard photos.count > 1 else { return [.failure(error)] }
+            return zip(photos, found).map { photo, found in Result { try records(of: [photo], found: [found])[0].get() } }
         }
+    }
+
+    /// The records of faces found in photos (their boxes and aligned crops, or the error a photo met):
+    /// descriptors, embeddings and thumbnails, every face of every photo in one batch.
+    private func records(of photos: [Photo], found: [Result<([FaceObservation], PixelBuffer), any Error>]) throws
+        -> [Result<[FaceRecord], any Error>] {
+        let detected = found.enumerated().compactMap { index, result in
+            (try? result.get()).flatMap { faces, crops in faces.isEmpty ? nil : (index: index, faces: faces, crops: crops) }
+        }
+        var results = found.map { result in result.map { _ in [FaceRecord]() } }
+        guard !detected.isEmpty else { return results }
+        let descriptors = try describer.describe(try PixelBuffer.batch(detected.map(\.crops)))
+        let embeddings = try embedder?.embeddings(ofFaces: detected.map { (photos[$0.index].pixels, $0.faces.map(\.landmarkBox)) })
+        var first = 0
+        for (index, faces, crops) in detected {
+            results[index] = .success(try faces.indices.map { face in
+                try record(of: faces[face], in: photos[index], descriptor: descriptors[first + face],
+                           embedding: embeddings?[first + face], thumbnail: crops.images(face..<face + 1))
+            })
+            first += faces.count
+        }
+        return results
+    }
+
+    /// One face's record, in the file's pixels.
+    private func record(of face: FaceObservation, in photo: Photo, descriptor: FaceDescriptor, embedding: [Float]?,
+                        thumbnail: PixelBuffer) throws -> FaceRecord {
+        let stored = try FaceRecord.encode(descriptor)
+        func scaled(_ value: Int) -> Int { Int((Double(value) * photo.scale).rounded()) }
+        return FaceRecord(id: nil, imageID: 0, x: scaled(face.rect.x), y: scaled(face.rect.y), width: scaled(face.rect.width),
+                          height: scaled(face.rect.height), angle: Double(face.angle),
+                          leftEyeX: face.eyes.map { Double($0.left.x) * photo.scale },
+                          leftEyeY: face.eyes.map { Double($0.left.y) * photo.scale },
+                          rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
+                          rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
+                          neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.descriptor,
+                          thumbnail: Data(try ImageEncoder.jpeg(thumbnail, quality: 85)), embedding: embedding?.littleEndianBytes)
     }
 
     /// Embeddings for faces stored without them (databases indexed before embeddings), from the photo

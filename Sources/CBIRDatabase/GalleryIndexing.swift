@@ -36,67 +36,113 @@ extension CBIRDatabase {
     /// without embeddings, which are added; changed ones are re-indexed; a file that cannot be decoded,
     /// and a folder that cannot be listed, is recorded with its error and the run goes on. Stored files
     /// gone from the folder are removed first (their labels saved to a file), unless `keepMissing`.
-    /// Each file is one transaction, so a run killed midway loses nothing committed and the next run
-    /// finishes the rest. `concurrency` files are in flight at once, each read, decoded (on the database's
-    /// context) and analysed by the indexers while the others are, their writes taking turns on the actor,
-    /// so decoding, the host's work and the stages' renders of different photos overlap; progress comes in
-    /// the order files finish. Honours task cancellation between files.
+    ///
+    /// Files go in batches of `batch`: read and decoded side by side, analysed together by each indexer
+    /// (the faces of the whole batch described and embedded at once) and stored in one transaction, each
+    /// file whole or not at all, so a run killed midway loses nothing committed and the next run finishes
+    /// the rest. `concurrency` batches are in flight at once, so one is read, decoded and analysed while
+    /// another is, and their writes take turns on the actor; progress comes file by file as batches are
+    /// stored, in the order they finish. Honours task cancellation between batches.
     public nonisolated func index(folder: String, keepMissing: Bool = false, concurrency: Int = CBIRDatabase.indexingConcurrency,
+                                  batch: Int = CBIRDatabase.indexingBatch,
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
         let listing = try FolderListing(folder)
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
         let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
         let total = files.count + listing.unreadableFolders.count
-        var indexed = 0, unchanged = 0, failed = 0, upgraded = 0
-        func report(_ done: Int, _ file: String?, _ error: String?) -> IndexingProgress {
+        var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
+        func now(_ file: FileWrite?) -> IndexingProgress {
             IndexingProgress(done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
                              removed: removed, removedLabels: removedLabels,
-                             elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file, error: error)
+                             elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path, error: file?.outcome.error)
         }
-        for (done, folder) in listing.unreadableFolders.enumerated() {
+        func report(_ file: FileWrite) {
+            switch file.outcome {
+            case .indexed: indexed += 1
+            case .unchanged: unchanged += 1
+            case .upgraded: upgraded += 1
+            case .failed: failed += 1
+            }
+            done += 1
+            progress(now(file))
+        }
+        let folders = listing.unreadableFolders.map { folder in
             let error = "cannot list the folder: \(folder.reason)"
-            try await store(ImageRecord(id: nil, path: folder.path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
-                                        error: error), writes: [])
-            failed += 1
-            progress(report(done + 1, folder.path, error))
+            let record = ImageRecord(id: nil, path: folder.path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
+                                     error: error)
+            return FileWrite(path: folder.path, outcome: .failed(error), write: replacement(record, writes: []))
         }
-        var done = listing.unreadableFolders.count
-        try await withThrowingTaskGroup(of: (path: String, outcome: Outcome).self) { group in
+        try await commit(folders)
+        folders.forEach(report)
+        let batch = max(1, batch)
+        try await withThrowingTaskGroup(of: [FileWrite].self) { group in
             var next = 0
             func startNext() {
                 guard next < files.count else { return }
-                let file = files[next]
-                next += 1
-                group.addTask { (file.path, try await self.store(try self.load(file))) }
+                let files = Array(files[next..<min(next + batch, files.count)])
+                next += files.count
+                group.addTask { try await self.index(files) }
             }
             for _ in 0..<max(1, concurrency) { startNext() }
-            while let (path, outcome) = try await group.next() {
+            while let stored = try await group.next() {
                 try Task.checkCancellation()
                 startNext()
-                var error: String?
-                switch outcome {
-                case .indexed: indexed += 1
-                case .unchanged: unchanged += 1
-                case .upgraded: upgraded += 1
-                case .failed(let reason):
-                    failed += 1
-                    error = reason
-                }
-                done += 1
-                progress(report(done, path, error))
+                stored.forEach(report)
             }
         }
-        return report(total, nil, nil)
+        return now(nil)
     }
 
-    /// Files indexed at once by default: one a core, at least two (one is read and decoded while another
-    /// is analysed) and at most 16 (each holds its decoded photo, tens of MB).
+    /// Batches in flight at once by default: one a core, at least two (one is read and decoded while another
+    /// is analysed) and at most 16.
     public static let indexingConcurrency = min(16, max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// Files a batch by default: enough for their faces to share the network's batch, few enough that the
+    /// batches in flight hold little memory (a decoded photo takes a few MB).
+    public static let indexingBatch = 8
 
     enum Outcome: Sendable {
         case indexed, unchanged, upgraded
         case failed(String)
+
+        var error: String? {
+            if case .failed(let reason) = self { reason } else { nil }
+        }
+    }
+
+    /// One file's part of its batch's transaction, and what it comes to.
+    struct FileWrite: Sendable {
+        let path: String
+        let outcome: Outcome
+        /// Nil where nothing is written (an unchanged file).
+        let write: (@Sendable (Database) throws -> Void)?
+    }
+
+    /// Indexes a batch of files: read and decoded side by side, analysed together, stored in one transaction.
+    nonisolated func index(_ files: [FolderListing.File]) async throws(DatabaseError) -> [FileWrite] {
+        let loaded = await withTaskGroup(of: (Int, Result<LoadedFile, DatabaseError>).self) { group in
+            for (index, file) in files.enumerated() {
+                group.addTask { (index, Result { () throws(DatabaseError) in try self.load(file) }) }
+            }
+            var loaded: [(Int, Result<LoadedFile, DatabaseError>)] = []
+            for await file in group { loaded.append(file) }
+            return loaded.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        var entries: [(path: String, file: LoadedFile)] = []
+        for (file, result) in zip(files, loaded) { entries.append((file.path, try result.get())) }
+        let writes = try self.writes(for: entries)
+        try await commit(writes)
+        return writes
+    }
+
+    /// Stores a batch's writes in one transaction.
+    func commit(_ writes: [FileWrite]) throws(DatabaseError) {
+        let writes = writes.compactMap(\.write)
+        guard !writes.isEmpty else { return }
+        try write { db in
+            for write in writes { try write(db) }
+        }
     }
 
     /// A file read and decoded, or what to record instead; nothing is written yet.
@@ -150,45 +196,53 @@ extension CBIRDatabase {
         return try read { db in try indexer.store.lacksEmbeddings(image: id, db) }
     }
 
-    /// Runs the indexers on a decoded file off the actor and stores the outcome in one transaction on it.
-    nonisolated func store(_ file: LoadedFile) async throws(DatabaseError) -> Outcome {
-        switch file {
-        case .unchanged:
-            return .unchanged
-        case .touched(let id, let modified):
-            try await touch(id, modified: modified)
-            return .unchanged
-        case .incomplete(let id, let modified, let photo):
-            let indexer = try faceIndexer()
-            do {
-                let faces = try read { db in try indexer.store.faces(ofImage: id, db) }.filter { $0.embedding == nil }
-                let embeddings = try indexer.embeddings(of: faces, in: photo) ?? []
-                try await write { db in
-                    try Self.setModified(modified, image: id, db)
-                    try indexer.store.setEmbeddings(embeddings, db)
+    /// What to store for each loaded file (with its path): the decoded photos analysed as one batch by
+    /// each indexer, off the actor; a photo that an indexer fails on is recorded with that error.
+    nonisolated func writes(for files: [(path: String, file: LoadedFile)]) throws(DatabaseError) -> [FileWrite] {
+        let photos = files.compactMap { if case .decoded(_, let photo) = $0.file { photo } else { nil } }
+        let prepared = indexers.map { $0.prepare(photos) }
+        var writes: [FileWrite] = [], decoded = 0
+        for (path, file) in files {
+            switch file {
+            case .unchanged:
+                writes.append(FileWrite(path: path, outcome: .unchanged, write: nil))
+            case .touched(let id, let modified):
+                writes.append(FileWrite(path: path, outcome: .unchanged) { db in try Self.setModified(modified, image: id, db) })
+            case .incomplete(let id, let modified, let photo):
+                writes.append(try embeddingsWrite(image: id, modified: modified, photo: photo))
+            case .failed(let record):
+                writes.append(FileWrite(path: path, outcome: .failed(record.error ?? "failed"), write: replacement(record, writes: [])))
+            case .decoded(var record, _):
+                defer { decoded += 1 }
+                do {
+                    let analyses = try prepared.map { try $0[decoded].get() }
+                    record.status = .indexed
+                    writes.append(FileWrite(path: path, outcome: .indexed, write: replacement(record, writes: analyses)))
+                } catch let error as DatabaseError {
+                    throw error
+                } catch {
+                    record.error = "\(error)"
+                    writes.append(FileWrite(path: path, outcome: .failed("\(error)"), write: replacement(record, writes: [])))
                 }
-                return .upgraded
-            } catch let error as DatabaseError {
-                throw error
-            } catch {
-                return .failed("\(photo.path): cannot add embeddings: \(error)")
             }
-        case .failed(let record):
-            try await store(record, writes: [])
-            return .failed(record.error ?? "failed")
-        case .decoded(var record, let photo):
-            do {
-                let writes = try indexers.map { try $0.prepare(photo) }
-                record.status = .indexed
-                try await store(record, writes: writes)
-                return .indexed
-            } catch let error as DatabaseError {
-                throw error
-            } catch {
-                record.error = "\(error)"
-                try await store(record, writes: [])
-                return .failed("\(error)")
+        }
+        return writes
+    }
+
+    /// The write that gives a stored image's faces their missing embeddings, made from its photo.
+    nonisolated func embeddingsWrite(image id: Int64, modified: Double, photo: Photo) throws(DatabaseError) -> FileWrite {
+        let indexer = try faceIndexer()
+        do {
+            let faces = try read { db in try indexer.store.faces(ofImage: id, db) }.filter { $0.embedding == nil }
+            let embeddings = try indexer.embeddings(of: faces, in: photo) ?? []
+            return FileWrite(path: photo.path, outcome: .upgraded) { db in
+                try Self.setModified(modified, image: id, db)
+                try indexer.store.setEmbeddings(embeddings, db)
             }
+        } catch let error as DatabaseError {
+            throw error
+        } catch {
+            return FileWrite(path: photo.path, outcome: .failed("\(photo.path): cannot add embeddings: \(error)"), write: nil)
         }
     }
 

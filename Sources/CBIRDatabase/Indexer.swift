@@ -48,6 +48,10 @@ public protocol Indexer: Sendable {
     /// Works on one photo, away from the database (in parallel with other work).
     func analyze(_ photo: Photo) throws -> Analysis
 
+    /// Works on several photos at once, so that they can share renders (say, all their faces through a
+    /// network in one batch): each photo's analysis, or the error that photo met. By default one at a time.
+    func analyze(_ photos: [Photo]) -> [Result<Analysis, any Error>]
+
     /// Stores the analysis of the image whose row id is `image`, inside the image's transaction.
     func write(_ analysis: Analysis, image: Int64, to db: Database) throws
 }
@@ -55,10 +59,15 @@ public protocol Indexer: Sendable {
 extension Indexer {
     public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] { [] }
 
-    /// Analyses now and returns the write for later, so that indexers of different types can be run
-    /// side by side.
-    func prepare(_ photo: Photo) throws -> @Sendable (Database, Int64) throws -> Void {
-        let analysis = try analyze(photo)
-        return { db, image in try write(analysis, image: image, to: db) }
+    public func analyze(_ photos: [Photo]) -> [Result<Analysis, any Error>] {
+        photos.map { photo in Result { try analyze(photo) } }
+    }
+
+    /// Analyses a batch now and returns each photo's write for later, so that indexers of different types
+    /// can be run side by side.
+    func prepare(_ photos: [Photo]) -> [Result<@Sendable (Database, Int64) throws -> Void, any Error>] {
+        analyze(photos).map { analysis in
+            analysis.map { analysis in { db, image in try write(analysis, image: image, to: db) } }
+        }
     }
 }

@@ -12,8 +12,9 @@ struct IndexCommand: AsyncParsableCommand {
         discussion: """
             Walks the folder recursively and recognises images by content. Unchanged files are skipped, changed \
             ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Several \
-            files are indexed at once (--jobs). Each file is one transaction: a run that is interrupted loses nothing stored, and the next run finishes \
-            the rest. A folder that cannot be listed is reported and recorded like a failed file. Files stored \
+            batches of files are indexed at once (--jobs), the faces of a batch described and embedded together \
+            (--batch). Each batch is one transaction and each file in it is stored whole: a run that is interrupted loses \
+            nothing stored, and the next run finishes the rest. A folder that cannot be listed is reported and recorded like a failed file. Files stored \
             from this folder that are gone from it are removed first (their labels saved to a file beside the \
             database, for `cbir labels --import`), unless --keep-missing. New faces are then grouped into people \
             (`cbir people`). Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
@@ -26,21 +27,25 @@ struct IndexCommand: AsyncParsableCommand {
     @Flag(help: "Keep stored files that are gone from the folder.")
     var keepMissing = false
 
-    @Option(help: "Files indexed at once (one a core, 2 to 16).")
+    @Option(help: "Batches indexed at once (one a core, 2 to 16).")
     var jobs = CBIRDatabase.indexingConcurrency
+
+    @Option(help: "Files a batch: analysed together, stored in one transaction.")
+    var batch = CBIRDatabase.indexingBatch
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
     }
 
     func run() async throws {
         let store = try database.open(context: try deviceOptions.context(), access: .readWrite, create: true)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
-        let run = try await store.index(folder: folder, keepMissing: keepMissing, concurrency: jobs) { progress in step.show(progress) }
+        let run = try await store.index(folder: folder, keepMissing: keepMissing, concurrency: jobs, batch: batch) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
         print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",

@@ -71,6 +71,40 @@ struct MeanColourIndexer: Indexer {
         }
     }
 
+    /// Files indexed in batches (their faces described and embedded together, each batch stored in one
+    /// transaction, two batches in flight) are stored as files indexed one at a time: the same faces with
+    /// the same boxes, eyes, descriptors and thumbnails, and embeddings within rounding.
+    @Test func batchesStoreWhatOneFileAtATimeStores() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let context = try Self.context()
+        var stored: [[String: [FaceRecord]]] = []
+        for (batch, concurrency) in [(1, 1), (8, 2)] {
+            let database = try CBIRDatabase(path: folder + "/batch-\(batch).sqlite", indexers: [try FaceIndexer(context: context)])
+            let run = try await database.index(folder: Self.photos, concurrency: concurrency, batch: batch)
+            #expect(run.indexed == run.total && run.failed == 0, "\(run)")
+            let paths = try database.read { db in try String.fetchAll(db, sql: "SELECT path FROM images") }
+            stored.append(Dictionary(uniqueKeysWithValues: try paths.map { ($0, try database.faces(inImageAtPath: $0)) }))
+        }
+        let (alone, batched) = (stored[0], stored[1])
+        #expect(alone.count >= 25 && Set(alone.keys) == Set(batched.keys))
+        #expect(alone.values.reduce(0) { $0 + $1.count } >= 25, "the photos have faces")
+        for (path, faces) in alone {
+            let others = batched[path] ?? []
+            #expect(faces.count == others.count, "\(path)")
+            for (face, other) in zip(faces, others) {
+                let box: [Int] = [face.x, face.y, face.width, face.height], otherBox: [Int] = [other.x, other.y, other.width, other.height]
+                #expect(box == otherBox, "\(path)")
+                #expect(face.leftEyeX == other.leftEyeX && face.rightEyeY == other.rightEyeY && face.angle == other.angle, "\(path)")
+                #expect(face.descriptor == other.descriptor && face.thumbnail == other.thumbnail, "\(path)")
+                let embedding = [Float](littleEndianBytes: face.embedding ?? Data())
+                let otherEmbedding = [Float](littleEndianBytes: other.embedding ?? Data())
+                #expect(embedding.count == FaceEmbedder.length && otherEmbedding.count == FaceEmbedder.length, "\(path)")
+                #expect(zip(embedding, otherEmbedding).allSatisfy { abs($0 - $1) <= 1e-5 }, "\(path)")
+            }
+        }
+    }
+
     /// A database indexed before embeddings upgrades in place: the next run adds every face's embedding
     /// (from its stored box) without re-indexing, and the one after finds nothing to do.
     @Test func oldDatabasesGainEmbeddingsInPlace() async throws {

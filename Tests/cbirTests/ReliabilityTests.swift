@@ -215,7 +215,8 @@ import TestSupport
                                      (["query", probe, "--top", "-1"], "--top must be at least 1"),
                                      (["query", probe, "--face", "0"], "--face counts from 1"),
                                      (["query", probe, "--radius", "-2"], "--radius cannot be negative"),
-                                     (["index", Self.photos, "--jobs", "0"], "--jobs must be at least 1")] {
+                                     (["index", Self.photos, "--jobs", "0"], "--jobs must be at least 1"),
+                                     (["index", Self.photos, "--batch", "0"], "--batch must be at least 1")] {
             let output = try cbir.run(arguments)
             #expect(output.status != 0 && output.standardError.contains(message), "\(arguments): \(output.standardError)")
         }
