@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "NeuralNetworks", dependencies: ["ImageKernels", "NeuralNetworksCL"]),
 
         // Face recognition and detection
-        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: ["ChiSquareNearest", "EmbeddingDistance", "EmbeddingNeighbours"].map { .embedInCode("\($0).cl") }),
+        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: ["ChiSquareCounts", "ChiSquareNearest", "EmbeddingDistance", "EmbeddingNeighbours"].map { .embedInCode("\($0).cl") }),
         .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
         .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", resources: [.embedInCode("CascadeEvaluation.cl")]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),

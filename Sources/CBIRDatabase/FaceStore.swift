@@ -225,10 +225,11 @@ public struct FaceStore: Sendable {
         try Set(Int64.fetchAll(db, sql: "SELECT face_id FROM \(Self.descriptorsTable)"))
     }
 
-    /// Faces' descriptors with their images, 500 at a time (see ``batches(_:ids:_:row:_:)``), checked against
-    /// `parameters`: comparing descriptors made with other parameters would be silently wrong.
+    /// Faces' descriptors in their stored form with their images, 500 at a time (see
+    /// ``batches(_:ids:_:row:_:)``), their parameters checked against `parameters`: comparing descriptors
+    /// made with other parameters would be silently wrong.
     func descriptors(_ ids: [Int64]?, parameters: DescriptorParameters, _ db: Database,
-                     _ body: ([(descriptor: FaceDescriptor, face: FaceID, image: ImageID)]) throws -> Void) throws {
+                     _ body: ([(encoded: Data, face: FaceID, image: ImageID)]) throws -> Void) throws {
         var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
         try Self.batches("SELECT face_id, image_id, parameters, descriptor FROM \(Self.descriptorsTable) JOIN faces ON faces.id = face_id",
                          ids: ids, db, row: { row in
@@ -240,8 +241,7 @@ public struct FaceStore: Sendable {
                 }
                 knownText = text
             }
-            return (try FaceRecord.descriptor(face: id, parameters: parameters, stored: row["descriptor"]), FaceID(id),
-                    ImageID(row["image_id"] as Int64))
+            return (row["descriptor"] as Data, FaceID(id), ImageID(row["image_id"] as Int64))
         }, body)
     }
 

@@ -34,7 +34,7 @@ final class GalleryCache: @unchecked Sendable {
         let key = Key(parameters: parameters, device: ObjectIdentifier(database.context.device))
         return try cached(&entries, key, make: Gallery(parameters: parameters, context: database.context), from: database,
                           signature: store.signature, ids: store.idsWithDescriptors) { gallery, ids, db in
-            try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(batch) }
+            try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(encoded: batch) }
         }
     }
 
@@ -69,6 +69,8 @@ final class GalleryCache: @unchecked Sendable {
                     for gone in known.subtracting(stored) { try gallery.remove(face: FaceID(gone)) }
                     gallery.reserveCapacity(stored.count)
                     try append(gallery, known.isEmpty ? nil : Array(stored.subtracting(known)), db)
+                } catch RecognitionError.damagedDescriptor(let reason) {
+                    throw DatabaseError.storage(path: "faces", reason: reason)
                 } catch let error as RecognitionError {
                     throw DatabaseError.processing("\(error)")
                 }

@@ -1,28 +1,35 @@
 import Foundation
 import ImageKernels
 
-/// Face descriptors of many faces, grouped by image, packed for the search kernels (``PackedFaces``) and
-/// kept on the device between queries (``ResidentTiles``). Faces are appended and removed in place: a
-/// change re-sends only the tiles it touched, and freed slots are reused. Searching is in
+/// Face descriptors of many faces, grouped by image, kept in their stored form (``StoredFaces``) and on
+/// the device between queries: as they are for the restricted matchers (``ChiSquareCounts``), unpacked
+/// into dense tiles (``PackedFaces``, ``ResidentTiles``) once a search needs them. Faces are appended and
+/// removed in place: a change re-sends only what it touched, and freed slots are reused. Searching is in
 /// `GallerySearch.swift`. Safe to use from any thread.
 public final class Gallery: @unchecked Sendable {
     public let parameters: DescriptorParameters
     public let context: RenderContext
-    /// Largest device allocation a segment's tiles take.
+    /// Largest device allocation a segment's dense tiles take.
     public let segmentBytes: Int
 
     let lock = NSLock()
+    var stored: StoredFaces
+    var counts: ResidentCounts
     var packed: PackedFaces
     var resident: ResidentTiles
+    /// Slots changed since the dense tiles were last brought up to date; nil while no search has needed them.
+    private var unpacked: Set<Int>?
     private var slotOfFace: [FaceID: Int] = [:]
     private(set) var slotsOfImage: [ImageID: [Int]] = [:]
 
-    /// An empty gallery for descriptors of `parameters`, on the context's device, in device segments of
-    /// at most `segmentBytes` (at least one tile).
+    /// An empty gallery for descriptors of `parameters`, on the context's device, its dense tiles in device
+    /// segments of at most `segmentBytes` (at least one tile).
     public init(parameters: DescriptorParameters, context: RenderContext, segmentBytes: Int = 256 << 20) {
         self.parameters = parameters
         self.context = context
         self.segmentBytes = segmentBytes
+        stored = StoredFaces(parameters: parameters)
+        counts = ResidentCounts(context: context)
         packed = PackedFaces(parameters: parameters)
         resident = ResidentTiles(context: context, segmentBytes: segmentBytes)
     }
@@ -30,26 +37,13 @@ public final class Gallery: @unchecked Sendable {
     /// Faces in the gallery.
     public var count: Int { lock.withLock { slotOfFace.count } }
 
-    /// Device bytes per face slot: its histograms plus its block sums.
+    /// Device bytes per face slot in the dense tiles: its histograms plus its block sums.
     public var bytesPerFace: Int { (parameters.length + parameters.blockCount) * 4 }
 
     /// Adds faces; each identifier must be new.
     public func append(_ faces: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)]) throws(RecognitionError) {
-        try locked { () throws(RecognitionError) in
-            var seen: Set<FaceID> = []
-            for entry in faces {
-                try entry.descriptor.checkComparable(with: parameters)
-                guard slotOfFace[entry.face] == nil, seen.insert(entry.face).inserted else {
-                    throw .identifier("\(entry.face) is already in the gallery")
-                }
-            }
-            for entry in faces {
-                let slot = packed.store(entry.descriptor.histograms, PackedFaces.Entry(face: entry.face, image: entry.image))
-                slotOfFace[entry.face] = slot
-                slotsOfImage[entry.image, default: []].append(slot)
-                resident.changed(slot / PackedFaces.lanes, of: packed)
-            }
-        }
+        for entry in faces { try entry.descriptor.checkComparable(with: parameters) }
+        try append(encoded: faces.map { ($0.descriptor.encoded(), $0.face, $0.image) })
     }
 
     /// Adds one face.
@@ -57,10 +51,41 @@ public final class Gallery: @unchecked Sendable {
         try append([(descriptor, face, image)])
     }
 
+    /// Adds faces in their stored form (``FaceDescriptor/encoded()``) of this gallery's parameters, as they
+    /// come from storage, without unpacking them; each identifier must be new, and a damaged form is an
+    /// error naming its face (the faces before it are added).
+    public func append(encoded faces: [(encoded: Data, face: FaceID, image: ImageID)]) throws(RecognitionError) {
+        try locked { () throws(RecognitionError) in
+            var seen: Set<FaceID> = []
+            for entry in faces where slotOfFace[entry.face] != nil || !seen.insert(entry.face).inserted {
+                throw .identifier("\(entry.face) is already in the gallery")
+            }
+            for entry in faces {
+                let slot = try store(entry)
+                slotOfFace[entry.face] = slot
+                slotsOfImage[entry.image, default: []].append(slot)
+                changed(slot)
+            }
+        }
+    }
+
+    /// Stores one face's stored form; a damaged one is an error naming the face.
+    private func store(_ entry: (encoded: Data, face: FaceID, image: ImageID)) throws(RecognitionError) -> Int {
+        let stored = entry.encoded.withUnsafeBytes { bytes in
+            Result { () throws(RecognitionError) in try self.stored.store(bytes, face: entry.face, image: entry.image) }
+        }
+        switch stored {
+        case .success(let slot): return slot
+        case .failure(.damagedDescriptor(let reason)): throw .damagedDescriptor("\(entry.face): \(reason)")
+        case .failure(let error): throw error
+        }
+    }
+
     /// Makes room for `faceCount` faces in all, so that appending them in batches does not grow the
-    /// packed arrays step by step.
+    /// stored bytes step by step.
     public func reserveCapacity(_ faceCount: Int) {
-        lock.withLock { packed.reserveCapacity(faces: faceCount) }
+        // Bitmaps, and counts for about a quarter of the bins (61 of 256 in real faces).
+        lock.withLock { stored.reserveCapacity(faces: faceCount, bytesPerFace: parameters.length / 8 + parameters.length / 4) }
     }
 
     /// Removes a face; its slot is reused by a later append.
@@ -77,11 +102,29 @@ public final class Gallery: @unchecked Sendable {
     }
 
     private func clear(_ slot: Int) {
-        guard let entry = packed.clear(slot) else { return }
+        guard let entry = stored.clear(slot) else { return }
         slotOfFace[entry.face] = nil
         slotsOfImage[entry.image]?.removeAll { $0 == slot }
         if slotsOfImage[entry.image]?.isEmpty == true { slotsOfImage[entry.image] = nil }
-        resident.changed(slot / PackedFaces.lanes, of: packed)
+        changed(slot)
+    }
+
+    /// Notes that a slot changed: the device copies are out of date.
+    private func changed(_ slot: Int) {
+        counts.changed(slot)
+        unpacked?.insert(slot)
+    }
+
+    /// The dense tiles, brought up to date with the stored faces and sent to the device (caller holds the lock).
+    func synchronizeDenseTiles() throws(RecognitionError) {
+        let changed = unpacked ?? Set(stored.slots.indices)
+        packed.cover(stored.slots.count)
+        for slot in changed where slot < stored.slots.count {
+            packed.set(slot, try stored.histograms(slot))
+            resident.changed(slot / PackedFaces.lanes, of: packed)
+        }
+        unpacked = []
+        do { try resident.synchronize(with: packed) } catch { throw .render(error) }
     }
 
     /// Runs `body` holding the lock, passing its typed error on.

@@ -14,14 +14,8 @@ extension Gallery {
         try probe.checkComparable(with: parameters)
         try options.weights.check(against: parameters)
         let sparse = SparseProbe(probe, weights: options.weights)
-        let distances: SlotDistances
-        let slotCount: Int
-        do {
-            (distances, slotCount) = try locked { () throws(RenderError) in
-                (try slotDistances(probe, sparse, options), packed.slots.count)
-            }
-        } catch {
-            throw .render(error)
+        let (distances, slotCount) = try locked { () throws(RecognitionError) in
+            (try slotDistances(probe, sparse, options), stored.slots.count)
         }
         report(distances, slotCount: slotCount, sparse: sparse, matcher: options.matcher, into: &collector)
     }
@@ -35,28 +29,44 @@ extension Gallery {
         case blocks([Float])
     }
 
-    private func slotDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RenderError) -> SlotDistances {
-        guard sparse.count > 0, !packed.slots.isEmpty else { return .blocks([]) }
-        try resident.synchronize(with: packed)
-        switch options.path {
-        case .fused:
-            let faceSums = !options.matcher.ranksImages
-            let searches = zip(resident.segments, resident.slotRanges(packed)).map { segment, slots in
-                Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks,
-                                                 neighbourhood: options.radius.map { (radius: $0, columns: parameters.gridColumns) },
-                                                 faceSums: faceSums,
-                                                 form: options.form, blocks: parameters.blockCount, bins: parameters.bins,
-                                                 slots: slots.count),
-                      to: [segment.tiles.image, segment.sums.image])
+    /// The distances from the restricted matchers' fused kernel on the stored faces as they are, when all
+    /// are counts; else from the dense tiles, by the chosen path.
+    private func slotDistances(_ probe: FaceDescriptor, _ sparse: SparseProbe, _ options: SearchOptions) throws(RecognitionError) -> SlotDistances {
+        guard sparse.count > 0, !stored.slots.isEmpty else { return .blocks([]) }
+        let faceSums = !options.matcher.ranksImages
+        if options.path == .fused, !options.matcher.comparesAllBlocks, stored.rawValueSlots == 0 {
+            do {
+                let (bytes, offsets) = try counts.synchronize(with: stored)
+                let search = ChiSquareCounts(probe: probe, sparse, faceSums: faceSums, form: options.form, slots: stored.slots.count)
+                let values = try context.render(Image(applying: search, to: [bytes, offsets])).floatValues
+                return faceSums ? .faces(values) : .blocks(values)
+            } catch {
+                throw .render(error)
             }
-            let values = try context.render(searches).flatMap(\.floatValues)
-            return faceSums ? .faces(values) : .blocks(values)
-        case .twoKernel:
-            var distances: [Float] = []
-            for index in resident.segments.indices {
-                distances += try twoKernelDistances(probe, sparse, options, segment: index)
+        }
+        try synchronizeDenseTiles()
+        do {
+            switch options.path {
+            case .fused:
+                let searches = zip(resident.segments, resident.slotRanges(packed)).map { segment, slots in
+                    Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks,
+                                                     neighbourhood: options.radius.map { (radius: $0, columns: parameters.gridColumns) },
+                                                     faceSums: faceSums,
+                                                     form: options.form, blocks: parameters.blockCount, bins: parameters.bins,
+                                                     slots: slots.count),
+                          to: [segment.tiles.image, segment.sums.image])
+                }
+                let values = try context.render(searches).flatMap(\.floatValues)
+                return faceSums ? .faces(values) : .blocks(values)
+            case .twoKernel:
+                var distances: [Float] = []
+                for index in resident.segments.indices {
+                    distances += try twoKernelDistances(probe, sparse, options, segment: index)
+                }
+                return .blocks(distances)
             }
-            return .blocks(distances)
+        } catch {
+            throw .render(error)
         }
     }
 
@@ -91,7 +101,7 @@ extension Gallery {
     /// Weighs block distances into face and image distances and hands them to the collector.
     private func report<Collector: MatchCollector>(_ distances: SlotDistances, slotCount: Int, sparse: SparseProbe,
                                                    matcher: Matcher, into collector: inout Collector) {
-        let (entries, images) = lock.withLock { (packed.slots, slotsOfImage) }
+        let (entries, images) = lock.withLock { (stored.slots, slotsOfImage) }
         let count = sparse.count, live = min(slotCount, entries.count)
         var faceDistance = [Float](repeating: 0, count: slotCount)
         switch distances {

@@ -1,21 +1,16 @@
-/// Face descriptors packed for the search kernels, on the host: tiles of 16 faces (``ChiSquareNearest``'s
-/// lanes), within a tile block-major, then bin, then face, so the 16 faces of a tile are read as one
-/// vector (see `Kernels/FaceRecognition/ChiSquareNearest.cl`), plus each face block's total. Slots freed
-/// by removals are reused, lowest first. Not thread-safe: ``Gallery`` guards it.
+/// Face descriptors unpacked for the dense search kernels, on the host: tiles of 16 face slots
+/// (``ChiSquareNearest``'s lanes), within a tile block-major, then bin, then face, so the 16 faces of a tile
+/// are read as one vector (see `Kernels/FaceRecognition/ChiSquareNearest.cl`), plus each face block's
+/// total. Unpacked from ``StoredFaces`` slot by slot when a search first needs them (64 KB a face of 256
+/// bins), empty slots zero. Not thread-safe: ``Gallery`` guards it.
 struct PackedFaces {
-    /// Who occupies a slot.
-    struct Entry {
-        let face: FaceID
-        let image: ImageID
-    }
-
     static let lanes = ChiSquareNearest.lanes
     let bins: Int
     let blocks: Int
     private(set) var tiles: [Float] = []          // tileCount × blocks × bins × lanes
     private(set) var sums: [Float] = []           // tileCount × blocks × lanes
-    private(set) var slots: [Entry?] = []         // tileCount × lanes
-    private var freeSlots: [Int] = []
+    /// Slots the tiles cover (the last tile's spare lanes are zero).
+    private(set) var slotCount = 0
 
     init(parameters: DescriptorParameters) {
         bins = parameters.bins
@@ -25,29 +20,37 @@ struct PackedFaces {
     /// Floats of one tile's histograms, and of its block totals.
     var tileFloats: Int { blocks * bins * Self.lanes }
     var tileSumFloats: Int { blocks * Self.lanes }
-    var tileCount: Int { slots.count / Self.lanes }
+    var tileCount: Int { sums.count / tileSumFloats }
 
-    mutating func reserveCapacity(faces: Int) {
-        let tileCount = (faces + Self.lanes - 1) / Self.lanes
-        tiles.reserveCapacity(tileCount * tileFloats)
-        sums.reserveCapacity(tileCount * tileSumFloats)
-        slots.reserveCapacity(tileCount * Self.lanes)
+    /// Covers `slotCount` slots, adding zeroed tiles or dropping unused ones at the end.
+    mutating func cover(_ slotCount: Int) {
+        let tileCount = (slotCount + Self.lanes - 1) / Self.lanes
+        if tileCount > self.tileCount {
+            tiles.reserveCapacity(tileCount * tileFloats)
+            sums.reserveCapacity(tileCount * tileSumFloats)
+            tiles.append(contentsOf: repeatElement(0, count: (tileCount - self.tileCount) * tileFloats))
+            sums.append(contentsOf: repeatElement(0, count: (tileCount - self.tileCount) * tileSumFloats))
+        } else {
+            tiles.removeLast((self.tileCount - tileCount) * tileFloats)
+            sums.removeLast((self.tileCount - tileCount) * tileSumFloats)
+        }
+        self.slotCount = slotCount
     }
 
-    /// Stores a descriptor in a free slot (adding a tile when none is free); returns the slot.
-    mutating func store(_ histograms: [Float], _ entry: Entry) -> Int {
-        let slot = freeSlots.popLast() ?? addTile()
+    /// Writes a slot's histograms (zeros for an empty slot) and their block totals.
+    mutating func set(_ slot: Int, _ histograms: [Float]?) {
         let tile = slot / Self.lanes, lane = slot % Self.lanes, bins = bins, blocks = blocks
         let tileStart = tile * tileFloats, sumStart = tile * tileSumFloats, lanes = Self.lanes
         // Raw buffers: element-wise writes to the arrays pay an exclusivity check each (10k faces of
         // 256 bins took 1.6 s to append that way).
-        histograms.withUnsafeBufferPointer { histograms in
+        let empty = histograms == nil
+        (histograms ?? []).withUnsafeBufferPointer { histograms in
             tiles.withUnsafeMutableBufferPointer { tiles in
                 sums.withUnsafeMutableBufferPointer { sums in
                     for block in 0..<blocks {
                         var total: Float = 0
                         for bin in 0..<bins {
-                            let value = histograms[block * bins + bin]
+                            let value = empty ? 0 : histograms[block * bins + bin]
                             tiles[tileStart + (block * bins + bin) * lanes + lane] = value
                             total += value
                         }
@@ -56,29 +59,6 @@ struct PackedFaces {
                 }
             }
         }
-        slots[slot] = entry
-        return slot
-    }
-
-    /// Zeroes a slot and frees it; returns who was there.
-    mutating func clear(_ slot: Int) -> Entry? {
-        guard let entry = slots[slot] else { return nil }
-        let tile = slot / Self.lanes, lane = slot % Self.lanes
-        for i in 0..<blocks * bins { tiles[tile * tileFloats + i * Self.lanes + lane] = 0 }
-        for block in 0..<blocks { sums[tile * tileSumFloats + block * Self.lanes + lane] = 0 }
-        slots[slot] = nil
-        freeSlots.append(slot)
-        return entry
-    }
-
-    /// Adds an empty tile; returns its first slot and frees the others (lowest slot used first).
-    private mutating func addTile() -> Int {
-        let first = slots.count
-        tiles.append(contentsOf: repeatElement(0, count: tileFloats))
-        sums.append(contentsOf: repeatElement(0, count: tileSumFloats))
-        slots += [Entry?](repeating: nil, count: Self.lanes)
-        freeSlots += (first + 1..<first + Self.lanes).reversed()
-        return first
     }
 
     /// Tiles `range`'s histograms, and their block totals, as stored.
@@ -89,7 +69,7 @@ struct PackedFaces {
     func plainHistograms(_ range: Range<Int>) -> [Float] {
         let length = blocks * bins
         var plain = [Float](repeating: 0, count: range.count * length)
-        for slot in range where slots[slot] != nil {
+        for slot in range {
             let tile = slot / Self.lanes, lane = slot % Self.lanes, row = slot - range.lowerBound
             for i in 0..<length { plain[row * length + i] = tiles[tile * tileFloats + i * Self.lanes + lane] }
         }

@@ -70,7 +70,7 @@ struct ResidentTiles {
         let perSegment = tilesPerSegment(faces)
         return segments.map { segment in
             let first = segment.firstTile * PackedFaces.lanes
-            return first..<min(faces.slots.count, first + perSegment * PackedFaces.lanes)
+            return first..<min(faces.slotCount, first + perSegment * PackedFaces.lanes)
         }
     }
 

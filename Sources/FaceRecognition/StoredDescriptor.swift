@@ -77,35 +77,74 @@ extension FaceDescriptor {
     /// Histograms back from the counts form.
     private static func histograms(counts bytes: Slice<UnsafeRawBufferPointer>,
                                    parameters: DescriptorParameters) throws(RecognitionError) -> [Float] {
+        let bins = parameters.bins, bitmapBytes = (bins + 7) / 8, scales = parameters.blockPixelCounts.map { 1 / Float($0) }
+        let twoByteCounts = storedCountBytes(parameters) == 2
+        var histograms = [Float](repeating: 0, count: parameters.length)
+        try walkCounts(bytes, parameters: parameters) { block, bitmap, counts in
+            var at = counts
+            for byte in 0..<bitmapBytes {
+                var bits = bytes[bitmap + byte]
+                while bits != 0 {
+                    let count = 1 + Int(bytes[at]) + (twoByteCounts ? Int(bytes[at + 1]) << 8 : 0)
+                    histograms[block * bins + byte * 8 + bits.trailingZeroBitCount] = Float(count) * scales[block]
+                    bits &= bits - 1
+                    at += twoByteCounts ? 2 : 1
+                }
+            }
+        }
+        return histograms
+    }
+
+    /// Bytes per count in the counts form of descriptors of `parameters`, or nil where it cannot hold them.
+    static func storedCountBytes(_ parameters: DescriptorParameters) -> Int? {
+        countBytes(largestBlock: parameters.blockPixelCounts.max() ?? 0)
+    }
+
+    /// Where each block of a stored descriptor begins, for a search of the stored form itself: the offset in
+    /// `stored` of each block's bitmap, or nil for raw values. A damaged form is an error, as when read back.
+    static func storedBlockOffsets(_ stored: UnsafeRawBufferPointer, parameters: DescriptorParameters) throws(RecognitionError) -> [Int]? {
+        switch stored.first.flatMap(StoredForm.init(rawValue:)) {
+        case .values?:
+            _ = try values(stored.dropFirst(), length: parameters.length)
+            return nil
+        case .counts?:
+            var offsets: [Int] = []
+            offsets.reserveCapacity(parameters.blockCount)
+            try walkCounts(stored.dropFirst(), parameters: parameters) { _, bitmap, _ in offsets.append(bitmap) }
+            return offsets
+        case nil:
+            throw .damagedDescriptor(stored.isEmpty ? "it is empty" : "unknown stored form \(stored[0])")
+        }
+    }
+
+    /// Walks the counts form, checking it as it goes: `block` gets each block's index and the offsets of its
+    /// bitmap and of its first count.
+    private static func walkCounts(_ bytes: Slice<UnsafeRawBufferPointer>, parameters: DescriptorParameters,
+                                   block visit: (_ block: Int, _ bitmap: Int, _ counts: Int) -> Void) throws(RecognitionError) {
         let pixels = parameters.blockPixelCounts, bins = parameters.bins, bitmapBytes = (bins + 7) / 8
         guard let countBytes = Self.countBytes(largestBlock: pixels.max() ?? 0) else {
             throw .damagedDescriptor("counts stored for blocks of more than 65,536 pixels")
         }
-        var histograms = [Float](repeating: 0, count: parameters.length)
         var offset = bytes.startIndex
         for (block, pixelCount) in pixels.enumerated() {
             guard offset + bitmapBytes <= bytes.endIndex else { throw .damagedDescriptor("it ends in block \(block)") }
             let bitmap = offset
+            var nonzero = 0
+            for byte in bitmap..<bitmap + bitmapBytes { nonzero += bytes[byte].nonzeroBitCount }
+            let beyond = bytes[bitmap + bitmapBytes - 1] >> (bins - 8 * (bitmapBytes - 1))  // bits past the last bin
+            guard bins % 8 == 0 || beyond == 0 else {
+                throw .damagedDescriptor("block \(block) has bin \(bins + beyond.trailingZeroBitCount) of \(bins)")
+            }
             offset += bitmapBytes
-            let scale = 1 / Float(pixelCount)
-            var total = 0
-            for byte in 0..<bitmapBytes {
-                var bits = bytes[bitmap + byte]
-                while bits != 0 {
-                    let bin = byte * 8 + bits.trailingZeroBitCount
-                    bits &= bits - 1
-                    guard bin < bins, offset + countBytes <= bytes.endIndex else {
-                        throw .damagedDescriptor(bin < bins ? "it ends in block \(block)" : "block \(block) has bin \(bin) of \(bins)")
-                    }
-                    let count = 1 + Int(bytes[offset]) + (countBytes == 2 ? Int(bytes[offset + 1]) << 8 : 0)
-                    offset += countBytes
-                    total += count
-                    histograms[block * bins + bin] = Float(count) * scale
-                }
+            guard offset + nonzero * countBytes <= bytes.endIndex else { throw .damagedDescriptor("it ends in block \(block)") }
+            var total = nonzero
+            for at in stride(from: offset, to: offset + nonzero * countBytes, by: countBytes) {
+                total += Int(bytes[at]) + (countBytes == 2 ? Int(bytes[at + 1]) << 8 : 0)
             }
             guard total <= pixelCount else { throw .damagedDescriptor("block \(block) counts \(total) codes in \(pixelCount) pixels") }
+            visit(block, bitmap, offset)
+            offset += nonzero * countBytes
         }
         guard offset == bytes.endIndex else { throw .damagedDescriptor("\(bytes.endIndex - offset) bytes after the last block") }
-        return histograms
     }
 }

@@ -55,8 +55,8 @@ import TestSupport
             try gallery.search(probe, options: options, into: &found)
             let expected = Reference.search(probe, in: entries, options: options)
             let label = "\(test) \(form), seed \(generator.seed)"
-            try compare(found.faces, expected.faces, id: \.face, context: label)
-            try compare(found.images, expected.images, id: \.image, context: label)
+            try Self.compare(found.faces, expected.faces, id: \.face, context: label)
+            try Self.compare(found.images, expected.images, id: \.image, context: label)
             let bestFaces = Dictionary(uniqueKeysWithValues: found.images.map { ($0.image, $0.bestFace) })
             #expect(expected.images.allSatisfy { bestFaces[$0.image] == $0.bestFace }, "\(label): best faces differ")
         }
@@ -64,7 +64,7 @@ import TestSupport
     }
 
     /// Same members, distances within tolerance, and the same ranking up to swaps of near-equal distances.
-    private func compare<Match, ID: Hashable>(_ found: [Match], _ expected: [Match], id: KeyPath<Match, ID>,
+    static func compare<Match, ID: Hashable>(_ found: [Match], _ expected: [Match], id: KeyPath<Match, ID>,
                                              context: String) throws where Match: Sendable {
         func distance(_ m: Match) -> Float {
             (m as? FaceMatch)?.distance ?? (m as? ImageMatch)?.distance ?? .nan

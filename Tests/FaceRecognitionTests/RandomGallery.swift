@@ -17,8 +17,28 @@ enum RandomGallery {
         return try! FaceDescriptor(parameters: parameters, histograms: values)
     }
 
-    /// `faces` faces spread over images of one to three faces.
-    static func entries(_ parameters: DescriptorParameters, faces: Int,
+    /// Random descriptors of the kind real faces have: per block, code counts times 1 / its pixel count, so
+    /// they are stored as counts. A block's codes fall in a few of its bins, most in one; one face in
+    /// seven has a block all in one bin, and one in five a block with codes to spare (fewer than its pixels).
+    static func countedDescriptor(_ parameters: DescriptorParameters, using generator: inout SeededGenerator) -> FaceDescriptor {
+        var values: [Float] = []
+        let uniform = Int.random(in: 0..<7, using: &generator) == 0, short = Int.random(in: 0..<5, using: &generator) == 0
+        for (block, pixels) in parameters.blockPixelCounts.enumerated() {
+            var counts = [Int](repeating: 0, count: parameters.bins)
+            let used = (0..<Int.random(in: 2...20, using: &generator)).map { _ in Int.random(in: 0..<parameters.bins, using: &generator) }
+            let codes = short && block == 1 ? pixels / 2 : pixels
+            for _ in 0..<codes {
+                let bin = uniform && block == 0 ? used[0] : Bool.random(using: &generator) ? used[0] : used.randomElement(using: &generator)!
+                counts[bin] += 1
+            }
+            let scale = 1 / Float(pixels)
+            values += counts.map { Float($0) * scale }
+        }
+        return try! FaceDescriptor(parameters: parameters, histograms: values)
+    }
+
+    /// `faces` faces spread over images of one to three faces; `counted` makes them with ``countedDescriptor(_:using:)``.
+    static func entries(_ parameters: DescriptorParameters, faces: Int, counted: Bool = false,
                         using generator: inout SeededGenerator) -> [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)] {
         var image: Int64 = 100, left = 0
         return (0..<faces).map { index in
@@ -27,7 +47,8 @@ enum RandomGallery {
                 left = Int.random(in: 1...3, using: &generator)
             }
             left -= 1
-            return (descriptor(parameters, using: &generator), FaceID(Int64(index) * 7 + 3), ImageID(image))
+            let made = counted ? countedDescriptor(parameters, using: &generator) : descriptor(parameters, using: &generator)
+            return (made, FaceID(Int64(index) * 7 + 3), ImageID(image))
         }
     }
 }
