@@ -4,7 +4,7 @@ import GRDB
 import ImageKernels
 
 /// The stored faces as search galleries, one per descriptor parameters and device, kept between queries
-/// (on the device, packed for the search kernels) and brought up to date with the `faces` table before
+/// (on the device, in the forms the search kernels read) and brought up to date with the `faces` table before
 /// each one: whoever wrote to the file, this process or another, only the faces added or removed since
 /// the last query move.
 final class GalleryCache: @unchecked Sendable {

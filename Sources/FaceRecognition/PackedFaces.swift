@@ -22,17 +22,12 @@ struct PackedFaces {
     var tileSumFloats: Int { blocks * Self.lanes }
     var tileCount: Int { sums.count / tileSumFloats }
 
-    /// Covers `slotCount` slots, adding zeroed tiles or dropping unused ones at the end.
+    /// Covers `slotCount` slots, adding zeroed tiles at the end (a gallery's slots are reused, never dropped).
     mutating func cover(_ slotCount: Int) {
-        let tileCount = (slotCount + Self.lanes - 1) / Self.lanes
-        if tileCount > self.tileCount {
-            tiles.reserveCapacity(tileCount * tileFloats)
-            sums.reserveCapacity(tileCount * tileSumFloats)
-            tiles.append(contentsOf: repeatElement(0, count: (tileCount - self.tileCount) * tileFloats))
-            sums.append(contentsOf: repeatElement(0, count: (tileCount - self.tileCount) * tileSumFloats))
-        } else {
-            tiles.removeLast((self.tileCount - tileCount) * tileFloats)
-            sums.removeLast((self.tileCount - tileCount) * tileSumFloats)
+        let added = (slotCount + Self.lanes - 1) / Self.lanes - tileCount
+        if added > 0 {
+            tiles.append(contentsOf: repeatElement(0, count: added * tileFloats))
+            sums.append(contentsOf: repeatElement(0, count: added * tileSumFloats))
         }
         self.slotCount = slotCount
     }
