@@ -1,12 +1,14 @@
 import Foundation
+import ImageKernels
 
 /// A gallery's faces in their stored form (``FaceDescriptor/encoded()``), a slot each, back to back in one
-/// byte array: at about 6 KB a face, a new process takes 10k faces in as they come from the database, and
-/// the restricted matchers search them as they are (``ChiSquareCounts``); the dense tiles the all-block
-/// matchers need are unpacked from them on demand (``PackedFaces``). Slots freed by removals are reused;
-/// the bytes of removed faces are dropped once they outweigh the rest. Not thread-safe: ``Gallery`` guards it.
+/// block of host memory: at about 6 KB a face, a new process takes 10k faces in as they come from the
+/// database, and the restricted matchers search them as they are (``ChiSquareCounts``), on the CPU device
+/// in place; the dense tiles the all-block matchers need are unpacked from them on demand
+/// (``PackedFaces``). Slots freed by removals are reused; the bytes of removed faces are dropped once they
+/// outweigh the rest. Not thread-safe: ``Gallery`` guards it.
 struct StoredFaces {
-    /// Who occupies a slot, and where its stored form lies in ``bytes``.
+    /// Who occupies a slot, and where its stored form lies in ``memory``.
     struct Entry {
         let face: FaceID
         let image: ImageID
@@ -16,27 +18,30 @@ struct StoredFaces {
     }
 
     let parameters: DescriptorParameters
-    private(set) var bytes: [UInt8] = []
+    /// The stored forms, back to back in its first ``byteCount`` bytes, with at least ``spareBytes`` more
+    /// (``ChiSquareCounts`` reads bitmaps 8 bytes at a time). Replaced, never moved, when it runs out or
+    /// is compacted.
+    private(set) var memory = HostMemory(byteCount: spareBytes)
+    private(set) var byteCount = 0
     private(set) var slots: [Entry?] = []
-    /// Per slot and block, the offset in ``bytes`` of the block's bitmap; -1 for an empty slot or raw values.
+    /// Per slot and block, the offset in ``memory`` of the block's bitmap; -1 for an empty slot or raw values.
     private(set) var blockOffsets: [Int32] = []
     /// Live slots whose faces are raw values.
     private(set) var rawValueSlots = 0
     private var freeSlots: [Int] = []
-    /// Bytes of removed faces still in ``bytes``.
+    /// Bytes of removed faces still in ``memory``.
     private var removedBytes = 0
-    /// Compactions so far: between two, faces are only added at the end of ``bytes``.
-    private(set) var compactions = 0
 
     /// The most bytes the 32-bit offsets the kernel reads can address.
     static let maximumBytes = Int(Int32.max)
+    static let spareBytes = 8
 
     init(parameters: DescriptorParameters) {
         self.parameters = parameters
     }
 
     mutating func reserveCapacity(faces: Int, bytesPerFace: Int) {
-        bytes.reserveCapacity(faces * bytesPerFace)
+        reserveBytes(faces * bytesPerFace)
         slots.reserveCapacity(faces)
         blockOffsets.reserveCapacity(faces * parameters.blockCount)
     }
@@ -44,13 +49,17 @@ struct StoredFaces {
     /// Stores a face from its stored form, checked as it would be read back; returns its slot.
     mutating func store(_ stored: UnsafeRawBufferPointer, face: FaceID, image: ImageID) throws(RecognitionError) -> Int {
         let offsets = try FaceDescriptor.storedBlockOffsets(stored, parameters: parameters)
-        guard bytes.count + stored.count <= Self.maximumBytes else {
+        guard byteCount + stored.count <= Self.maximumBytes else {
             throw .invalidParameters("a gallery holds at most \(Self.maximumBytes) bytes of stored descriptors")
         }
-        let start = bytes.count
-        bytes.append(contentsOf: stored)
+        if byteCount + stored.count + Self.spareBytes > memory.byteCount {
+            reserveBytes((byteCount + stored.count) * 5 / 4)
+        }
+        let start = byteCount
+        if let base = stored.baseAddress { (memory.baseAddress + start).copyMemory(from: base, byteCount: stored.count) }
+        byteCount += stored.count
         let slot = freeSlots.popLast() ?? addSlot()
-        slots[slot] = Entry(face: face, image: image, range: start..<bytes.count, counts: offsets != nil)
+        slots[slot] = Entry(face: face, image: image, range: start..<byteCount, counts: offsets != nil)
         setOffsets(slot, offsets.map { $0.map { Int32(start + $0) } })
         if offsets == nil { rawValueSlots += 1 }
         return slot
@@ -64,14 +73,14 @@ struct StoredFaces {
         if !entry.counts { rawValueSlots -= 1 }
         freeSlots.append(slot)
         removedBytes += entry.range.count
-        if removedBytes > bytes.count / 2 { compact() }
+        if removedBytes > byteCount / 2 { compact() }
         return entry
     }
 
     /// A slot's histograms, or nil for an empty slot.
     func histograms(_ slot: Int) throws(RecognitionError) -> [Float]? {
         guard let entry = slots[slot] else { return nil }
-        let data = Data(bytes[entry.range])
+        let data = Data(UnsafeRawBufferPointer(start: memory.baseAddress + entry.range.lowerBound, count: entry.range.count))
         return try FaceDescriptor(parameters: parameters, encoded: data).histograms
     }
 
@@ -86,20 +95,29 @@ struct StoredFaces {
         for block in 0..<blocks { blockOffsets[slot * blocks + block] = offsets?[block] ?? -1 }
     }
 
-    /// Drops removed faces' bytes, moving the others down.
+    /// Moves the stored forms to new memory of room for `capacity` bytes of them, unless there is room.
+    private mutating func reserveBytes(_ capacity: Int) {
+        guard capacity + Self.spareBytes > memory.byteCount else { return }
+        let grown = HostMemory(byteCount: capacity + Self.spareBytes)
+        grown.baseAddress.copyMemory(from: memory.baseAddress, byteCount: byteCount)
+        memory = grown
+    }
+
+    /// Drops removed faces' bytes, moving the others down into new memory.
     private mutating func compact() {
-        var kept: [UInt8] = []
-        kept.reserveCapacity(bytes.count - removedBytes)
+        let kept = HostMemory(byteCount: byteCount - removedBytes + Self.spareBytes)
+        var keptCount = 0
         for slot in slots.indices {
             guard let entry = slots[slot] else { continue }
-            let shift = Int32(kept.count - entry.range.lowerBound)
-            kept += bytes[entry.range]
-            slots[slot]?.range = kept.count - entry.range.count..<kept.count
+            let shift = Int32(keptCount - entry.range.lowerBound)
+            (kept.baseAddress + keptCount).copyMemory(from: memory.baseAddress + entry.range.lowerBound, byteCount: entry.range.count)
+            keptCount += entry.range.count
+            slots[slot]?.range = keptCount - entry.range.count..<keptCount
             let blocks = parameters.blockCount
             if entry.counts { for block in 0..<blocks { blockOffsets[slot * blocks + block] += shift } }
         }
-        bytes = kept
+        memory = kept
+        byteCount = keptCount
         removedBytes = 0
-        compactions += 1
     }
 }

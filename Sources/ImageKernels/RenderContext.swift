@@ -106,20 +106,67 @@ public final class RenderContext: @unchecked Sendable {
     public func makeResidentImage<Element>(_ descriptor: ImageDescriptor, contents: ArraySlice<Element>) throws(RenderError) -> ResidentImage {
         lock.lock()
         defer { lock.unlock() }
-        let buffer: any DeviceBuffer
-        do {
-            buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
-        } catch {
-            try fallBack(after: error)
-            buffer = try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
-        }
+        let buffer = try withFallback { () throws(RenderError) in try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount) }
         let byteCount = try upload(contents, to: buffer, on: currentDevice, offset: 0, limit: descriptor.byteCount)
         _ = try upload([UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, on: currentDevice,
                        offset: byteCount, limit: descriptor.byteCount)
-        let resident = ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self)
+        return register(ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self))
+    }
+
+    /// A resident image over the first bytes of `memory`, read in place where the device shares host memory
+    /// (the CPU device) and copied to it where not: for large data already laid out in host memory, such as
+    /// a gallery's stored faces. Change the bytes in `memory`, then say which with
+    /// ``ResidentImage/didModify(_:)``.
+    public func makeResidentImage(_ descriptor: ImageDescriptor, sharing memory: HostMemory) throws(RenderError) -> ResidentImage {
+        guard descriptor.byteCount <= memory.byteCount else {
+            throw .sizeMismatch(expected: descriptor.byteCount, actual: memory.byteCount)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        let (buffer, shared) = try withFallback { () throws(RenderError) in try self.buffer(sharing: memory, descriptor.byteCount, on: currentDevice) }
+        let resident = ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self, memory: memory)
+        resident.sharesMemory = shared
+        return register(resident)
+    }
+
+    /// Runs `body`, and once more on the CPU device if the device failed in a way that warrants falling back
+    /// (the lock held).
+    private func withFallback<T>(_ body: () throws(RenderError) -> T) throws(RenderError) -> T {
+        do {
+            return try body()
+        } catch {
+            try fallBack(after: error)
+            return try body()
+        }
+    }
+
+    /// A buffer of `device` over `memory` itself, or a copy of its first `byteCount` bytes where the device
+    /// cannot share it; and which of the two.
+    private func buffer(sharing memory: HostMemory, _ byteCount: Int, on device: Device) throws(RenderError) -> (any DeviceBuffer, shared: Bool) {
+        if let shared = device.backend.makeBuffer(sharing: memory) { return (shared, true) }
+        let buffer = try device.backend.makeBuffer(byteCount: byteCount)
+        try device.backend.upload(UnsafeRawBufferPointer(start: memory.baseAddress, count: byteCount), to: buffer, offset: 0)
+        totals.bytesUploaded += byteCount
+        return (buffer, false)
+    }
+
+    private func register(_ resident: ResidentImage) -> ResidentImage {
         residents.removeAll { $0.image == nil }
         residents.append(WeakResident(image: resident))
         return resident
+    }
+
+    /// Sends changed bytes of a resident image's host memory to its buffer, unless the buffer is that memory.
+    func update(_ resident: ResidentImage, _ range: Range<Int>) throws(RenderError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard range.lowerBound >= 0, range.upperBound <= resident.descriptor.byteCount else {
+            throw .sizeMismatch(expected: resident.descriptor.byteCount, actual: range.upperBound)
+        }
+        guard let memory = resident.memory, !resident.sharesMemory else { return }
+        try resident.device.backend.upload(UnsafeRawBufferPointer(start: memory.baseAddress + range.lowerBound, count: range.count),
+                                           to: resident.buffer, offset: range.lowerBound)
+        totals.bytesUploaded += range.count
     }
 
     func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
@@ -152,6 +199,11 @@ public final class RenderContext: @unchecked Sendable {
         let line = "\(currentDevice): \(why.count > 300 ? why.prefix(300) + "…" : why)"
         Device.log("falling back to the CPU device: \(line)")
         for case let resident? in residents.map(\.image) where resident.device !== Device.cpu {
+            if let memory = resident.memory {
+                (resident.buffer, resident.sharesMemory) = try buffer(sharing: memory, resident.descriptor.byteCount, on: .cpu)
+                resident.device = .cpu
+                continue
+            }
             let bytes = try resident.device.backend.download(resident.buffer, byteCount: resident.descriptor.byteCount)
             let moved = try Device.cpu.backend.makeBuffer(byteCount: resident.descriptor.byteCount)
             _ = try upload(bytes[...], to: moved, on: Device.cpu, offset: 0, limit: resident.descriptor.byteCount)

@@ -6,13 +6,18 @@ public final class ResidentImage: @unchecked Sendable {
     /// The buffer and its device: changed only by the context, under its lock, when it falls back.
     var buffer: any DeviceBuffer
     var device: Device
+    /// The host memory the image was made over, if any.
+    public let memory: HostMemory?
+    /// Whether the device reads that memory itself rather than a copy of it.
+    public internal(set) var sharesMemory = false
     private let context: RenderContext
 
-    init(descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext) {
+    init(descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext, memory: HostMemory? = nil) {
         self.descriptor = descriptor
         self.buffer = buffer
         self.device = device
         self.context = context
+        self.memory = memory
     }
 
     /// A recipe leaf that reads these pixels; render it with the context that made them.
@@ -21,5 +26,10 @@ public final class ResidentImage: @unchecked Sendable {
     /// Overwrites bytes from `offset` on with those of `values`; renders after this see the new values.
     public func write<Element>(_ values: ArraySlice<Element>, atByteOffset offset: Int) throws(RenderError) {
         try context.write(values, to: self, offset: offset)
+    }
+
+    /// For an image made over host memory: these bytes of it changed; renders after this see them.
+    public func didModify(_ range: Range<Int>) throws(RenderError) {
+        try context.update(self, range)
     }
 }

@@ -150,6 +150,27 @@ struct Reordered: Filter {
         #expect(throws: RenderError.self) { try context.makeResidentImage(descriptor, contents: values[0..<13]) }
     }
 
+    /// A resident image over host memory renders that memory, and what changed in it once told; the CPU
+    /// device reads the memory itself.
+    @Test(arguments: devices)
+    func residentImagesShareHostMemory(_ choice: DeviceChoice) throws {
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let memory = HostMemory(byteCount: 12 * 4), floats = memory.bytes.bindMemory(to: Float.self)
+        for index in floats.indices { floats[index] = Float(index) }
+        let resident = try context.makeResidentImage(ImageDescriptor(width: 5, height: 2, elementType: .float32), sharing: memory)
+        #expect(try context.render(resident.image).floatValues == (0..<10).map(Float.init))
+        floats[2] = 20
+        floats[3] = 30
+        try resident.didModify(8..<16)
+        #expect(try context.render(resident.image).floatValues == [0, 1, 20, 30] + (4..<10).map(Float.init))
+        #expect(resident.memory === memory)
+        #expect(resident.sharesMemory == (choice == .cpu))
+        #expect(throws: RenderError.self) { try resident.didModify(36..<44) }
+        #expect(throws: RenderError.self) {
+            try context.makeResidentImage(ImageDescriptor(width: 13, height: 1, elementType: .float32), sharing: memory)
+        }
+    }
+
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
     func syntaxErrorCarriesBuildLog() throws {
         let image = Image(try PixelBuffer(width: 2, height: 2, values: [Float](repeating: 0, count: 4)))
@@ -170,12 +191,19 @@ struct Reordered: Filter {
         let image = Image(try PixelBuffer(width: 3, height: 2, values: [Float](repeating: 0, count: 6)))
         let context = RenderContext(device: try TestDevices.openCL.get())
         let resident = try context.makeResidentImage(try PixelBuffer(width: 3, height: 1, values: [Float]([1, 2, 3])))
+        let memory = HostMemory(byteCount: 8), floats = memory.bytes.bindMemory(to: Float.self)
+        (floats[0], floats[1]) = (4, 5)
+        let shared = try context.makeResidentImage(ImageDescriptor(width: 2, height: 1, elementType: .float32), sharing: memory)
         #expect(try context.render(image.applying(Broken())).floatValues == [Float](repeating: 7, count: 6))
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
         #expect(context.fallbackReason?.contains("'broken' failed to build") == true, "\(context.fallbackReason ?? "no reason")")
         // Resident images came along: they render, and take writes, on the CPU device.
         try resident.write([Float(9)][...], atByteOffset: 4)
         #expect(try context.render(resident.image).floatValues == [1, 9, 3])
+        // One over host memory now reads that memory in place.
+        floats[1] = 6
+        #expect(shared.sharesMemory)
+        #expect(try context.render(shared.image).floatValues == [4, 6])
     }
 
     /// Arguments that disagree with the source's parameters are refused before anything runs, on every device.

@@ -1,22 +1,25 @@
 import Foundation
 
-/// Host memory standing in for a device buffer.
+/// Host memory standing in for a device buffer: its own, or an owner's shared with it.
 final class CPUBuffer: DeviceBuffer, @unchecked Sendable {
-    let byteCount: Int
-    let pointer: UnsafeMutableRawPointer
+    let memory: HostMemory
 
-    init(byteCount: Int) {
-        self.byteCount = byteCount
-        self.pointer = .allocate(byteCount: max(byteCount, 1), alignment: 64)
+    init(memory: HostMemory) {
+        self.memory = memory
     }
 
-    deinit { pointer.deallocate() }
+    var byteCount: Int { memory.byteCount }
+    var pointer: UnsafeMutableRawPointer { memory.baseAddress }
 }
 
 /// Runs each kernel's Swift twin; kernels parallelise themselves with ``CPUParallel``.
 struct CPUBackend: DeviceBackend {
     func makeBuffer(byteCount: Int) -> any DeviceBuffer {
-        CPUBuffer(byteCount: byteCount)
+        CPUBuffer(memory: HostMemory(byteCount: byteCount))
+    }
+
+    func makeBuffer(sharing memory: HostMemory) -> (any DeviceBuffer)? {
+        CPUBuffer(memory: memory)
     }
 
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {

@@ -76,6 +76,8 @@ public protocol DeviceBuffer: AnyObject, Sendable {
 /// The small interface each backend implements.
 protocol DeviceBackend: Sendable {
     func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer
+    /// A buffer over `memory` itself, or nil where the device cannot read host memory in place.
+    func makeBuffer(sharing memory: HostMemory) -> (any DeviceBuffer)?
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError)
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8]
     /// Runs a kernel over `grid` (its size and the schedule in force); the arguments' buffers belong to
@@ -194,6 +196,7 @@ private struct FailingBuildsBackend: DeviceBackend {
     let programs: Set<String>
 
     func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer { try backend.makeBuffer(byteCount: byteCount) }
+    func makeBuffer(sharing memory: HostMemory) -> (any DeviceBuffer)? { backend.makeBuffer(sharing: memory) }
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         try backend.upload(bytes, to: buffer, offset: offset)
     }

@@ -133,6 +133,10 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         return OpenCLBuffer(byteCount: byteCount, memory: memory)
     }
 
+    /// Never: OpenCL shares host memory only through CL_MEM_USE_HOST_PTR with a map and unmap around
+    /// every host write, so shared residents are copied to OpenCL devices like any other.
+    func makeBuffer(sharing memory: HostMemory) -> (any DeviceBuffer)? { nil }
+
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         let target = try openCLBuffer(buffer)
         guard offset >= 0, target.byteCount >= offset + bytes.count else {
