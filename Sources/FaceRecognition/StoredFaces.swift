@@ -98,14 +98,14 @@ struct StoredFaces {
     /// Moves the stored forms to new memory of room for `capacity` bytes of them, unless there is room.
     private mutating func reserveBytes(_ capacity: Int) {
         guard capacity + Self.spareBytes > memory.byteCount else { return }
-        let grown = HostMemory(byteCount: capacity + Self.spareBytes)
+        let grown = HostMemory(byteCount: capacity + Self.spareBytes, populated: true)
         grown.baseAddress.copyMemory(from: memory.baseAddress, byteCount: byteCount)
         memory = grown
     }
 
     /// Drops removed faces' bytes, moving the others down into new memory.
     private mutating func compact() {
-        let kept = HostMemory(byteCount: byteCount - removedBytes + Self.spareBytes)
+        let kept = HostMemory(byteCount: byteCount - removedBytes + Self.spareBytes, populated: true)
         var keptCount = 0
         for slot in slots.indices {
             guard let entry = slots[slot] else { continue }

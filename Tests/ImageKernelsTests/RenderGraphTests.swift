@@ -169,6 +169,11 @@ struct Reordered: Filter {
         #expect(throws: RenderError.self) {
             try context.makeResidentImage(ImageDescriptor(width: 13, height: 1, elementType: .float32), sharing: memory)
         }
+        // Populated memory (mapped up front from 1 MiB on) serves the same way.
+        let large = HostMemory(byteCount: (1 << 20) + 12, populated: true), values = large.bytes.bindMemory(to: Float.self)
+        for index in values.indices { values[index] = Float(index % 1000) }
+        let whole = try context.makeResidentImage(ImageDescriptor(width: values.count, height: 1, elementType: .float32), sharing: large)
+        #expect(try context.render(whole.image).floatValues == values.indices.map { Float($0 % 1000) })
     }
 
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
