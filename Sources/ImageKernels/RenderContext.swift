@@ -123,10 +123,8 @@ public final class RenderContext: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        let (buffer, shared) = try withFallback { () throws(RenderError) in try self.buffer(sharing: memory, descriptor.byteCount, on: currentDevice) }
-        let resident = ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self, memory: memory)
-        resident.sharesMemory = shared
-        return register(resident)
+        let buffer = try withFallback { () throws(RenderError) in try self.buffer(sharing: memory, descriptor.byteCount, on: currentDevice) }
+        return register(ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self, memory: memory))
     }
 
     /// Runs `body`, and once more on the CPU device if the device failed in a way that warrants falling back
@@ -141,13 +139,12 @@ public final class RenderContext: @unchecked Sendable {
     }
 
     /// A buffer of `device` over `memory` itself, or a copy of its first `byteCount` bytes where the device
-    /// cannot share it; and which of the two.
-    private func buffer(sharing memory: HostMemory, _ byteCount: Int, on device: Device) throws(RenderError) -> (any DeviceBuffer, shared: Bool) {
-        if let shared = device.backend.makeBuffer(sharing: memory) { return (shared, true) }
+    /// cannot share it.
+    private func buffer(sharing memory: HostMemory, _ byteCount: Int, on device: Device) throws(RenderError) -> any DeviceBuffer {
+        if let shared = device.backend.makeBuffer(sharing: memory) { return shared }
         let buffer = try device.backend.makeBuffer(byteCount: byteCount)
-        try device.backend.upload(UnsafeRawBufferPointer(start: memory.baseAddress, count: byteCount), to: buffer, offset: 0)
-        totals.bytesUploaded += byteCount
-        return (buffer, false)
+        try upload(UnsafeRawBufferPointer(start: memory.baseAddress, count: byteCount), to: buffer, on: device, offset: 0, limit: byteCount)
+        return buffer
     }
 
     private func register(_ resident: ResidentImage) -> ResidentImage {
@@ -164,9 +161,8 @@ public final class RenderContext: @unchecked Sendable {
             throw .sizeMismatch(expected: resident.descriptor.byteCount, actual: range.upperBound)
         }
         guard let memory = resident.memory, !resident.sharesMemory else { return }
-        try resident.device.backend.upload(UnsafeRawBufferPointer(start: memory.baseAddress + range.lowerBound, count: range.count),
-                                           to: resident.buffer, offset: range.lowerBound)
-        totals.bytesUploaded += range.count
+        try upload(UnsafeRawBufferPointer(start: memory.baseAddress + range.lowerBound, count: range.count), to: resident.buffer,
+                   on: resident.device, offset: range.lowerBound, limit: resident.descriptor.byteCount)
     }
 
     func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
@@ -180,15 +176,18 @@ public final class RenderContext: @unchecked Sendable {
                                  limit: Int) throws(RenderError) -> Int {
         // Array's withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
         let uploaded = values.withUnsafeBytes { bytes in
-            Result { () throws(RenderError) -> Int in
-                guard offset >= 0, offset + bytes.count <= limit else { throw .sizeMismatch(expected: limit, actual: offset + bytes.count) }
-                try device.backend.upload(bytes, to: buffer, offset: offset)
-                return bytes.count
-            }
+            Result { () throws(RenderError) in try upload(bytes, to: buffer, on: device, offset: offset, limit: limit) }
         }
-        let count = try uploaded.get()
-        totals.bytesUploaded += count
-        return count
+        try uploaded.get()
+        return values.count * MemoryLayout<Element>.stride
+    }
+
+    /// Copies bytes into a device buffer of `limit` bytes at `offset`, and counts them (the lock held).
+    private func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, on device: Device, offset: Int,
+                        limit: Int) throws(RenderError) {
+        guard offset >= 0, offset + bytes.count <= limit else { throw .sizeMismatch(expected: limit, actual: offset + bytes.count) }
+        try device.backend.upload(bytes, to: buffer, offset: offset)
+        totals.bytesUploaded += bytes.count
     }
 
     /// Moves to the CPU device after `error` where it warrants that (else throws it): one line on stderr,
@@ -200,7 +199,7 @@ public final class RenderContext: @unchecked Sendable {
         Device.log("falling back to the CPU device: \(line)")
         for case let resident? in residents.map(\.image) where resident.device !== Device.cpu {
             if let memory = resident.memory {
-                (resident.buffer, resident.sharesMemory) = try buffer(sharing: memory, resident.descriptor.byteCount, on: .cpu)
+                resident.buffer = try buffer(sharing: memory, resident.descriptor.byteCount, on: .cpu)
                 resident.device = .cpu
                 continue
             }

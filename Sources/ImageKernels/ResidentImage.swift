@@ -9,7 +9,10 @@ public final class ResidentImage: @unchecked Sendable {
     /// The host memory the image was made over, if any.
     public let memory: HostMemory?
     /// Whether the device reads that memory itself rather than a copy of it.
-    public internal(set) var sharesMemory = false
+    public var sharesMemory: Bool {
+        guard let memory else { return false }
+        return (buffer as? CPUBuffer)?.memory === memory
+    }
     private let context: RenderContext
 
     init(descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext, memory: HostMemory? = nil) {
