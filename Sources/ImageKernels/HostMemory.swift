@@ -2,11 +2,13 @@ import Foundation
 
 /// Host bytes that a context's device reads in place where it shares the host's memory (the CPU device),
 /// so that large data many renders read, such as a gallery's stored faces, need not be copied to become
-/// resident (``RenderContext/makeResidentImage(_:sharing:)``). At least 64-byte aligned and not
-/// initialised; the owner writes them and tells the resident images over them what changed.
+/// resident (``RenderContext/makeResidentImage(_:sharing:)``). At least 64-byte aligned; new memory is
+/// not initialised, and the owner writes it and tells the resident images over it what changed.
 public final class HostMemory: @unchecked Sendable {
     public let byteCount: Int
     public let baseAddress: UnsafeMutableRawPointer
+    /// False for a file's mapped contents, which are only read.
+    public let isWritable: Bool
     private let mapped: Bool
 
     /// Memory of `byteCount` bytes. `populated` maps all its pages in one call up front (from 1 MiB on),
@@ -14,6 +16,7 @@ public final class HostMemory: @unchecked Sendable {
     /// them took up to 5× longer for a new process's 60 MB on this project's VMs.
     public init(byteCount: Int, populated: Bool = false) {
         self.byteCount = byteCount
+        isWritable = true
         if populated, byteCount >= 1 << 20,
            let pages = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
            pages != MAP_FAILED {
@@ -23,11 +26,26 @@ public final class HostMemory: @unchecked Sendable {
         }
     }
 
+    /// The contents of the file at `path`, mapped read-only with all their pages up front: a file laid out
+    /// for the device (a gallery's stored faces) is ready as soon as the system's cache holds it, without
+    /// a copy. A change to the file by another process may show through; replace such files by renaming.
+    /// Nil where the file cannot be opened or mapped, or is empty.
+    public init?(mappingFileAt path: String) {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { return nil }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_size > 0, (status.st_mode & S_IFMT) == S_IFREG,
+              let pages = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED
+        else { return nil }
+        (byteCount, baseAddress, isWritable, mapped) = (Int(status.st_size), pages, false, true)
+    }
+
     deinit {
         if mapped { munmap(baseAddress, byteCount) } else { baseAddress.deallocate() }
     }
 
-    /// The bytes, to read or write.
+    /// The bytes, to read, or to write where the memory ``isWritable``.
     public var bytes: UnsafeMutableRawBufferPointer {
         UnsafeMutableRawBufferPointer(start: baseAddress, count: byteCount)
     }

@@ -26,7 +26,8 @@ public final class ResidentImage: @unchecked Sendable {
     /// A recipe leaf that reads these pixels; render it with the context that made them.
     public var image: Image { Image(self) }
 
-    /// Overwrites bytes from `offset` on with those of `values`; renders after this see the new values.
+    /// Overwrites bytes from `offset` on with those of `values`; renders after this see the new values. An
+    /// error where the device reads memory that is not writable (a mapped file) in place.
     public func write<Element>(_ values: ArraySlice<Element>, atByteOffset offset: Int) throws(RenderError) {
         try context.write(values, to: self, offset: offset)
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ImageKernels
 import Testing
 import TestSupport
@@ -174,6 +175,26 @@ struct Reordered: Filter {
         for index in values.indices { values[index] = Float(index % 1000) }
         let whole = try context.makeResidentImage(ImageDescriptor(width: values.count, height: 1, elementType: .float32), sharing: large)
         #expect(try context.render(whole.image).floatValues == values.indices.map { Float($0 % 1000) })
+        // A file's contents, mapped: read in place on the CPU device, where writing them is an error (the
+        // mapping is read-only); copied elsewhere, where the copy takes writes.
+        let path = NSTemporaryDirectory() + "host-memory-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data([Float](arrayLiteral: 7, 8, 9).withUnsafeBytes { Array($0) }).write(to: URL(fileURLWithPath: path))
+        let file = try #require(HostMemory(mappingFileAt: path))
+        #expect(file.byteCount == 12 && !file.isWritable)
+        let mapped = try context.makeResidentImage(ImageDescriptor(width: 3, height: 1, elementType: .float32), sharing: file)
+        #expect(try context.render(mapped.image).floatValues == [7, 8, 9])
+        #expect(mapped.sharesMemory == (choice == .cpu))
+        if choice == .cpu {
+            #expect(throws: RenderError.self) { try mapped.write([Float(1)][...], atByteOffset: 0) }
+        } else {
+            try mapped.write([Float(1)][...], atByteOffset: 0)
+            #expect(try context.render(mapped.image).floatValues == [1, 8, 9])
+        }
+        try Data().write(to: URL(fileURLWithPath: path))
+        #expect(HostMemory(mappingFileAt: path) == nil, "an empty file")
+        #expect(HostMemory(mappingFileAt: path + "-missing") == nil)
+        #expect(HostMemory(mappingFileAt: NSTemporaryDirectory()) == nil, "a folder")
     }
 
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
