@@ -34,8 +34,38 @@ public final class Gallery: @unchecked Sendable {
         resident = ResidentTiles(context: context, segmentBytes: segmentBytes)
     }
 
+    /// The faces of a gallery file that ``write(to:tag:)`` made with `tag` and these parameters, their
+    /// stored forms searched where they lie in the mapped file until a face is added: a new process has a
+    /// gallery of 10k faces without reading and copying each. An error where the file is missing, holds
+    /// other faces (another tag or parameters), or is damaged.
+    public convenience init(contentsOf path: String, parameters: DescriptorParameters, tag: Data, context: RenderContext,
+                            segmentBytes: Int = 256 << 20) throws(RecognitionError) {
+        self.init(parameters: parameters, context: context, segmentBytes: segmentBytes)
+        stored = try StoredFacesFile.read(path, parameters: parameters, tag: tag)
+        for (slot, entry) in stored.slots.enumerated() {
+            guard let entry else { continue }
+            guard slotOfFace.updateValue(slot, forKey: entry.face) == nil else {
+                throw .galleryFile(path: path, reason: "it lists \(entry.face) twice")
+            }
+            slotsOfImage[entry.image, default: []].append(slot)
+        }
+    }
+
+    /// Writes the faces to a gallery file at `path`, to be read back with `tag` by
+    /// ``init(contentsOf:parameters:tag:context:segmentBytes:)``; a file already there is replaced in one
+    /// step, so a reader sees the old file or the new one.
+    public func write(to path: String, tag: Data) throws(RecognitionError) {
+        // The stored forms before the copy's byte count never change in place: appends go after them, and
+        // compaction moves them to new memory.
+        let snapshot = lock.withLock { stored }
+        try StoredFacesFile.write(snapshot, to: path, tag: tag)
+    }
+
     /// Faces in the gallery.
     public var count: Int { lock.withLock { slotOfFace.count } }
+
+    /// The identifiers of the faces in the gallery, in no order.
+    public var faceIDs: [FaceID] { lock.withLock { Array(slotOfFace.keys) } }
 
     /// Device bytes per face slot in the dense tiles: its histograms plus its block sums.
     public var bytesPerFace: Int { (parameters.length + parameters.blockCount) * 4 }

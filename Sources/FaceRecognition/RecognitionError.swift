@@ -19,6 +19,9 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
     case render(RenderError)
     /// A model file is missing or damaged.
     case model(ModelError)
+    /// A gallery file (``Gallery/init(contentsOf:parameters:tag:context:segmentBytes:)``) is missing, holds
+    /// other faces, is damaged, or cannot be written.
+    case galleryFile(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -38,6 +41,8 @@ public enum RecognitionError: Error, Equatable, Sendable, CustomStringConvertibl
             error.description
         case .model(let error):
             error.description
+        case .galleryFile(let path, let reason):
+            "\(path): \(reason)"
         }
     }
 }

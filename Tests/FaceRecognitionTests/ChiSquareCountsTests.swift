@@ -28,12 +28,8 @@ import TestSupport
             for matcher in [Matcher.weightedChiSquare, .restrictedNBNN] {
                 for form in HistogramDifference.Form.allCases {
                     let options = SearchOptions(matcher: matcher, weights: weights, form: form)
-                    var found = Everything()
-                    try gallery.search(probe, options: options, into: &found)
-                    let expected = Reference.search(probe, in: entries, options: options)
                     let label = "\(step): \(matcher) \(form) \(parameters) \(choice), seed \(generator.seed)"
-                    try MatcherReferenceTests.compare(found.faces, expected.faces, id: \.face, context: label)
-                    try MatcherReferenceTests.compare(found.images, expected.images, id: \.image, context: label)
+                    try MatcherReferenceTests.searchMatchesReference(gallery, probe, entries: entries, options: options, context: label)
                 }
             }
         }

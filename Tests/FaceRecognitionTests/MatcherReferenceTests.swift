@@ -51,12 +51,8 @@ import TestSupport
         try gallery.append(entries)
         for form in HistogramDifference.Form.allCases {
             let options = SearchOptions(matcher: test.matcher, weights: weights, form: form, path: test.path, radius: test.radius)
-            var found = Everything()
-            try gallery.search(probe, options: options, into: &found)
-            let expected = Reference.search(probe, in: entries, options: options)
             let label = "\(test) \(form), seed \(generator.seed)"
-            try Self.compare(found.faces, expected.faces, id: \.face, context: label)
-            try Self.compare(found.images, expected.images, id: \.image, context: label)
+            let (found, expected) = try Self.searchMatchesReference(gallery, probe, entries: entries, options: options, context: label)
             let bestFaces = Dictionary(uniqueKeysWithValues: found.images.map { ($0.image, $0.bestFace) })
             #expect(expected.images.allSatisfy { bestFaces[$0.image] == $0.bestFace }, "\(label): best faces differ")
         }
@@ -64,6 +60,20 @@ import TestSupport
     }
 
     /// Same members, distances within tolerance, and the same ranking up to swaps of near-equal distances.
+    /// Searches `gallery` for `probe` and compares the faces and images found with the reference's over
+    /// `entries`; returns both.
+    @discardableResult
+    static func searchMatchesReference(_ gallery: Gallery, _ probe: FaceDescriptor,
+                                       entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)], options: SearchOptions,
+                                       context label: String) throws -> (found: Everything, expected: (faces: [FaceMatch], images: [ImageMatch])) {
+        var found = Everything()
+        try gallery.search(probe, options: options, into: &found)
+        let expected = Reference.search(probe, in: entries, options: options)
+        try compare(found.faces, expected.faces, id: \.face, context: label)
+        try compare(found.images, expected.images, id: \.image, context: label)
+        return (found, expected)
+    }
+
     static func compare<Match, ID: Hashable>(_ found: [Match], _ expected: [Match], id: KeyPath<Match, ID>,
                                              context: String) throws where Match: Sendable {
         func distance(_ m: Match) -> Float {
