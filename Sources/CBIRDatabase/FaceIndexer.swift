@@ -53,7 +53,7 @@ public struct FaceIndexer: Indexer {
 
     public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] {
         [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons), ("embedding table", FaceStore.moveEmbeddings),
-         ("descriptor table", FaceStore.moveDescriptors)]
+         ("descriptor table", FaceStore.moveDescriptors), ("tags", FaceStore.addTags)]
     }
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.

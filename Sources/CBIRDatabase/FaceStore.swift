@@ -100,6 +100,30 @@ public struct FaceStore: Sendable {
 
     static let descriptorsTable = "face_descriptors"
 
+    /// A random tag for each table of faces' vectors that every insert, update and delete there replaces
+    /// (triggers, which also fire for the rows a removed face or image takes with it), so that a gallery in
+    /// memory or in a file tells in one read whether it still holds the table's faces. Counts and largest
+    /// ids cannot tell: a database restored from a backup hands out the same ids again.
+    static func addTags(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE \(tagsTable) (name TEXT PRIMARY KEY, tag BLOB NOT NULL)")
+        for table in [descriptorsTable, embeddingsTable] {
+            try db.execute(sql: "INSERT INTO \(tagsTable) (name, tag) VALUES (?, randomblob(16))", arguments: [table])
+            for change in ["insert", "update", "delete"] {
+                try db.execute(sql: """
+                    CREATE TRIGGER \(table)_\(change)_tag AFTER \(change.uppercased()) ON \(table)
+                    BEGIN UPDATE \(tagsTable) SET tag = randomblob(16) WHERE name = '\(table)'; END
+                    """)
+            }
+        }
+    }
+
+    static let tagsTable = "table_tags"
+
+    /// The tag of `table` (see ``addTags(_:)``).
+    func tag(_ table: String, _ db: Database) throws -> Data {
+        try Data.fetchOne(db, sql: "SELECT tag FROM \(Self.tagsTable) WHERE name = ?", arguments: [table]) ?? Data()
+    }
+
     private static func setDescriptor(_ parameters: String, _ stored: Data, face: Int64, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO \(descriptorsTable) (face_id, parameters, descriptor) VALUES (?, ?, ?)",
                        arguments: [face, parameters, stored])
@@ -204,17 +228,6 @@ public struct FaceStore: Sendable {
     /// The faces whose person has a name.
     func labelledFaces(_ db: Database) throws -> Set<Int64> {
         try Int64.fetchSet(db, sql: "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
-    }
-
-    /// The table's row count and largest id: face ids are never reused (AUTOINCREMENT), so any insert
-    /// raises the largest id and a delete alone lowers the count.
-    func signature(_ db: Database) throws -> [Int64] {
-        try Row.fetchOne(db, sql: "SELECT COUNT(*), IFNULL(MAX(id), 0) FROM faces").map { [$0[0], $0[1]] as [Int64] } ?? []
-    }
-
-    /// The same and the count of faces with embeddings, which also moves when embeddings are added in place.
-    func embeddingSignature(_ db: Database) throws -> [Int64] {
-        try signature(db) + [try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.embeddingsTable)") ?? 0]
     }
 
     func idsWithEmbeddings(_ db: Database) throws -> Set<Int64> {

@@ -4,9 +4,11 @@ import GRDB
 import ImageKernels
 
 /// The stored faces as search galleries, one per descriptor parameters and device, kept between queries
-/// (on the device, in the forms the search kernels read) and brought up to date with the `faces` table before
+/// (on the device, in the forms the search kernels read) and brought up to date with the database before
 /// each one: whoever wrote to the file, this process or another, only the faces added or removed since
-/// the last query move.
+/// the last query move. A new process takes the descriptors from the database's gallery file
+/// (``galleryFile(of:)``) where that still holds them, mapped, and writes the file after reading them all
+/// from the database.
 final class GalleryCache: @unchecked Sendable {
     private struct Key: Hashable {
         let parameters: DescriptorParameters
@@ -14,12 +16,12 @@ final class GalleryCache: @unchecked Sendable {
     }
 
     /// A gallery and what it was last brought up to date with.
-    private struct Entry<Faces> {
+    private struct Entry<Faces: Sendable>: Sendable {
         let gallery: Faces
         /// Face ids in the gallery.
         var faces: Set<Int64> = []
-        /// The table's signature when last brought up to date (see ``FaceStore/signature(_:)``).
-        var signature: [Int64] = []
+        /// Its table's tag when last brought up to date (see ``FaceStore/addTags(_:)``).
+        var tag: Data?
     }
 
     private let lock = NSLock()
@@ -27,13 +29,19 @@ final class GalleryCache: @unchecked Sendable {
     /// The faces' embeddings, per device.
     private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
 
+    /// The file beside a database that holds its descriptors laid out for search (``Gallery/write(to:tag:)``).
+    static func galleryFile(of database: CBIRDatabase) -> String { database.path + "-faces" }
+
     /// The gallery of every stored face described with `parameters`, on the database context's device, up
     /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.
     func gallery(of database: CBIRDatabase, parameters: DescriptorParameters) throws(DatabaseError) -> Gallery {
-        let store = try database.faceIndexer().store
-        let key = Key(parameters: parameters, device: ObjectIdentifier(database.context.device))
-        return try cached(&entries, key, make: Gallery(parameters: parameters, context: database.context), from: database,
-                          signature: store.signature, ids: store.idsWithDescriptors) { gallery, ids, db in
+        let store = try database.faceIndexer().store, path = Self.galleryFile(of: database), context = database.context
+        let file: GalleryFile<Gallery> = (read: { tag in
+            (try? Gallery(contentsOf: path, parameters: parameters, tag: tag, context: context)).map { ($0, Set($0.faceIDs.map(\.rawValue))) }
+        }, write: { gallery, tag in try? gallery.write(to: path, tag: tag) })
+        return try cached(&entries, Key(parameters: parameters, device: ObjectIdentifier(context.device)),
+                          make: Gallery(parameters: parameters, context: context), from: database,
+                          tag: { db in try store.tag(FaceStore.descriptorsTable, db) }, ids: store.idsWithDescriptors, file: file) { gallery, ids, db in
             try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(encoded: batch) }
         }
     }
@@ -42,41 +50,47 @@ final class GalleryCache: @unchecked Sendable {
     func embeddingGallery(of database: CBIRDatabase) throws(DatabaseError) -> EmbeddingGallery {
         let store = try database.faceIndexer().store
         return try cached(&embeddings, ObjectIdentifier(database.context.device), make: EmbeddingGallery(context: database.context),
-                          from: database, signature: store.embeddingSignature, ids: store.idsWithEmbeddings) { gallery, ids, db in
+                          from: database, tag: { db in try store.tag(FaceStore.embeddingsTable, db) }, ids: store.idsWithEmbeddings,
+                          file: nil) { gallery, ids, db in
             try store.embeddings(ids, db) { batch in try gallery.append(batch) }
         }
     }
 
-    /// The cached gallery for `key` (made with `make` the first time), brought up to date when the table's
-    /// `signature` moved, in one read: faces no longer among `ids` removed, the new ones appended by
-    /// `append` (given their ids, or nil for every stored face while the gallery is empty). A gallery left
-    /// half updated by an error is rebuilt next time.
+    /// Reading a gallery from its file, where that holds the faces of a tag (with their ids), and writing it.
+    private typealias GalleryFile<Faces> = (read: @Sendable (Data) -> (Faces, Set<Int64>)?, write: @Sendable (Faces, Data) -> Void)
+
+    /// The cached gallery for `key`, brought up to date when its table's `tag` moved, in one read. The first
+    /// time it is read from its `file` where that holds the faces of the tag, else made with `make`; then
+    /// faces no longer among `ids` are removed and the new ones appended by `append` (given their ids, or nil
+    /// for every stored face while the gallery is empty). A gallery filled with every face that way is written
+    /// to its file for the next process. A gallery left half updated by an error is rebuilt next time.
     private func cached<Key: Hashable, Faces: FaceGallery>(_ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
-                                                           from database: CBIRDatabase,
-                                                           signature: @escaping @Sendable (Database) throws -> [Int64],
-                                                           ids: @escaping @Sendable (Database) throws -> Set<Int64>,
+                                                           from database: CBIRDatabase, tag: @escaping @Sendable (Database) throws -> Data,
+                                                           ids: @escaping @Sendable (Database) throws -> Set<Int64>, file: GalleryFile<Faces>?,
                                                            append: @escaping @Sendable (Faces, [Int64]?, Database) throws -> Void)
     throws(DatabaseError) -> Faces {
         lock.lock()
         defer { lock.unlock() }
-        var entry = entries.removeValue(forKey: key) ?? Entry(gallery: make())
-        let current = try database.read { db in try signature(db) }
-        if current != entry.signature {
-            let (gallery, known) = (entry.gallery, entry.faces)
-            entry.faces = try database.read { db in
-                let stored = try ids(db)
-                do {
-                    for gone in known.subtracting(stored) { try gallery.remove(face: FaceID(gone)) }
+        let start = entries.removeValue(forKey: key) ?? Entry(gallery: make())
+        let entry = try database.read { db in
+            let current = try tag(db)
+            if start.tag == current { return start }
+            if start.tag == nil, let (gallery, faces) = file?.read(current) { return Entry(gallery: gallery, faces: faces, tag: current) }
+            let (gallery, known) = (start.gallery, start.faces), stored = try ids(db)
+            do {
+                for gone in known.subtracting(stored) { try gallery.remove(face: FaceID(gone)) }
+                let added = known.isEmpty ? nil : Array(stored.subtracting(known))
+                if added?.isEmpty != true {
                     gallery.reserveCapacity(stored.count)
-                    try append(gallery, known.isEmpty ? nil : Array(stored.subtracting(known)), db)
-                } catch RecognitionError.damagedDescriptor(let reason) {
-                    throw DatabaseError.storage(path: "faces", reason: reason)
-                } catch let error as RecognitionError {
-                    throw DatabaseError.processing("\(error)")
+                    try append(gallery, added, db)
                 }
-                return stored
+            } catch RecognitionError.damagedDescriptor(let reason) {
+                throw DatabaseError.storage(path: "faces", reason: reason)
+            } catch let error as RecognitionError {
+                throw DatabaseError.processing("\(error)")
             }
-            entry.signature = current
+            if known.isEmpty { file?.write(gallery, current) }
+            return Entry(gallery: gallery, faces: stored, tag: current)
         }
         entries[key] = entry
         return entry.gallery
