@@ -29,19 +29,28 @@ struct DlibArchive {
         .malformed(path: path, offset: position ?? offset, reason: reason)
     }
 
-    private mutating func take(_ count: Int) throws(ModelError) -> ArraySlice<UInt8> {
+    /// Throws unless `count` more bytes are there.
+    private func need(_ count: Int) throws(ModelError) {
         guard count <= bytes.count - offset else { throw .truncated(path: path, offset: bytes.count, needed: count - (bytes.count - offset)) }
+    }
+
+    private mutating func take(_ count: Int) throws(ModelError) -> ArraySlice<UInt8> {
+        try need(count)
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
+    /// Read in place, without a slice: a shape predictor's 9 MB are mostly floats, two integers each.
     mutating func integer() throws(ModelError) -> Int {
         let start = offset
-        let control = try take(1).first ?? 0
+        try need(1)
+        let control = bytes[start]
         let size = Int(control & 0x0F)
         guard size <= 8, control & 0x70 == 0 else { throw malformed("bad integer control byte 0x\(String(control, radix: 16))", at: start) }
+        try need(1 + size)
         var magnitude: UInt64 = 0
-        for (shift, byte) in try take(size).enumerated() { magnitude |= UInt64(byte) << (8 * shift) }
+        for index in 0..<size { magnitude |= UInt64(bytes[start + 1 + index]) << (8 * index) }
+        offset += 1 + size
         guard magnitude <= UInt64(Int.max) else { throw malformed("integer out of range", at: start) }
         return control & 0x80 != 0 ? -Int(magnitude) : Int(magnitude)
     }
@@ -76,7 +85,7 @@ struct DlibArchive {
         case 32000: return .infinity
         case 32001: return -.infinity
         case 32002: return .nan
-        default: return Float(Double(mantissa) * pow(2, Double(exponent)))
+        default: return Float(Double(sign: .plus, exponent: exponent, significand: Double(mantissa)))
         }
     }
 
