@@ -119,9 +119,12 @@ public struct FaceStore: Sendable {
 
     static let tagsTable = "table_tags"
 
-    /// The tag of `table` (see ``addTags(_:)``).
+    /// The tag of `table` (see ``addTags(_:)``); a missing one is an error: without it no change would show.
     func tag(_ table: String, _ db: Database) throws -> Data {
-        try Data.fetchOne(db, sql: "SELECT tag FROM \(Self.tagsTable) WHERE name = ?", arguments: [table]) ?? Data()
+        guard let tag = try Data.fetchOne(db, sql: "SELECT tag FROM \(Self.tagsTable) WHERE name = ?", arguments: [table]) else {
+            throw GRDB.DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(Self.tagsTable) has no row for \(table)")
+        }
+        return tag
     }
 
     private static func setDescriptor(_ parameters: String, _ stored: Data, face: Int64, _ db: Database) throws {

@@ -168,9 +168,6 @@ public final class RenderContext: @unchecked Sendable {
     func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
         lock.lock()
         defer { lock.unlock() }
-        if let memory = resident.memory, !memory.isWritable, resident.sharesMemory {
-            throw .invalidInput(filter: "resident image", reason: "it reads a mapped file, which is not written")
-        }
         _ = try upload(values, to: resident.buffer, on: resident.device, offset: offset, limit: resident.descriptor.byteCount)
     }
 

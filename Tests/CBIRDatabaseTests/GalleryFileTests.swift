@@ -51,5 +51,14 @@ import TestSupport
         let fromDatabase = try await hits(opened())
         #expect(restored == fromDatabase && fromDatabase != all)
         #expect(fromDatabase.first?.contains("/test/obama1.jpg") == true, "\(fromDatabase)")
+
+        // Without its tag a database could not show a change: that is damage, and said so.
+        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "DELETE FROM table_tags WHERE name = 'face_descriptors'") }
+        do {
+            _ = try await hits(opened())
+            Issue.record("a database without its descriptors' tag was searched")
+        } catch {
+            #expect("\(error)".hasPrefix("\(path): the database is damaged (table_tags has no row for face_descriptors)."), "\(error)")
+        }
     }
 }

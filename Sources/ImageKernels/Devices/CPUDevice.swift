@@ -24,6 +24,9 @@ struct CPUBackend: DeviceBackend {
 
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         let target = try cpuBuffer(buffer, minimumBytes: offset + bytes.count)
+        guard target.memory.isWritable else {
+            throw .invalidInput(filter: "upload", reason: "the buffer is a mapped file's memory, which is only read")
+        }
         if let base = bytes.baseAddress { (target.pointer + offset).copyMemory(from: base, byteCount: bytes.count) }
     }
 
