@@ -72,3 +72,60 @@ __kernel void resize_area(__global const PIXEL* src, __global PIXEL* dst, int in
     }
     dst[((size_t)plane * outHeight + y) * outWidth + x] = STORE(sum * inverseArea);
 }
+
+// Bilinear into an atlas: regions (x, y, width, height in `regions`) of the output hold the source resized
+// to their sizes, with resize_bilinear's arithmetic; region r's column tables start at entry
+// columnStarts[r] of `columns` and `columnWeights` (as resize_bilinear's, each padded to a multiple of 8),
+// its row tables at rowTableStarts[r]. Pixels outside every region are 0. The regions crossing atlas row y
+// are rowRegions[rowStarts[y] ..< rowStarts[y + 1]]. One launch for a whole pyramid, so that its levels
+// share one buffer (and one integral image). VECTOR_WIDTH neighbouring pixels of a row per work-item,
+// blended in vector lanes where all are in one region.
+
+// The region crossing atlas row y that holds column x, or -1.
+int atlas_region(int x, int y, __global const int* regions, __global const int* rowStarts, __global const int* rowRegions) {
+    for (int i = rowStarts[y]; i < rowStarts[y + 1]; ++i) {
+        int r = rowRegions[i], rx = x - regions[4 * r];
+        if (rx >= 0 && rx < regions[4 * r + 2]) return r;
+    }
+    return -1;
+}
+
+__kernel void resize_atlas(__global const PIXEL* src, __global PIXEL* dst, int inWidth, int outWidth, int outHeight,
+                           __global const int* regions, __global const int* columnStarts, __global const int* columns,
+                           __global const float* columnWeights, __global const int* rowTableStarts,
+                           __global const int* rows, __global const float* rowWeights, __global const int* rowStarts,
+                           __global const int* rowRegions) {
+    int x = get_global_id(0) * VECTOR_WIDTH, y = get_global_id(1);
+    if (x >= outWidth || y >= outHeight) return;
+    __global PIXEL* out = dst + (size_t)y * outWidth;
+#if VECTOR_WIDTH == 8
+    int r = atlas_region(x, y, regions, rowStarts, rowRegions);
+    if (r >= 0 && x + 8 <= regions[4 * r] + regions[4 * r + 2]) {
+        int rx = x - regions[4 * r], ry = rowTableStarts[r] + y - regions[4 * r + 1];
+        int16 pairs = vload16(0, columns + 2 * (columnStarts[r] + rx));
+        int8 xa = pairs.even, xb = pairs.odd;
+        __global const PIXEL* top = src + (size_t)rows[2 * ry] * inWidth;
+        __global const PIXEL* bottom = src + (size_t)rows[2 * ry + 1] * inWidth;
+        float8 ax = vload8(0, columnWeights + columnStarts[r] + rx);
+        float ay = rowWeights[ry];
+        float8 upper = (1.0f - ax) * GATHER8(top, xa) + ax * GATHER8(top, xb);
+        float8 lower = (1.0f - ax) * GATHER8(bottom, xa) + ax * GATHER8(bottom, xb);
+        vstore8(STORE8((1.0f - ay) * upper + ay * lower), 0, out + x);
+        return;
+    }
+#endif
+    for (int px = x; px < min(x + VECTOR_WIDTH, outWidth); ++px) {
+        int r = atlas_region(px, y, regions, rowStarts, rowRegions);
+        if (r < 0) {
+            out[px] = 0;
+            continue;
+        }
+        int c = columnStarts[r] + px - regions[4 * r], ry = rowTableStarts[r] + y - regions[4 * r + 1];
+        __global const PIXEL* top = src + (size_t)rows[2 * ry] * inWidth;
+        __global const PIXEL* bottom = src + (size_t)rows[2 * ry + 1] * inWidth;
+        float ax = columnWeights[c], ay = rowWeights[ry];
+        float upper = (1.0f - ax) * (float)top[columns[2 * c]] + ax * (float)top[columns[2 * c + 1]];
+        float lower = (1.0f - ax) * (float)bottom[columns[2 * c]] + ax * (float)bottom[columns[2 * c + 1]];
+        out[px] = STORE((1.0f - ay) * upper + ay * lower);
+    }
+}

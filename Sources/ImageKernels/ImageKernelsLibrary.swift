@@ -2,6 +2,7 @@
 public enum ImageKernelsLibrary {
     public static let kernels: [any KernelDeclaration] = [
         AffineWarp.uint8, AffineWarp.float32,
+        AtlasResize.uint8Kernel, AtlasResize.floatKernel,
         BlockHistogram.kernel,
         BlockSum.kernel,
         ContrastEqualization.powerSum, ContrastEqualization.clippedPowerSum, ContrastEqualization.compress,

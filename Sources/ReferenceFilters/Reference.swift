@@ -232,6 +232,19 @@ public enum Reference {
         return make(d.with(width: width, height: height), out)
     }
 
+    /// A one-plane image resized bilinearly to each region's size, each copy placed in its region of a
+    /// `width` × `height` plane of zeros.
+    public static func atlas(_ image: PixelBuffer, regions: [PixelRect], width: Int, height: Int) -> PixelBuffer {
+        var out = [Float](repeating: 0, count: width * height)
+        for region in regions {
+            let copy = resizedBilinear(image, width: region.width, height: region.height).floatValues
+            for y in 0..<region.height {
+                for x in 0..<region.width { out[(region.y + y) * width + region.x + x] = copy[y * region.width + x] }
+            }
+        }
+        return make(image.descriptor.with(width: width, height: height), out)
+    }
+
     /// Bilinear resize with half-pixel centres.
     public static func resizedBilinear(_ image: PixelBuffer, width: Int, height: Int) -> PixelBuffer {
         let d = image.descriptor, v = image.floatValues

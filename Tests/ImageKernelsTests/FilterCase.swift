@@ -23,6 +23,18 @@ struct FilterCase: Sendable, CustomStringConvertible {
         }
     }
 
+    /// One plane of odd size (filters that take a single plane).
+    static func randomPlane(_ type: ElementType) -> @Sendable (inout SeededGenerator) -> PixelBuffer {
+        { generator in
+            TestImages.random(ImageDescriptor(width: TestImages.oddSize(5...41, using: &generator),
+                                              height: TestImages.oddSize(5...41, using: &generator), elementType: type),
+                              using: &generator)
+        }
+    }
+
+    static let atlasRegions = [PixelRect(x: 0, y: 0, width: 23, height: 17), PixelRect(x: 23, y: 0, width: 13, height: 9),
+                               PixelRect(x: 23, y: 9, width: 5, height: 3), PixelRect(x: 0, y: 17, width: 40, height: 14)]
+
     static let all: [FilterCase] = [
         FilterCase(description: "uint8 → float", input: randomBatch(.uint8),
                    recipe: { $0.converted(to: .float32) }, reference: { Reference.converted($0, to: .float32) }),
@@ -92,6 +104,13 @@ struct FilterCase: Sendable, CustomStringConvertible {
         FilterCase(description: "bilinear up float", input: randomBatch(.float32, sizes: 5...15),
                    recipe: { $0.resized(width: 31, height: 27) },
                    reference: { Reference.resizedBilinear($0, width: 31, height: 27) }, tolerance: 1e-6),
+        // Regions down and up, one narrower than a group of 8 columns, one flush with the atlas's corner.
+        FilterCase(description: "atlas of bilinear sizes uint8", input: randomPlane(.uint8),
+                   recipe: { $0.resized(intoAtlas: atlasRegions, width: 40, height: 31) },
+                   reference: { Reference.atlas($0, regions: atlasRegions, width: 40, height: 31) }),
+        FilterCase(description: "atlas of bilinear sizes float", input: randomPlane(.float32),
+                   recipe: { $0.resized(intoAtlas: atlasRegions, width: 40, height: 31) },
+                   reference: { Reference.atlas($0, regions: atlasRegions, width: 40, height: 31) }, tolerance: 1e-6),
         FilterCase(description: "area down uint8", input: randomBatch(.uint8, sizes: 21...61),
                    recipe: { $0.resized(width: 11, height: 7, method: .area) },
                    reference: { Reference.resizedArea($0, width: 11, height: 7) }),

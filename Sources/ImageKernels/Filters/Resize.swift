@@ -114,21 +114,31 @@ public struct Resize: Filter {
                 let rows = arguments.rows, rowWeights = arguments.rowWeights
                 arguments.columns.withUnsafeBufferPointer { columns in
                     arguments.columnWeights.withUnsafeBufferPointer { columnWeights in
+                        guard let columns = columns.baseAddress, let columnWeights = columnWeights.baseAddress else { return }
                         for row in outputRows {
                             let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
-                            let top = plane + Int(rows[2 * y]) * inWidth, bottom = plane + Int(rows[2 * y + 1]) * inWidth
-                            let ay = rowWeights[y]
-                            let out = dst + row * outWidth
-                            for x in 0..<outWidth {
-                                let left = Int(columns[2 * x]), right = Int(columns[2 * x + 1]), ax = columnWeights[x]
-                                let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue
-                                let lower = (1 - ax) * bottom[left].floatValue + ax * bottom[right].floatValue
-                                out[x] = T(rounding: (1 - ay) * upper + ay * lower)
-                            }
+                            blendRow(top: plane + Int(rows[2 * y]) * inWidth, bottom: plane + Int(rows[2 * y + 1]) * inWidth,
+                                     weight: rowWeights[y], columns: columns, columnWeights: columnWeights,
+                                     into: dst + row * outWidth, count: outWidth)
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// One output row blended from two source rows (`weight` the second's) through a column table of
+    /// ``samples(count:scale:limit:)`` (its pairs of indices and its weights): the bilinear kernels'
+    /// arithmetic, for their twins.
+    @inline(__always)
+    static func blendRow<T: PixelElement>(top: UnsafePointer<T>, bottom: UnsafePointer<T>, weight ay: Float,
+                                          columns: UnsafePointer<Int32>, columnWeights: UnsafePointer<Float>,
+                                          into out: UnsafeMutablePointer<T>, count: Int) {
+        for x in 0..<count {
+            let left = Int(columns[2 * x]), right = Int(columns[2 * x + 1]), ax = columnWeights[x]
+            let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue
+            let lower = (1 - ax) * bottom[left].floatValue + ax * bottom[right].floatValue
+            out[x] = T(rounding: (1 - ay) * upper + ay * lower)
         }
     }
 
