@@ -1,16 +1,26 @@
-// Boosted-cascade evaluation of detection windows, with OpenCV's semantics: one window per work-item, or
-// (built with VECTOR_WIDTH 8) eight neighbouring windows per work-item in vector lanes.
+// Boosted-cascade evaluation of detection windows, with OpenCV's semantics, over every level of a pyramid
+// in one launch: the levels are regions of one atlas, whose integral images the kernels read. Two shapes:
+// - CPU shape (cascade_detect): one window per work-item, or (built with VECTOR_WIDTH 8) eight
+//   neighbouring windows per work-item in vector lanes; work-items over (windows of a row, rows of all levels).
+// - GPU shape: cascade_early runs the first `split` stages (those too small to fill a work-group) a window
+//   a work-item over all windows and appends the survivors to a list; cascade_late evaluates the remaining
+//   stages of each survivor with a work-group, a classifier a work-item (groups loop over the list, so the
+//   launch needs no count from the host).
 // The model arrives packed: `ints` and `floats` hold its arrays, `layout` their offsets (see
-// CascadeEvaluation.swift), `offsets` each feature's integral-image corners for this level's stride
-// (Haar: 3 rectangles × 4 corners; LBP: the 4 × 4 corners of its 3 × 3 cells). Result per window:
-// 0 rejected by the first stage, 1 rejected later, 2 accepted (OpenCV skips the next window after a
-// first-stage rejection; the host replays that).
-// Contraction is off and divides and square roots are correctly rounded (build option), so the CPU
-// twin reaches the same decisions bit for bit.
+// CascadeEvaluation.swift), `offsets` each feature's integral-image corners for the atlas's stride
+// (Haar: 3 rectangles × 4 corners; LBP: the 4 × 4 corners of its 3 × 3 cells); `levels` each level's
+// LEVEL_FIELDS ints. Result per window, levels one after another, rows of windows in order: 0 rejected by
+// the first stage, 1 rejected later, 2 accepted (OpenCV skips the next window after a first-stage
+// rejection; the host replays that).
+// Contraction is off, divides and square roots are correctly rounded (build option), and every stage sums
+// its classifiers in order in every shape, so the CPU twin reaches the same decisions bit for bit.
 #pragma OPENCL FP_CONTRACT OFF
 
 enum { STAGE_COUNT, STAGE_STARTS, NODE_STARTS, LEAF_STARTS, NODE_FEATURES, NODE_LEFT, NODE_RIGHT, NODE_SUBSETS,
        FEATURE_TILTED, STAGE_THRESHOLDS, NODE_THRESHOLDS, LEAVES, RECT_WEIGHTS };
+// A level: its region's origin in the atlas, its windows across and down, their step, and its first row of
+// windows and first window in the flattened order of all levels.
+enum { LEVEL_X, LEVEL_Y, LEVEL_WINDOWS_X, LEVEL_WINDOWS_Y, LEVEL_STEP, LEVEL_FIRST_ROW, LEVEL_FIRST_WINDOW, LEVEL_FIELDS };
 
 // The packed model's parts, declared in each kernel from `ints`, `floats` and `layout`.
 #define CASCADE_PARTS \
@@ -51,65 +61,129 @@ float cascade_feature_value(__global const uint* p, __global const int* o, __glo
 }
 #endif
 
-#if VECTOR_WIDTH == 1
-__kernel void cascade_detect(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
-                             __global const int* ints, __global const float* floats, __global const int* layout,
-                             __global const int* offsets, __global uchar* results, int stride, int windowsX,
-                             int windowsY, int step, int windowWidth, int windowHeight) {
-    int wx = get_global_id(0), wy = get_global_id(1);
-    if (wx >= windowsX || wy >= windowsY) return;
-    size_t origin = (size_t)(wy * step) * stride + wx * step;
-    __global const uint* p = sums + origin;
-    __global uchar* result = results + (size_t)wy * windowsX + wx;
-#ifdef LBP
-    (void)squares; (void)tilted;
-#else
-    // Normalisation by the standard deviation over the inner window (1, 1, W - 2, H - 2); windows of
-    // standard deviation below 10 are rejected outright, as OpenCV does.
-    __global const uint* q = squares + origin;
-    __global const uint* t = tilted + origin;
+
+// The level holding flattened row (field LEVEL_FIRST_ROW) or window (LEVEL_FIRST_WINDOW) `index`.
+__global const int* cascade_level(__global const int* levels, int levelCount, int field, int index) {
+    int level = 0;
+    while (level + 1 < levelCount && levels[(level + 1) * LEVEL_FIELDS + field] <= index) ++level;
+    return levels + level * LEVEL_FIELDS;
+}
+
+// A window's first integral entry: its level's origin plus its place in the level's grid.
+size_t cascade_origin(__global const int* level, int wx, int wy, int stride) {
+    return (size_t)(level[LEVEL_Y] + wy * level[LEVEL_STEP]) * stride + level[LEVEL_X] + wx * level[LEVEL_STEP];
+}
+
+#ifndef LBP
+// 1 / (area · standard deviation) over the inner window (1, 1, W - 2, H - 2), or 0 where OpenCV rejects
+// the window outright (no spread, or a standard deviation below 10).
+float cascade_norm(__global const uint* p, __global const uint* q, int stride, int windowWidth, int windowHeight) {
     int inner[4] = { stride + 1, stride + windowWidth - 1, (windowHeight - 1) * stride + 1,
                      (windowHeight - 1) * stride + windowWidth - 1 };
     long area = (long)(windowWidth - 2) * (windowHeight - 2);
     long sum = CORNER_SUM(p, inner);
     long squareSum = (long)(q[inner[0]] - q[inner[1]] - q[inner[2]] + q[inner[3]]);
     long spread = area * squareSum - sum * sum;
-    if (spread <= 0) { *result = 0; return; }
+    if (spread <= 0) return 0.0f;
     float norm = 1.0f / sqrt((float)spread);
-    if (!((float)area * norm < 0.1f)) { *result = 0; return; }
+    return (float)area * norm < 0.1f ? norm : 0.0f;
+}
+#endif
+
+// The leaf that weak classifier `c` reaches for the window at `p` (Haar: `t` its tilted sums, `norm` its
+// normalisation).
+float cascade_leaf(int c, __global const uint* p, __global const uint* t, float norm, __global const int* ints,
+                   __global const float* floats, __global const int* layout, __global const int* offsets) {
+    CASCADE_PARTS
+    (void)stageStarts; (void)stageThresholds; (void)stageCount;
+#ifdef LBP
+    (void)t; (void)norm;
+#else
     HAAR_PARTS
 #endif
-    CASCADE_PARTS
-    for (int s = 0; s < stageCount; ++s) {
-        float total = 0.0f;
-        for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) {
-            int node = nodeStarts[c], child;
-            for (;;) {
-                int feature = nodeFeatures[node];
+    int node = nodeStarts[c], child;
+    for (;;) {
+        int feature = nodeFeatures[node];
 #ifdef LBP
-                int code = cascade_feature_code(p, offsets + 16 * feature);
-                __global const int* subset = ints + layout[NODE_SUBSETS] + 8 * node;
-                child = (subset[code >> 5] & (1 << (code & 31))) ? nodeLeft[node] : nodeRight[node];
+        int code = cascade_feature_code(p, offsets + 16 * feature);
+        __global const int* subset = ints + layout[NODE_SUBSETS] + 8 * node;
+        child = (subset[code >> 5] & (1 << (code & 31))) ? nodeLeft[node] : nodeRight[node];
 #else
-                float value = cascade_feature_value(featureTilted[feature] ? t : p, offsets + 12 * feature,
-                                                    weights + 3 * feature) * norm;
-                child = value < nodeThresholds[node] ? nodeLeft[node] : nodeRight[node];
+        float value = cascade_feature_value(featureTilted[feature] ? t : p, offsets + 12 * feature, weights + 3 * feature) * norm;
+        child = value < nodeThresholds[node] ? nodeLeft[node] : nodeRight[node];
 #endif
-                if (child <= 0) break;
-                node = nodeStarts[c] + child;
-            }
-            total += leaves[leafStarts[c] - child];
-        }
-        if (total < stageThresholds[s]) { *result = s == 0 ? 0 : 1; return; }
+        if (child <= 0) break;
+        node = nodeStarts[c] + child;
     }
-    *result = 2;
+    return leaves[leafStarts[c] - child];
 }
 
+// The outcome of the window at `origin` over stages [first, last): 0 rejected by stage 0 (or outright),
+// 1 rejected by a later one, 2 through the cascade's last stage, 3 through `last` with stages left.
+uchar cascade_window(size_t origin, int first, int last, __global const uint* sums, __global const uint* squares,
+                     __global const uint* tilted, __global const int* ints, __global const float* floats,
+                     __global const int* layout, __global const int* offsets, int stride, int windowWidth, int windowHeight) {
+    __global const uint* p = sums + origin;
+#ifdef LBP
+    (void)squares; (void)tilted; (void)stride; (void)windowWidth; (void)windowHeight;
+    __global const uint* t = p;
+    float norm = 1.0f;
+#else
+    __global const uint* t = tilted + origin;
+    float norm = cascade_norm(p, squares + origin, stride, windowWidth, windowHeight);
+    if (norm == 0.0f) return 0;
+#endif
+    __global const int* stageStarts = ints + layout[STAGE_STARTS];
+    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
+    for (int s = first; s < last; ++s) {
+        float total = 0.0f;
+        for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) total += cascade_leaf(c, p, t, norm, ints, floats, layout, offsets);
+        if (total < stageThresholds[s]) return s == 0 ? 0 : 1;
+    }
+    return last < layout[STAGE_COUNT] ? 3 : 2;
+}
+
+#define CASCADE_MODEL sums, squares, tilted, ints, floats, layout, offsets
+
+#if VECTOR_WIDTH == 1
+__kernel void cascade_detect(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
+                             __global const int* ints, __global const float* floats, __global const int* layout,
+                             __global const int* offsets, __global const int* levels, int levelCount,
+                             __global uchar* results, int stride, int windowWidth, int windowHeight) {
+    int wx = get_global_id(0), row = get_global_id(1);
+    __global const int* level = cascade_level(levels, levelCount, LEVEL_FIRST_ROW, row);
+    int wy = row - level[LEVEL_FIRST_ROW];
+    if (wx >= level[LEVEL_WINDOWS_X] || wy >= level[LEVEL_WINDOWS_Y]) return;
+    results[level[LEVEL_FIRST_WINDOW] + wy * level[LEVEL_WINDOWS_X] + wx] =
+        cascade_window(cascade_origin(level, wx, wy, stride), 0, layout[STAGE_COUNT], CASCADE_MODEL, stride, windowWidth, windowHeight);
+}
+
+// GPU shape, first part: the first `split` stages, a window a work-item over all `windowCount` windows;
+// survivors (outcome 3 for now) are appended to `survivors` after its count (survivors[0], reset to 0 by
+// cascade_reset before).
+__kernel void cascade_early(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
+                            __global const int* ints, __global const float* floats, __global const int* layout,
+                            __global const int* offsets, __global const int* levels, int levelCount,
+                            __global uchar* results, __global uint* survivors, int stride, int windowWidth,
+                            int windowHeight, int windowCount, int split) {
+    int w = get_global_id(0);
+    if (w >= windowCount) return;
+    __global const int* level = cascade_level(levels, levelCount, LEVEL_FIRST_WINDOW, w);
+    int index = w - level[LEVEL_FIRST_WINDOW], wx = index % level[LEVEL_WINDOWS_X], wy = index / level[LEVEL_WINDOWS_X];
+    uchar outcome = cascade_window(cascade_origin(level, wx, wy, stride), 0, split, CASCADE_MODEL, stride, windowWidth, windowHeight);
+    results[w] = outcome;
+    if (outcome == 3) survivors[1 + atomic_inc(survivors)] = w;
+}
+
+__kernel void cascade_reset(__global uint* survivors) {
+    if (get_global_id(0) == 0) survivors[0] = 0;
+}
 #elif VECTOR_WIDTH == 8
 // The same evaluation for eight neighbouring windows per work-item in vector lanes, for OpenCL devices
 // that are CPUs (their compilers turn float8/uint8 into SIMD instructions, which a divergent
 // one-window kernel never becomes). Stump cascades only (every weak classifier one node). The last
-// group of a row overlaps the one before it so that all eight lanes are real windows (windowsX >= 8).
+// group of a row overlaps the one before it so that all eight lanes are real windows; levels less than
+// eight windows wide are evaluated a window at a time.
 
 // Integral entries at corner offset o for the eight windows, `step` apart, without reading past the last.
 uint8 cascade_load8(__global const uint* p, int o, int step) {
@@ -123,12 +197,22 @@ uint8 cascade_load8(__global const uint* p, int o, int step) {
 
 __kernel void cascade_detect(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
                              __global const int* ints, __global const float* floats, __global const int* layout,
-                             __global const int* offsets, __global uchar* results, int stride, int windowsX,
-                             int windowsY, int step, int windowWidth, int windowHeight) {
-    int group = get_global_id(0), wy = get_global_id(1);
-    if (group * 8 >= windowsX || wy >= windowsY) return;
+                             __global const int* offsets, __global const int* levels, int levelCount,
+                             __global uchar* results, int stride, int windowWidth, int windowHeight) {
+    int group = get_global_id(0), row = get_global_id(1);
+    __global const int* level = cascade_level(levels, levelCount, LEVEL_FIRST_ROW, row);
+    int windowsX = level[LEVEL_WINDOWS_X], wy = row - level[LEVEL_FIRST_ROW], step = level[LEVEL_STEP];
+    if (group * 8 >= windowsX || wy >= level[LEVEL_WINDOWS_Y]) return;
+    results += level[LEVEL_FIRST_WINDOW] + wy * windowsX;
+    if (windowsX < 8) {   // a level too narrow for the lanes: its windows one by one
+        for (int wx = 0; wx < windowsX; ++wx) {
+            results[wx] = cascade_window(cascade_origin(level, wx, wy, stride), 0, layout[STAGE_COUNT], CASCADE_MODEL, stride,
+                                         windowWidth, windowHeight);
+        }
+        return;
+    }
     int wx = min(group * 8, windowsX - 8);
-    size_t origin = (size_t)(wy * step) * stride + wx * step;
+    size_t origin = cascade_origin(level, wx, wy, stride);
     __global const uint* p = sums + origin;
     int8 outcome = 2, alive = -1;
 #ifdef LBP
@@ -180,8 +264,58 @@ __kernel void cascade_detect(__global const uint* sums, __global const uint* squ
         outcome = select(outcome, (int8)(s == 0 ? 0 : 1), failed);
         alive &= ~failed;
     }
-    vstore8(convert_uchar8(outcome), 0, results + (size_t)wy * windowsX + wx);
+    vstore8(convert_uchar8(outcome), 0, results + wx);
 }
 #else
 #error "cascade_detect takes 1 or 8 windows per work-item"
+#endif
+
+#ifdef COOPERATIVE
+// GPU shape, second part: stages `split` onwards for each survivor, a work-group of GROUP_SIZE_0 a window:
+// each work-item takes a classifier of a stage (GROUP_SIZE_0 at a time), and the first sums their leaves
+// in order, so that totals are the CPU shape's bit for bit. Groups take survivors in turn.
+__kernel void cascade_late(__global const uint* sums, __global const uint* squares, __global const uint* tilted,
+                           __global const int* ints, __global const float* floats, __global const int* layout,
+                           __global const int* offsets, __global const int* levels, int levelCount,
+                           __global uchar* results, __global uint* survivors, int stride, int windowWidth,
+                           int windowHeight, int windowCount, int split) {
+    __local float values[GROUP_SIZE_0];
+    __local int rejected;
+    int lane = get_local_id(0);
+    (void)windowCount;
+    __global const int* stageStarts = ints + layout[STAGE_STARTS];
+    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
+    uint count = survivors[0];
+    for (uint i = get_group_id(0); i < count; i += get_num_groups(0)) {
+        int w = survivors[1 + i];
+        __global const int* level = cascade_level(levels, levelCount, LEVEL_FIRST_WINDOW, w);
+        int index = w - level[LEVEL_FIRST_WINDOW];
+        size_t origin = cascade_origin(level, index % level[LEVEL_WINDOWS_X], index / level[LEVEL_WINDOWS_X], stride);
+        __global const uint* p = sums + origin;
+#ifdef LBP
+        (void)squares; (void)tilted; (void)windowWidth; (void)windowHeight;
+        __global const uint* t = p;
+        float norm = 1.0f;
+#else
+        __global const uint* t = tilted + origin;
+        float norm = cascade_norm(p, squares + origin, stride, windowWidth, windowHeight);
+#endif
+        uchar outcome = 2;
+        for (int s = split; s < layout[STAGE_COUNT] && outcome == 2; ++s) {
+            float total = 0.0f;
+            for (int chunk = stageStarts[s]; chunk < stageStarts[s + 1]; chunk += GROUP_SIZE_0) {
+                int n = min(GROUP_SIZE_0, stageStarts[s + 1] - chunk);
+                if (lane < n) values[lane] = cascade_leaf(chunk + lane, p, t, norm, ints, floats, layout, offsets);
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (lane == 0) for (int k = 0; k < n; ++k) total += values[k];
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (lane == 0) rejected = total < stageThresholds[s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (rejected) outcome = 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0) results[w] = outcome;
+    }
+}
 #endif

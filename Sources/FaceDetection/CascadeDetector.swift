@@ -21,7 +21,7 @@ public struct DetectionOptions: Sendable, Equatable {
 
 /// Finds objects with a boosted cascade as OpenCV's `CascadeClassifier.detectMultiScale` does: a pyramid
 /// of bilinearly resized levels, windows every 2 pixels (every pixel above scale 2) and entirely inside,
-/// evaluated on the device, then grouped. All levels go through one render of the filter graph.
+/// evaluated on the device, then grouped. All levels share one atlas, one integral image and one cascade launch.
 public final class CascadeDetector: Sendable {
     public let model: CascadeModel
     public let context: RenderContext
@@ -37,7 +37,7 @@ public final class CascadeDetector: Sendable {
         } catch { throw .render(error) }
     }
 
-    /// One pyramid level: its scale, size, and window grid.
+    /// One pyramid level: its scale, size, window grid, and its origin in the atlas that holds all levels.
     struct Level {
         let factor: Double
         let width: Int
@@ -47,6 +47,10 @@ public final class CascadeDetector: Sendable {
         let windowsY: Int
         let windowWidth: Int
         let windowHeight: Int
+        var x = 0
+        var y = 0
+
+        var region: PixelRect { PixelRect(x: x, y: y, width: width, height: height) }
     }
 
     /// OpenCV's levels for an image of this size.
@@ -71,6 +75,23 @@ public final class CascadeDetector: Sendable {
         return levels
     }
 
+    /// `levels` placed in an atlas as wide as the first (widest) level: left to right in shelves, a new
+    /// shelf under the last where a level does not fit beside the ones before. Returns the atlas's size.
+    static func pack(_ levels: inout [Level]) -> (width: Int, height: Int) {
+        let width = levels.map(\.width).max() ?? 0
+        var shelf = (y: 0, height: 0, used: 0)
+        for index in levels.indices {
+            if shelf.used + levels[index].width > width {
+                shelf = (shelf.y + shelf.height, 0, 0)
+            }
+            levels[index].x = shelf.used
+            levels[index].y = shelf.y
+            shelf.used += levels[index].width
+            shelf.height = max(shelf.height, levels[index].height)
+        }
+        return (width, shelf.y + shelf.height)
+    }
+
     /// The objects in a one-plane `uint8` image, strongest cluster first.
     public func detect(in image: PixelBuffer, options: DetectionOptions = DetectionOptions()) throws(DetectionError) -> [Detection] {
         let d = image.descriptor
@@ -78,27 +99,25 @@ public final class CascadeDetector: Sendable {
             throw .invalidImage("needs one uint8 plane, got \(d)")
         }
         guard options.scaleFactor > 1.0001, options.scaleFactor < 10 else { throw .invalidImage("scale factor must be in (1, 10)") }
-        let levels = levels(width: d.width, height: d.height, options: options)
-        let source = Image(image)
-        let recipes = levels.map { level -> Image in
-            let scaled = level.factor == 1 ? source : source.resized(width: level.width, height: level.height)
-            let sums = scaled.integral()
-            let squares = model.featureType == .haar ? scaled.integral(.squaredSums) : sums
-            let tilted = model.hasTiltedFeatures ? scaled.integral(.tiltedSums) : sums
-            return Image(applying: CascadeEvaluation(cascade: packed, windowsX: level.windowsX, windowsY: level.windowsY,
-                                                     step: level.step),
-                         to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
-        }
-        let results: [PixelBuffer]
-        do { results = try context.render(recipes) } catch { throw .render(error) }
-        var candidates: [PixelRect] = []
-        for (level, result) in zip(levels, results) {
-            let outcomes = result.bytes
+        var levels = levels(width: d.width, height: d.height, options: options)
+        guard !levels.isEmpty else { return [] }
+        // Every level resized into one atlas, whose integral images the cascade reads in one launch.
+        let atlas = Self.pack(&levels)
+        let scaled = Image(image).resized(intoAtlas: levels.map(\.region), width: atlas.width, height: atlas.height)
+        let sums = scaled.integral()
+        let squares = model.featureType == .haar ? scaled.integral(.squaredSums) : sums
+        let tilted = model.hasTiltedFeatures ? scaled.integral(.tiltedSums) : sums
+        let recipe = Image(applying: CascadeEvaluation(cascade: packed, levels: levels),
+                           to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
+        let outcomes: [UInt8]
+        do { outcomes = try context.render(recipe).bytes } catch { throw .render(error) }
+        var candidates: [PixelRect] = [], first = 0
+        for level in levels {
             // OpenCV visits windows left to right and skips the next one after a first-stage rejection.
             for wy in 0..<level.windowsY {
                 var wx = 0
                 while wx < level.windowsX {
-                    let outcome = outcomes[wy * level.windowsX + wx]
+                    let outcome = outcomes[first + wy * level.windowsX + wx]
                     if outcome == 2 {
                         candidates.append(PixelRect(x: Int((Double(wx * level.step) * level.factor).rounded(.toNearestOrEven)),
                                                     y: Int((Double(wy * level.step) * level.factor).rounded(.toNearestOrEven)),
@@ -107,6 +126,7 @@ public final class CascadeDetector: Sendable {
                     wx += outcome == 0 ? 2 : 1
                 }
             }
+            first += level.windowsX * level.windowsY
         }
         return RectangleGrouping.group(candidates, minNeighbors: options.minNeighbors)
             .sorted { ($0.neighbours, -$0.rect.y, -$0.rect.x) > ($1.neighbours, -$1.rect.y, -$1.rect.x) }

@@ -1,21 +1,22 @@
 import ImageKernels
 
-/// The CPU twin of `cascade_detect` for one pyramid level: the packed model's parts, the level's corner
-/// offsets and integral images, read from the kernel's arguments. Float operations run in the kernel's
-/// order (no contraction), so both devices take the same decisions.
+/// The CPU twins' window evaluation: the packed model's parts, the atlas's corner offsets and integral
+/// images, read from a launch's arguments. Float operations run in the kernels' order (no contraction,
+/// each stage's classifiers summed in order), so every shape on every device takes the same decisions.
 struct WindowEvaluator {
     typealias Lanes = SIMD8<Int32>
     private let sums, squares, tilted: UnsafePointer<UInt32>
     private let offsets, stageStarts, nodeStarts, leafStarts, nodeFeatures, nodeLeft, nodeRight, subsets,
                 featureTilted: UnsafePointer<Int32>
     private let stageThresholds, nodeThresholds, leaves, weights: UnsafePointer<Float>
-    private let stride, step, windowWidth, windowHeight, stageCount: Int
+    private let stride, windowWidth, windowHeight: Int
+    let stageCount: Int
     private let lbp: Bool
     /// Corners of the inner window (1, 1, W − 2, H − 2) over which OpenCV normalises Haar features.
     private let inner: (Int, Int, Int, Int)
 
-    /// An evaluator over the arguments of one launch; `offsets` holds the elements of `arguments.offsets`.
-    init(_ arguments: CascadeEvaluation.Arguments, offsets: UnsafePointer<Int32>, lbp: Bool) {
+    /// An evaluator over the arguments of one launch; `offsets` holds the elements of its corner offsets.
+    init(_ arguments: some CascadeArguments, offsets: UnsafePointer<Int32>, lbp: Bool) {
         sums = arguments.sums.elements
         squares = arguments.squares.elements
         tilted = arguments.tilted.elements
@@ -36,7 +37,6 @@ struct WindowEvaluator {
         weights = floats + part(12)
         self.offsets = offsets
         stride = Int(arguments.stride)
-        step = Int(arguments.step)
         windowWidth = Int(arguments.windowWidth)
         windowHeight = Int(arguments.windowHeight)
         self.lbp = lbp
@@ -46,15 +46,20 @@ struct WindowEvaluator {
 
     // MARK: One window
 
-    /// 0 rejected by the first stage, 1 rejected later, 2 accepted.
-    func evaluate(wx: Int, wy: Int) -> UInt8 {
-        let origin = (wy * step) * stride + wx * step
+    /// The window's outcome over `stages`: 0 rejected by stage 0 (or outright), 1 rejected by a later
+    /// one, 2 through the cascade's last stage, 3 through `stages` with stages left (`cascade_window`).
+    func outcome(origin: Int, stages: Range<Int>) -> UInt8 {
         var norm: Float = 1
         if !lbp {
             guard let windowNorm = normalisation(at: origin) else { return 0 }
             norm = windowNorm
         }
-        return stages(origin: origin, norm: norm)
+        for s in stages {
+            var total: Float = 0
+            for c in Int(stageStarts[s])..<Int(stageStarts[s + 1]) { total += leaf(c, origin: origin, norm: norm) }
+            if total < stageThresholds[s] { return s == 0 ? 0 : 1 }
+        }
+        return stages.upperBound < stageCount ? 3 : 2
     }
 
     /// 1 / (area · standard deviation) over the inner window, or nil when OpenCV rejects the window
@@ -72,28 +77,23 @@ struct WindowEvaluator {
         return Float(area) * norm < 0.1 ? norm : nil
     }
 
-    private func stages(origin: Int, norm: Float) -> UInt8 {
-        for s in 0..<stageCount {
-            var total: Float = 0
-            for c in Int(stageStarts[s])..<Int(stageStarts[s + 1]) {
-                var node = Int(nodeStarts[c]), child: Int32
-                while true {
-                    let feature = Int(nodeFeatures[node])
-                    if lbp {
-                        let code = Int(lbpCode(origin: origin, feature: feature))
-                        child = subsets[8 * node + code >> 5] & (1 << Int32(code & 31)) != 0 ? nodeLeft[node] : nodeRight[node]
-                    } else {
-                        let value = haarValue(origin: origin, feature: feature) * norm
-                        child = value < nodeThresholds[node] ? nodeLeft[node] : nodeRight[node]
-                    }
-                    if child <= 0 { break }
-                    node = Int(nodeStarts[c]) + Int(child)
-                }
-                total += leaves[Int(leafStarts[c]) - Int(child)]
+    /// The leaf weak classifier `c` reaches (`cascade_leaf`).
+    @inline(__always)
+    private func leaf(_ c: Int, origin: Int, norm: Float) -> Float {
+        var node = Int(nodeStarts[c]), child: Int32
+        while true {
+            let feature = Int(nodeFeatures[node])
+            if lbp {
+                let code = Int(lbpCode(origin: origin, feature: feature))
+                child = subsets[8 * node + code >> 5] & (1 << Int32(code & 31)) != 0 ? nodeLeft[node] : nodeRight[node]
+            } else {
+                let value = haarValue(origin: origin, feature: feature) * norm
+                child = value < nodeThresholds[node] ? nodeLeft[node] : nodeRight[node]
             }
-            if total < stageThresholds[s] { return s == 0 ? 0 : 1 }
+            if child <= 0 { break }
+            node = Int(nodeStarts[c]) + Int(child)
         }
-        return 2
+        return leaves[Int(leafStarts[c]) - Int(child)]
     }
 
     @inline(__always)
@@ -133,14 +133,13 @@ struct WindowEvaluator {
 
     /// The outcomes of windows wx ..< wx + 8 of row wy: the lanes run the stages together until all are
     /// rejected (finishing the last few alive one by one measured no faster).
-    func evaluateEight(wx: Int, wy: Int) -> SIMD8<UInt8> {
-        let origin = (wy * step) * stride + wx * step
+    func evaluateEight(origin: Int, step: Int) -> SIMD8<UInt8> {
         let laneBits = Lanes(1, 2, 4, 8, 16, 32, 64, 128)
         var norm = SIMD8<Float>(repeating: 1)
         var outcome = Lanes(repeating: 2)
         var alive = SIMDMask<Lanes>(repeating: true)
         if !lbp {
-            (norm, alive) = normalisations(at: origin)
+            (norm, alive) = normalisations(at: origin, step: step)
             outcome.replace(with: 0, where: .!alive)
         }
         for s in 0..<stageCount {
@@ -152,7 +151,7 @@ struct WindowEvaluator {
                 if lbp {
                     // Subset bits gathered lane by lane into an integer, then spread over the lanes at once
                     // (writing mask lanes one by one stalls on store forwarding).
-                    let codes = lbpCodes(origin: origin, feature: feature)
+                    let codes = lbpCodes(origin: origin, feature: feature, step: step)
                     var bits: Int32 = 0
                     for lane in 0..<8 {
                         let code = Int(codes[lane])
@@ -160,7 +159,7 @@ struct WindowEvaluator {
                     }
                     goesLeft = Lanes(repeating: bits) & laneBits .== laneBits
                 } else {
-                    goesLeft = haarValues(origin: origin, feature: feature) * norm .< nodeThresholds[node]
+                    goesLeft = haarValues(origin: origin, feature: feature, step: step) * norm .< nodeThresholds[node]
                 }
                 let leafStart = Int(leafStarts[c])
                 total += SIMD8(repeating: leaves[leafStart - Int(nodeRight[node])])
@@ -175,11 +174,11 @@ struct WindowEvaluator {
 
     /// `normalisation(at:)` for the eight windows: the same integer and float operations, lane by lane.
     @inline(__always)
-    private func normalisations(at origin: Int) -> (SIMD8<Float>, SIMDMask<Lanes>) {
+    private func normalisations(at origin: Int, step: Int) -> (SIMD8<Float>, SIMDMask<Lanes>) {
         let (a, b, c, d) = inner
         let p = sums + origin, q = squares + origin
-        let sum: SIMD8<UInt32> = load(p, a) &- load(p, b) &- load(p, c) &+ load(p, d)
-        let squares: SIMD8<UInt32> = load(q, a) &- load(q, b) &- load(q, c) &+ load(q, d)
+        let sum: SIMD8<UInt32> = load(p, a, step) &- load(p, b, step) &- load(p, c, step) &+ load(p, d, step)
+        let squares: SIMD8<UInt32> = load(q, a, step) &- load(q, b, step) &- load(q, c, step) &+ load(q, d, step)
         let total = SIMD8<Int64>(truncatingIfNeeded: Lanes(truncatingIfNeeded: sum))
         let squareSum = SIMD8<Int64>(truncatingIfNeeded: squares)
         let area = Int64(windowWidth - 2) * Int64(windowHeight - 2)
@@ -194,7 +193,7 @@ struct WindowEvaluator {
     /// Integral entries at `index` for the eight windows (`step` apart), read without passing the
     /// last window's entry.
     @inline(__always)
-    private func load(_ p: UnsafePointer<UInt32>, _ index: Int) -> SIMD8<UInt32> {
+    private func load(_ p: UnsafePointer<UInt32>, _ index: Int, _ step: Int) -> SIMD8<UInt32> {
         let raw = UnsafeRawPointer(p + index)
         if step == 1 { return raw.loadUnaligned(as: SIMD8<UInt32>.self) }
         let low = raw.loadUnaligned(as: SIMD8<UInt32>.self), high = raw.loadUnaligned(fromByteOffset: 28, as: SIMD8<UInt32>.self)
@@ -202,23 +201,23 @@ struct WindowEvaluator {
     }
 
     @inline(__always)
-    private func cornerSums(_ p: UnsafePointer<UInt32>, _ o: UnsafePointer<Int32>) -> SIMD8<Float> {
-        let sum = load(p, Int(o[0])) &- load(p, Int(o[1])) &- load(p, Int(o[2])) &+ load(p, Int(o[3]))
+    private func cornerSums(_ p: UnsafePointer<UInt32>, _ o: UnsafePointer<Int32>, _ step: Int) -> SIMD8<Float> {
+        let sum = load(p, Int(o[0]), step) &- load(p, Int(o[1]), step) &- load(p, Int(o[2]), step) &+ load(p, Int(o[3]), step)
         return SIMD8<Float>(Lanes(truncatingIfNeeded: sum))
     }
 
     @inline(__always)
-    private func haarValues(origin: Int, feature: Int) -> SIMD8<Float> {
+    private func haarValues(origin: Int, feature: Int, step: Int) -> SIMD8<Float> {
         let p = (featureTilted[feature] != 0 ? tilted : sums) + origin, o = offsets + 12 * feature, w = weights + 3 * feature
-        var value = w[0] * cornerSums(p, o) + w[1] * cornerSums(p, o + 4)
-        if w[2] != 0 { value += w[2] * cornerSums(p, o + 8) }
+        var value = w[0] * cornerSums(p, o, step) + w[1] * cornerSums(p, o + 4, step)
+        if w[2] != 0 { value += w[2] * cornerSums(p, o + 8, step) }
         return value
     }
 
     @inline(__always)
-    private func lbpCodes(origin: Int, feature: Int) -> Lanes {
+    private func lbpCodes(origin: Int, feature: Int, step: Int) -> Lanes {
         let p = sums + origin, o = offsets + 16 * feature
-        let c = InlineArray<16, SIMD8<UInt32>> { load(p, Int(o[$0])) }
+        let c = InlineArray<16, SIMD8<UInt32>> { load(p, Int(o[$0]), step) }
         @inline(__always) func cell(_ i: Int) -> Lanes { Lanes(truncatingIfNeeded: c[i] &- c[i + 1] &- c[i + 4] &+ c[i + 5]) }
         let centre = cell(5), zero = Lanes(repeating: 0)
         var code = zero.replacing(with: 128, where: cell(0) .>= centre)

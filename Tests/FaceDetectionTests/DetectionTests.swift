@@ -76,6 +76,25 @@ import TestSupport
         }
     }
 
+    /// The GPU shape's CPU twins (early stages a window at a time, survivors compacted, later stages a
+    /// survivor at a time) find the same raw windows as the CPU shape, for every wild photo and model.
+    @Test(arguments: [CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath,
+                      CascadeModel.haarFolder + "/haarcascade_upperbody.xml"])
+    func splitShapeTwinsGiveIdenticalBoxes(_ model: String) throws {
+        let cpu = try Self.detector(.cpu, model), split = try Self.detector(.cpu, model)
+        split.context.setSchedule(KernelSchedule(workGroup: [16, 4], cooperative: true), forKernel: "cascade_detect")
+        let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0, minSize: 24)
+        var found = 0
+        for photo in Self.allPhotos {
+            let image = try Self.gray(photo, longSide: 640)
+            let raw = try cpu.detect(in: image, options: options)
+            #expect(raw == (try split.detect(in: image, options: options)), "\(photo)")
+            found += raw.count
+        }
+        #expect(found > 0)
+        #expect(split.context.statistics.launches > cpu.context.statistics.launches, "the split shape did not run")
+    }
+
     /// A model with tilted features (45° Haar rectangles on the tilted integral image) finds what
     /// OpenCV 4.6 finds with the same parameters (`detectMultiScale(gray, 1.1, 3, minSize=(40, 40))`).
     @Test(arguments: [("misc/two_people.jpg", PixelRect(x: 549, y: 106, width: 353, height: 289)),
