@@ -15,3 +15,15 @@ public enum DeviceSelection: String, CaseIterable, Sendable, ExpressibleByArgume
         return devices
     }
 }
+
+extension Device {
+    /// The kind of OpenCL device whose kernel shapes this OpenCL device is also timed with: a GPU's on an
+    /// OpenCL CPU, a CPU's on a GPU (nil for the CPU device). `name` labels the column ("GPU"-shaped).
+    public var otherShapes: (kind: DeviceKind, name: String)? {
+        switch kind {
+        case .cpu: nil
+        case .openCL(.cpu): (.openCL(.gpu), "GPU")
+        case .openCL: (.openCL(.cpu), "CPU")
+        }
+    }
+}

@@ -71,3 +71,34 @@ for (index, total) in totals.enumerated() {
     print("| \(models[index / 2].featureType.rawValue) | \(index % 2 == 0 ? "full" : "scaled") | "
           + total.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " |")
 }
+
+// Each OpenCL device again with the other kind's kernel shapes (an OpenCL CPU with the GPU shapes: the
+// pyramid atlas a pixel a work-item, the cascade's early stages and compacted survivors, its late stages a
+// warp a window), on the DCT-scaled photos: the shapes compared in one run.
+for device in devices.dropFirst() {
+    guard let shapes = device.otherShapes else { continue }
+    print("\nShapes on \(device.kind): totals over the \(photos.count) DCT-scaled photos (ms):\n")
+    print("| model | \(device.kind) | \(device.kind), \(shapes.name)-shaped | \(shapes.name)-shaped ÷ own |")
+    print("|---|---:|---:|---:|")
+    let scaled = DecodingOptions(grayscale: true, minimumLongSide: 640)
+    let images = try photos.map { photo in
+        let bytes = try ImageDecoder.contents(of: root + "/" + photo)
+        return (pixels: try ImageDecoder.decode(bytes, path: photo, options: scaled),
+                minSize: Int((40 / Double(ImageDecoder.reduction(of: bytes, options: scaled))).rounded()))
+    }
+    for model in models {
+        let own = try CascadeDetector(model: model, context: RenderContext(device: device))
+        let shapedContext = RenderContext(device: device)
+        shapedContext.useSchedules(of: shapes.kind)
+        let shaped = try CascadeDetector(model: model, context: shapedContext)
+        var totals = [0.0, 0.0]
+        for image in images {
+            let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: image.minSize)
+            for (index, detector) in [own, shaped].enumerated() {
+                totals[index] += try medianSeconds(runs: runs) { _ = try detector.detect(in: image.pixels, options: options) }
+            }
+        }
+        print("| \(model.featureType.rawValue) | \(String(format: "%.0f", totals[0] * 1000)) | \(String(format: "%.0f", totals[1] * 1000)) | "
+              + String(format: "%.2f", totals[1] / totals[0]) + " |")
+    }
+}

@@ -54,16 +54,6 @@ struct SpeedBenchmark {
         return gallery
     }
 
-    /// The kind of OpenCL device whose kernel shapes an OpenCL device is also timed with in the reference
-    /// scenario: a GPU's on an OpenCL CPU, a CPU's on a GPU.
-    private static func otherShapes(_ device: Device) -> (kind: DeviceKind, name: String)? {
-        switch device.kind {
-        case .cpu: nil
-        case .openCL(.cpu): (.openCL(.gpu), "GPU")
-        case .openCL: (.openCL(.cpu), "CPU")
-        }
-    }
-
     private func compareAllPaths(bins: Int, faceCount: Int) throws -> [SpeedRow] {
         let entries = entries(bins: bins, count: faceCount)
         guard let probe = probe[bins] else { return [] }
@@ -91,7 +81,7 @@ struct SpeedBenchmark {
                                          gallery_faces: faceCount, seconds_per_query: seconds,
                                          runs: path == .fused ? runs : slowRuns, bytes_per_face: bytesPerFace))
                 }
-                guard let shapes = Self.otherShapes(device) else { continue }
+                guard let shapes = device.otherShapes else { continue }
                 progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): fused on \(device.kind), \(shapes.name)-shaped")
                 context.useSchedules(of: shapes.kind)
                 defer { context.useSchedules(of: nil) }
