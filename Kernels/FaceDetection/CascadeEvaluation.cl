@@ -22,15 +22,17 @@ enum { STAGE_COUNT, STAGE_STARTS, NODE_STARTS, LEAF_STARTS, NODE_FEATURES, NODE_
 // windows and first window in the flattened order of all levels.
 enum { LEVEL_X, LEVEL_Y, LEVEL_WINDOWS_X, LEVEL_WINDOWS_Y, LEVEL_STEP, LEVEL_FIRST_ROW, LEVEL_FIRST_WINDOW, LEVEL_FIELDS };
 
-// The packed model's parts, declared in each kernel from `ints`, `floats` and `layout`.
-#define CASCADE_PARTS \
-    __global const int* stageStarts = ints + layout[STAGE_STARTS]; \
+// The packed model's parts, declared where they are used from `ints`, `floats` and `layout`: the weak
+// classifiers', the stages' (besides), and the Haar features'.
+#define CLASSIFIER_PARTS \
     __global const int* nodeStarts = ints + layout[NODE_STARTS]; \
     __global const int* leafStarts = ints + layout[LEAF_STARTS]; \
     __global const int* nodeFeatures = ints + layout[NODE_FEATURES]; \
     __global const int* nodeLeft = ints + layout[NODE_LEFT]; \
     __global const int* nodeRight = ints + layout[NODE_RIGHT]; \
-    __global const float* leaves = floats + layout[LEAVES]; \
+    __global const float* leaves = floats + layout[LEAVES];
+#define STAGE_PARTS \
+    __global const int* stageStarts = ints + layout[STAGE_STARTS]; \
     __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS]; \
     int stageCount = layout[STAGE_COUNT];
 #define HAAR_PARTS \
@@ -94,8 +96,7 @@ float cascade_norm(__global const uint* p, __global const uint* q, int stride, i
 // normalisation).
 float cascade_leaf(int c, __global const uint* p, __global const uint* t, float norm, __global const int* ints,
                    __global const float* floats, __global const int* layout, __global const int* offsets) {
-    CASCADE_PARTS
-    (void)stageStarts; (void)stageThresholds; (void)stageCount;
+    CLASSIFIER_PARTS
 #ifdef LBP
     (void)t; (void)norm;
 #else
@@ -133,14 +134,13 @@ uchar cascade_window(size_t origin, int first, int last, __global const uint* su
     float norm = cascade_norm(p, squares + origin, stride, windowWidth, windowHeight);
     if (norm == 0.0f) return 0;
 #endif
-    __global const int* stageStarts = ints + layout[STAGE_STARTS];
-    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
+    STAGE_PARTS
     for (int s = first; s < last; ++s) {
         float total = 0.0f;
         for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) total += cascade_leaf(c, p, t, norm, ints, floats, layout, offsets);
         if (total < stageThresholds[s]) return s == 0 ? 0 : 1;
     }
-    return last < layout[STAGE_COUNT] ? 3 : 2;
+    return last < stageCount ? 3 : 2;
 }
 
 #define CASCADE_MODEL sums, squares, tilted, ints, floats, layout, offsets
@@ -232,7 +232,8 @@ __kernel void cascade_detect(__global const uint* sums, __global const uint* squ
     outcome = select(outcome, (int8)0, ~alive);
     HAAR_PARTS
 #endif
-    CASCADE_PARTS
+    CLASSIFIER_PARTS
+    STAGE_PARTS
     for (int s = 0; s < stageCount && any(alive); ++s) {
         float8 total = 0.0f;
         for (int c = stageStarts[s]; c < stageStarts[s + 1]; ++c) {
@@ -283,8 +284,7 @@ __kernel void cascade_late(__global const uint* sums, __global const uint* squar
     __local int rejected;
     int lane = get_local_id(0);
     (void)windowCount;
-    __global const int* stageStarts = ints + layout[STAGE_STARTS];
-    __global const float* stageThresholds = floats + layout[STAGE_THRESHOLDS];
+    STAGE_PARTS
     uint count = survivors[0];
     for (uint i = get_group_id(0); i < count; i += get_num_groups(0)) {
         int w = survivors[1 + i];
@@ -301,7 +301,7 @@ __kernel void cascade_late(__global const uint* sums, __global const uint* squar
         float norm = cascade_norm(p, squares + origin, stride, windowWidth, windowHeight);
 #endif
         uchar outcome = 2;
-        for (int s = split; s < layout[STAGE_COUNT] && outcome == 2; ++s) {
+        for (int s = split; s < stageCount && outcome == 2; ++s) {
             float total = 0.0f;
             for (int chunk = stageStarts[s]; chunk < stageStarts[s + 1]; chunk += GROUP_SIZE_0) {
                 int n = min(GROUP_SIZE_0, stageStarts[s + 1] - chunk);
