@@ -21,23 +21,32 @@ public struct DetectionOptions: Sendable, Equatable {
 
 /// Finds objects with a boosted cascade as OpenCV's `CascadeClassifier.detectMultiScale` does: a pyramid
 /// of bilinearly resized levels, windows every 2 pixels (every pixel above scale 2) and entirely inside,
-/// evaluated on the device, then grouped. All levels share one atlas, one integral image and one cascade launch.
+/// evaluated on the device, then grouped. The levels share an atlas, its integral images and one cascade
+/// launch (several atlases for a pyramid larger than `atlasPixels`), all in one render.
 public final class CascadeDetector: Sendable {
     public let model: CascadeModel
     public let context: RenderContext
+    /// The most pixels one atlas of pyramid levels holds. A larger pyramid is split into several atlases,
+    /// each with its own integral images and launch, which bounds the memory a large photo takes (an
+    /// atlas of 16 M pixels has 64 MB integral images); a level larger than this gets an atlas of its own.
+    public let atlasPixels: Int
     private let packed: PackedCascade
+
+    /// The default `atlasPixels`: one atlas for the pyramid of a photo of up to about 2.5 megapixels.
+    public static let defaultAtlasPixels = 1 << 24
 
     /// A detector on `context` (by default a new context on the device that detects fastest here,
     /// ``Device/best(for:)``).
-    public init(model: CascadeModel, context: RenderContext? = nil) throws(DetectionError) {
+    public init(model: CascadeModel, context: RenderContext? = nil, atlasPixels: Int = defaultAtlasPixels) throws(DetectionError) {
         self.model = model
+        self.atlasPixels = atlasPixels
         do {
             self.context = try RenderContext.orDefault(context, for: .detection)
             packed = try PackedCascade(model, context: self.context)
         } catch { throw .render(error) }
     }
 
-    /// One pyramid level: its scale, size, window grid, and its origin in the atlas that holds all levels.
+    /// One pyramid level: its scale, size, window grid, and its origin in the atlas that holds it.
     struct Level {
         let factor: Double
         let width: Int
@@ -75,6 +84,26 @@ public final class CascadeDetector: Sendable {
         return levels
     }
 
+    /// `levels` in atlases of at most `atlasPixels` pixels and 32,768 rows (a level that is larger alone),
+    /// each packed.
+    func atlases(_ levels: [Level]) -> [(levels: [Level], width: Int, height: Int)] {
+        var atlases: [(levels: [Level], width: Int, height: Int)] = [], current: [Level] = []
+        func close() {
+            guard !current.isEmpty else { return }
+            let size = Self.pack(&current)
+            atlases.append((current, size.width, size.height))
+            current = []
+        }
+        for level in levels {
+            var trial = current + [level]
+            let size = Self.pack(&trial)
+            if !current.isEmpty && (size.width * size.height > atlasPixels || size.height > 1 << 15) { close() }
+            current.append(level)
+        }
+        close()
+        return atlases
+    }
+
     /// `levels` placed in an atlas as wide as the first (widest) level: left to right in shelves, a new
     /// shelf under the last where a level does not fit beside the ones before. Returns the atlas's size.
     static func pack(_ levels: inout [Level]) -> (width: Int, height: Int) {
@@ -99,34 +128,38 @@ public final class CascadeDetector: Sendable {
             throw .invalidImage("needs one uint8 plane, got \(d)")
         }
         guard options.scaleFactor > 1.0001, options.scaleFactor < 10 else { throw .invalidImage("scale factor must be in (1, 10)") }
-        var levels = levels(width: d.width, height: d.height, options: options)
-        guard !levels.isEmpty else { return [] }
-        // Every level resized into one atlas, whose integral images the cascade reads in one launch.
-        let atlas = Self.pack(&levels)
-        let scaled = Image(image).resized(intoAtlas: levels.map(\.region), width: atlas.width, height: atlas.height)
-        let sums = scaled.integral()
-        let squares = model.featureType == .haar ? scaled.integral(.squaredSums) : sums
-        let tilted = model.hasTiltedFeatures ? scaled.integral(.tiltedSums) : sums
-        let recipe = Image(applying: CascadeEvaluation(cascade: packed, levels: levels),
-                           to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
-        let outcomes: [UInt8]
-        do { outcomes = try context.render(recipe).bytes } catch { throw .render(error) }
-        var candidates: [PixelRect] = [], first = 0
-        for level in levels {
-            // OpenCV visits windows left to right and skips the next one after a first-stage rejection.
-            for wy in 0..<level.windowsY {
-                var wx = 0
-                while wx < level.windowsX {
-                    let outcome = outcomes[first + wy * level.windowsX + wx]
-                    if outcome == 2 {
-                        candidates.append(PixelRect(x: Int((Double(wx * level.step) * level.factor).rounded(.toNearestOrEven)),
-                                                    y: Int((Double(wy * level.step) * level.factor).rounded(.toNearestOrEven)),
-                                                    width: level.windowWidth, height: level.windowHeight))
+        let atlases = atlases(levels(width: d.width, height: d.height, options: options))
+        let source = Image(image)
+        let recipes = atlases.map { atlas -> Image in
+            let scaled = source.resized(intoAtlas: atlas.levels.map(\.region), width: atlas.width, height: atlas.height)
+            let sums = scaled.integral()
+            let squares = model.featureType == .haar ? scaled.integral(.squaredSums) : sums
+            let tilted = model.hasTiltedFeatures ? scaled.integral(.tiltedSums) : sums
+            return Image(applying: CascadeEvaluation(cascade: packed, levels: atlas.levels),
+                         to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
+        }
+        let results: [PixelBuffer]
+        do { results = try context.render(recipes) } catch { throw .render(error) }
+        var candidates: [PixelRect] = []
+        for (atlas, result) in zip(atlases, results) {
+            let outcomes = result.bytes
+            var first = 0
+            for level in atlas.levels {
+                // OpenCV visits windows left to right and skips the next one after a first-stage rejection.
+                for wy in 0..<level.windowsY {
+                    var wx = 0
+                    while wx < level.windowsX {
+                        let outcome = outcomes[first + wy * level.windowsX + wx]
+                        if outcome == 2 {
+                            candidates.append(PixelRect(x: Int((Double(wx * level.step) * level.factor).rounded(.toNearestOrEven)),
+                                                        y: Int((Double(wy * level.step) * level.factor).rounded(.toNearestOrEven)),
+                                                        width: level.windowWidth, height: level.windowHeight))
+                        }
+                        wx += outcome == 0 ? 2 : 1
                     }
-                    wx += outcome == 0 ? 2 : 1
                 }
+                first += level.windowsX * level.windowsY
             }
-            first += level.windowsX * level.windowsY
         }
         return RectangleGrouping.group(candidates, minNeighbors: options.minNeighbors)
             .sorted { ($0.neighbours, -$0.rect.y, -$0.rect.x) > ($1.neighbours, -$1.rect.y, -$1.rect.x) }

@@ -95,6 +95,22 @@ import TestSupport
         #expect(split.context.statistics.launches > cpu.context.statistics.launches, "the split shape did not run")
     }
 
+    /// A pyramid split into many atlases (here a few levels each) finds the same raw windows as one atlas.
+    @Test func smallAtlasesGiveIdenticalBoxes() throws {
+        let model = try CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath)
+        let whole = try CascadeDetector(model: model, context: RenderContext(device: .cpu))
+        let split = try CascadeDetector(model: model, context: whole.context, atlasPixels: 100_000)
+        let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0, minSize: 24)
+        for photo in ["misc/two_people.jpg", "test/obama_and_biden.jpg"] {
+            let image = try Self.gray(photo, longSide: 640)
+            let raw = try whole.detect(in: image, options: options)
+            let launches = whole.context.statistics.launches
+            let splitRaw = try split.detect(in: image, options: options)
+            #expect(!raw.isEmpty && raw == splitRaw, "\(photo)")
+            #expect(whole.context.statistics.launches - launches > 2 * 6, "\(photo): the pyramid was not split")
+        }
+    }
+
     /// A model with tilted features (45° Haar rectangles on the tilted integral image) finds what
     /// OpenCV 4.6 finds with the same parameters (`detectMultiScale(gray, 1.1, 3, minSize=(40, 40))`).
     @Test(arguments: [("misc/two_people.jpg", PixelRect(x: 549, y: 106, width: 353, height: 289)),
