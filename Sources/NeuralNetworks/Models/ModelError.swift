@@ -8,6 +8,8 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
     case truncated(path: String, offset: Int, needed: Int)
     /// The contents at `offset` are not what the format allows.
     case malformed(path: String, offset: Int, reason: String)
+    /// The file uses something this reader does not support (an operator, a tensor type, a format), named.
+    case unsupported(path: String, what: String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,7 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
         case .unreadable(let path, let reason): "\(path): cannot read the model file: \(reason)"
         case .truncated(let path, let offset, let needed): "\(path): truncated at byte \(offset) (\(needed) more bytes expected)"
         case .malformed(let path, let offset, let reason): "\(path): malformed at byte \(offset): \(reason)"
+        case .unsupported(let path, let what): "\(path): not supported: \(what)"
         }
     }
 }
