@@ -40,8 +40,8 @@ let package = Package(
 
         // Neural networks: tensor layers as filters, networks with resident weights, model readers
         .target(name: "NeuralNetworksCL", path: "Kernels/NeuralNetworks",
-                resources: ["Activation", "ChannelAffine", "ChannelConcat", "Convolution", "FullyConnected", "L2Normalization",
-                            "Pooling", "ResidualAdd"].map { .embedInCode("\($0).cl") }),
+                resources: ["Activation", "ChannelAffine", "ChannelConcat", "ChannelsLast", "Convolution", "DepthToSpace",
+                            "FullyConnected", "L2Normalization", "Pooling", "ResidualAdd"].map { .embedInCode("\($0).cl") }),
         .target(name: "NeuralNetworks", dependencies: ["ImageKernels", "NeuralNetworksCL"]),
 
         // Face recognition and detection

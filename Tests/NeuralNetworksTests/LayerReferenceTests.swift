@@ -15,7 +15,8 @@ struct LayerCase: Sendable, CustomStringConvertible {
 
     /// The case once per method of forming the product.
     static func convolution(_ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
-                            channels: Int, outChannels: Int, groups: Int = 1, relu: Bool = false) -> [LayerCase] {
+                            trailing: (y: Int, x: Int)? = nil, channels: Int, outChannels: Int, groups: Int = 1,
+                            relu: Bool = false) -> [LayerCase] {
         [(Convolution.Method.lowered, "lowered"), (.loweredShared, "lowered, shared tiles"), (.direct, "direct")].map { method, name in
         LayerCase(description: description + ", " + name) { generator in
             let x = Tensor.random(batch: Int.random(in: 2...3, using: &generator), channels: channels,
@@ -24,12 +25,12 @@ struct LayerCase: Sendable, CustomStringConvertible {
             let filters = Tensor.random(channels: 1, height: outChannels, width: depth, using: &generator)
             let biases = Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
             let recipe = x.image.applying(Convolution(kernelWidth: kernel.1, kernelHeight: kernel.0, strideX: stride.x, strideY: stride.y,
-                                                      paddingX: padding.x, paddingY: padding.y, groups: groups, rectified: relu,
-                                                      method: method),
+                                                      paddingX: padding.x, paddingY: padding.y, trailingPaddingX: trailing?.x,
+                                                      trailingPaddingY: trailing?.y, groups: groups, rectified: relu, method: method),
                                           with: [filters.parameters(width: depth), biases.parameters(width: outChannels)])
             return (recipe, NeuralReference.convolution(x, filters: filters.values, biases: biases.values, outChannels: outChannels,
                                                         kernelHeight: kernel.0, kernelWidth: kernel.1, stride: stride, padding: padding,
-                                                        groups: groups, relu: relu))
+                                                        trailing: trailing, groups: groups, relu: relu))
         }
         }
     }
@@ -50,6 +51,10 @@ struct LayerCase: Sendable, CustomStringConvertible {
         + convolution("conv 1×1", kernel: (1, 1), stride: (1, 1), padding: (0, 0), channels: 8, outChannels: 3)
         + convolution("grouped conv 3×3, 2 groups", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 6, outChannels: 10, groups: 2)
         + convolution("depthwise conv 3×3/2 pad 1", kernel: (3, 3), stride: (2, 2), padding: (1, 1), channels: 5, outChannels: 5, groups: 5)
+        + convolution("conv 5×5/2 pads 1 before, 2 after (TFLite SAME)", kernel: (5, 5), stride: (2, 2), padding: (1, 1), trailing: (2, 2),
+                      channels: 3, outChannels: 4)
+        + convolution("depthwise conv 3×3/2 pads 0 before, 1×2 after", kernel: (3, 3), stride: (2, 2), padding: (0, 0), trailing: (1, 2),
+                      channels: 4, outChannels: 4, groups: 4)
         + [
         LayerCase(description: "channel affine + ReLU") { generator in
             let x = Tensor.random(batch: 3, channels: 5, height: odd(3...21, &generator), width: odd(3...21, &generator), using: &generator)
@@ -104,6 +109,19 @@ struct LayerCase: Sendable, CustomStringConvertible {
             let a = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
             let b = Tensor.random(batch: 2, channels: 2, height: h, width: w, using: &generator)
             return (a.image.concatenatingChannels(b.image), NeuralReference.channelConcat(a, b))
+        },
+        LayerCase(description: "depth to space ×2") { generator in
+            let x = Tensor.random(batch: 2, channels: 4 * odd(1...5, &generator), height: odd(3...13, &generator),
+                                  width: odd(3...13, &generator), using: &generator)
+            return (x.image.depthToSpace(blockSize: 2), NeuralReference.depthToSpace(x, block: 2))
+        },
+        LayerCase(description: "channels last, three tensors as rows") { generator in
+            let rowLength = odd(1...5, &generator)
+            let tensors = [rowLength, 2 * rowLength, 3 * rowLength].map { channels in
+                Tensor.random(batch: 2, channels: channels, height: odd(3...11, &generator), width: odd(3...11, &generator), using: &generator)
+            }
+            return (tensors[0].image.channelsLast(rowLength: rowLength, appending: tensors.dropFirst().map(\.image)),
+                    NeuralReference.channelsLast(tensors, rowLength: rowLength))
         },
     ]
 }

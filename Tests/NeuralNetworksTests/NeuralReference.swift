@@ -1,8 +1,10 @@
 /// The layers written as directly as possible, in Double, for checking the kernels.
 enum NeuralReference {
     static func convolution(_ x: Tensor, filters: [Float], biases: [Float], outChannels: Int, kernelHeight kh: Int, kernelWidth kw: Int,
-                            stride: (y: Int, x: Int), padding: (y: Int, x: Int), groups: Int, relu: Bool) -> Tensor {
-        let outHeight = (x.height + 2 * padding.y - kh) / stride.y + 1, outWidth = (x.width + 2 * padding.x - kw) / stride.x + 1
+                            stride: (y: Int, x: Int), padding: (y: Int, x: Int), trailing: (y: Int, x: Int)? = nil, groups: Int,
+                            relu: Bool) -> Tensor {
+        let trailing = trailing ?? padding
+        let outHeight = (x.height + padding.y + trailing.y - kh) / stride.y + 1, outWidth = (x.width + padding.x + trailing.x - kw) / stride.x + 1
         let groupIn = x.channels / groups, groupOut = outChannels / groups
         var y = Tensor(batch: x.batch, channels: outChannels, height: outHeight, width: outWidth)
         for n in 0..<x.batch {
@@ -117,6 +119,35 @@ enum NeuralReference {
             }
         }
         return y
+    }
+
+    static func depthToSpace(_ x: Tensor, block: Int) -> Tensor {
+        var y = Tensor(batch: x.batch, channels: x.channels / (block * block), height: x.height * block, width: x.width * block)
+        for n in 0..<y.batch {
+            for c in 0..<y.channels {
+                for oy in 0..<y.height {
+                    for ox in 0..<y.width { y[n, c, oy, ox] = x[n, ((oy % block) * block + ox % block) * y.channels + c, oy / block, ox / block] }
+                }
+            }
+        }
+        return y
+    }
+
+    /// Each batch item's elements of every tensor in NHWC order, one tensor after another, as rows of
+    /// `rowLength` (one plane per item).
+    static func channelsLast(_ tensors: [Tensor], rowLength: Int) -> Tensor {
+        let batch = tensors[0].batch
+        var values: [Float] = []
+        for n in 0..<batch {
+            for t in tensors {
+                for iy in 0..<t.height {
+                    for ix in 0..<t.width {
+                        for c in 0..<t.channels { values.append(t[n, c, iy, ix]) }
+                    }
+                }
+            }
+        }
+        return Tensor(batch: batch, channels: 1, height: values.count / batch / rowLength, width: rowLength, values: values)
     }
 
     private static func map(_ x: Tensor, _ body: (Float, Int) -> Double) -> Tensor {

@@ -1,7 +1,8 @@
 import ImageKernels
 import NeuralNetworksCL
 
-/// A 2-D convolution over NCHW float tensors: any kernel size, stride and zero padding, in groups
+/// A 2-D convolution over NCHW float tensors: any kernel size, stride and zero padding (more after the
+/// last row and column than before the first where TFLite's `SAME` rule asks for it), in groups
 /// (`groups == channels` is depthwise), with a bias per filter and an optional ReLU fused in.
 ///
 /// Inputs: the tensor, the filters (a float image `channels / groups · kernelHeight · kernelWidth` wide
@@ -35,6 +36,9 @@ public struct Convolution: Filter {
     public let strideY: Int
     public let paddingX: Int
     public let paddingY: Int
+    /// The zero padding after the last column and row (the leading paddings unless given).
+    public let trailingPaddingX: Int
+    public let trailingPaddingY: Int
     public let groups: Int
     /// Whether negative outputs become zero (a ReLU fused into the launch).
     public let rectified: Bool
@@ -42,13 +46,16 @@ public struct Convolution: Filter {
     public var name: String { "convolution \(kernelWidth)×\(kernelHeight)/\(strideX)" }
 
     public init(kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
-                paddingY: Int = 0, groups: Int = 1, rectified: Bool = false, method: Method = .automatic) {
+                paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil, groups: Int = 1, rectified: Bool = false,
+                method: Method = .automatic) {
         self.kernelWidth = kernelWidth
         self.kernelHeight = kernelHeight
         self.strideX = strideX
         self.strideY = strideY
         self.paddingX = paddingX
         self.paddingY = paddingY
+        self.trailingPaddingX = trailingPaddingX ?? paddingX
+        self.trailingPaddingY = trailingPaddingY ?? paddingY
         self.groups = groups
         self.rectified = rectified
         self.method = method
@@ -58,7 +65,8 @@ public struct Convolution: Filter {
         guard inputs.count == 3 else { throw .invalidInput(filter: name, reason: "takes a tensor, filters and biases, got \(inputs.count) inputs") }
         let (input, filters, biases) = (inputs[0], inputs[1], inputs[2])
         guard inputs.allSatisfy({ $0.elementType == .float32 }) else { throw .invalidInput(filter: name, reason: "takes float tensors") }
-        guard kernelWidth > 0, kernelHeight > 0, strideX > 0, strideY > 0, paddingX >= 0, paddingY >= 0, groups > 0 else {
+        guard kernelWidth > 0, kernelHeight > 0, strideX > 0, strideY > 0, min(paddingX, paddingY, trailingPaddingX, trailingPaddingY) >= 0,
+              groups > 0 else {
             throw .invalidInput(filter: name, reason: "kernel sizes and strides must be positive, paddings not negative")
         }
         guard input.channels % groups == 0, filters.height % groups == 0 else {
@@ -68,9 +76,9 @@ public struct Convolution: Filter {
         guard filters.width == depth, filters.planeCount == 1, biases.width * biases.height == filters.height, biases.planeCount == 1 else {
             throw .invalidInput(filter: name, reason: "filters \(filters) and biases \(biases) do not fit \(input.channels / groups)-channel \(kernelWidth)×\(kernelHeight) filters")
         }
-        let width = (input.width + 2 * paddingX - kernelWidth) / strideX + 1
-        let height = (input.height + 2 * paddingY - kernelHeight) / strideY + 1
-        guard input.width + 2 * paddingX >= kernelWidth, input.height + 2 * paddingY >= kernelHeight else {
+        let paddedWidth = input.width + paddingX + trailingPaddingX, paddedHeight = input.height + paddingY + trailingPaddingY
+        let width = (paddedWidth - kernelWidth) / strideX + 1, height = (paddedHeight - kernelHeight) / strideY + 1
+        guard paddedWidth >= kernelWidth, paddedHeight >= kernelHeight else {
             throw .invalidInput(filter: name, reason: "the \(input.width)×\(input.height) input is smaller than the kernel")
         }
         return ImageDescriptor(width: width, height: height, channels: filters.height, batch: input.batch, elementType: .float32)
@@ -236,10 +244,12 @@ public struct Convolution: Filter {
 extension Image {
     /// This tensor convolved with `filters` (`outChannels` rows of `channels / groups · kh · kw`) plus
     /// `biases`; see ``Convolution``.
+    /// `trailingPadding` (default: `padding`) pads after the last row and column.
     public func convolved(filters: Image, biases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
-                          padding: Int = 0, groups: Int = 1, rectified: Bool = false) -> Image {
+                          padding: Int = 0, trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false) -> Image {
         applying(Convolution(kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
-                             paddingX: padding, paddingY: padding, groups: groups, rectified: rectified),
+                             paddingX: padding, paddingY: padding, trailingPaddingX: trailingPadding, trailingPaddingY: trailingPadding,
+                             groups: groups, rectified: rectified),
                  with: [filters, biases])
     }
 }

@@ -29,8 +29,11 @@ public struct TFLiteModel: Sendable {
         public let shape: [Int]
         public let type: ElementType
         public let buffer: Int
-        /// Whether its constant data is stored in TFLite's sparse format (densified by a DENSIFY operator).
-        public let isSparse: Bool
+        /// How its constant data is stored when it is sparse (densified by a DENSIFY operator).
+        public let sparsity: Sparsity?
+
+        /// Whether its constant data is stored in TFLite's sparse format.
+        public var isSparse: Bool { sparsity != nil }
 
         public var elementCount: Int { shape.reduce(1, *) }
     }
@@ -126,7 +129,7 @@ public struct TFLiteModel: Sendable {
                     throw .unsupported(path: path, what: "tensor type \(typeCode) of tensor \"\(name)\"")
                 }
                 return Tensor(name: name, shape: try tensor.integers(0, as: Int32.self).map(Int.init), type: type,
-                              buffer: Int(try tensor.scalar(2, default: UInt32(0))), isSparse: try tensor.field(6) != nil)
+                              buffer: Int(try tensor.scalar(2, default: UInt32(0))), sparsity: try tensor.table(6).map { table throws(ModelError) in try Sparsity(table, path: path) })
             }
             let operators = try graph.tables(3).map { op throws(ModelError) in
                 let index = Int(try op.scalar(0, default: UInt32(0)))
