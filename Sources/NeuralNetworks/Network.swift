@@ -1,7 +1,8 @@
 import ImageKernels
 
 /// A feed-forward network as data: nodes in order, each an operation on earlier nodes' outputs. Node 0 is
-/// the input. Model readers build one; ``loaded(on:)`` puts its weights on a device, once.
+/// the input; ``outputs`` are the nodes it yields (the last one unless set). Model readers build one;
+/// ``loaded(on:)`` puts its weights on a device, once.
 public struct Network: Sendable {
     /// One layer's work.
     public enum Operation: Sendable {
@@ -16,6 +17,11 @@ public struct Network: Sendable {
         /// `weights` is inputs × outputs.
         case fullyConnected(weights: [Float], biases: [Float])
         case l2Normalization
+        /// Bilinear resampling of every plane (half-pixel centres) to `width` × `height`.
+        case resize(width: Int, height: Int)
+        case depthToSpace(blockSize: Int)
+        /// The input nodes' elements in NHWC order, one after another, as rows of `rowLength`.
+        case channelsLast(rowLength: Int)
     }
 
     public struct Node: Sendable {
@@ -24,24 +30,31 @@ public struct Network: Sendable {
         public var inputs: [Int]
     }
 
-    /// A convolution's parameters: filters `outChannels` × (channels / groups · kernelHeight · kernelWidth).
+    /// A convolution's parameters: filters `outChannels` × (channels / groups · kernelHeight · kernelWidth);
+    /// `padding` before the first row and column, `trailingPadding` after the last.
     public struct ConvolutionWeights: Sendable {
         public var filters: [Float]
         public var biases: [Float]
-        public var kernelWidth: Int, kernelHeight: Int, stride: Int, padding: Int, groups: Int
+        public var kernelWidth: Int, kernelHeight: Int, stride: Int, padding: Int, trailingPadding: Int, groups: Int
         public var rectified: Bool
         public var outChannels: Int { biases.count }
 
         public init(filters: [Float], biases: [Float], kernelWidth: Int, kernelHeight: Int, stride: Int = 1, padding: Int = 0,
-                    groups: Int = 1, rectified: Bool = false) {
+                    trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false) {
             self.filters = filters
             self.biases = biases
             (self.kernelWidth, self.kernelHeight, self.stride, self.padding, self.groups) = (kernelWidth, kernelHeight, stride, padding, groups)
+            self.trailingPadding = trailingPadding ?? padding
             self.rectified = rectified
         }
     }
 
     public private(set) var nodes: [Node] = [Node(operation: .input, inputs: [])]
+    /// The nodes whose results the network yields, in order; empty means the last node.
+    public var outputs: [Int] = []
+
+    /// ``outputs``, or the last node when none are set.
+    var resultNodes: [Int] { outputs.isEmpty ? [nodes.count - 1] : outputs }
 
     public init() {}
 
@@ -57,6 +70,7 @@ public struct Network: Sendable {
     public func fused() -> Network {
         var readers = [Int](repeating: 0, count: nodes.count)
         for node in nodes { node.inputs.forEach { readers[$0] += 1 } }
+        for output in resultNodes { readers[output] += 1 }   // an output's value must stay as it is
         var result = Network(), map = [0]   // old index → new index
         for node in nodes.dropFirst() {
             let inputs = node.inputs.map { map[$0] }
@@ -68,6 +82,7 @@ public struct Network: Sendable {
                 map.append(result.append(node.operation, inputs: inputs))
             }
         }
+        result.outputs = resultNodes.map { map[$0] }
         return result
     }
 
@@ -119,16 +134,25 @@ public struct LoadedNetwork: Sendable {
                 parameters.append([try resident(scale, width: scale.count), try resident(shift, width: shift.count)])
             case .fullyConnected(let weights, let biases):
                 parameters.append([try resident(weights, width: biases.count), try resident(biases, width: biases.count)])
-            case .input, .relu, .pooling, .add, .l2Normalization:
+            case .input, .relu, .pooling, .add, .l2Normalization, .resize, .depthToSpace, .channelsLast:
                 parameters.append([])
             }
         }
         nodes = network.nodes
+        resultNodes = network.resultNodes
         self.parameters = parameters
     }
 
-    /// The recipe of the network's output for `input` (a float NCHW tensor).
+    private let resultNodes: [Int]
+
+    /// The recipe of the network's (first) output for `input` (a float NCHW tensor).
     public func apply(to input: Image) -> Image {
+        outputs(for: input)[0]
+    }
+
+    /// The recipes of all the network's outputs for `input`, in order; render them together so that the
+    /// layers they share run once.
+    public func outputs(for input: Image) -> [Image] {
         var outputs: [Image] = []
         for (index, node) in nodes.enumerated() {
             let inputs = node.inputs.map { outputs[$0] }, parameters = parameters[index]
@@ -138,7 +162,7 @@ public struct LoadedNetwork: Sendable {
             case .convolution(let w):
                 outputs.append(inputs[0].convolved(filters: parameters[0], biases: parameters[1], kernelWidth: w.kernelWidth,
                                                    kernelHeight: w.kernelHeight, stride: w.stride, padding: w.padding,
-                                                   groups: w.groups, rectified: w.rectified))
+                                                   trailingPadding: w.trailingPadding, groups: w.groups, rectified: w.rectified))
             case .channelAffine(_, _, let rectified):
                 outputs.append(inputs[0].channelAffine(scale: parameters[0], shift: parameters[1], rectified: rectified))
             case .relu:
@@ -151,8 +175,14 @@ public struct LoadedNetwork: Sendable {
                 outputs.append(inputs[0].fullyConnected(weights: parameters[0], biases: parameters[1]))
             case .l2Normalization:
                 outputs.append(inputs[0].l2Normalized())
+            case .resize(let width, let height):
+                outputs.append(inputs[0].resized(width: width, height: height))
+            case .depthToSpace(let blockSize):
+                outputs.append(inputs[0].depthToSpace(blockSize: blockSize))
+            case .channelsLast(let rowLength):
+                outputs.append(inputs[0].channelsLast(rowLength: rowLength, appending: Array(inputs.dropFirst())))
             }
         }
-        return outputs[outputs.count - 1]
+        return resultNodes.map { outputs[$0] }
     }
 }
