@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernels
 import NeuralNetworks
 import Testing
 
@@ -44,6 +45,43 @@ import Testing
                 let size = [TFLiteModel.ElementType.float16: 2, .float32: 4, .int32: 4, .int64: 8][tensor.type] ?? 1
                 #expect(model.buffers[tensor.buffer].count == tensor.elementCount * size, "\(tensor.name) \(tensor.shape)")
             }
+        }
+    }
+
+    /// TFLite's sparse formats on small tensors whose dense elements are known.
+    @Test func sparseTensorsDensify() throws {
+        typealias Sparsity = TFLiteModel.Sparsity
+        // A 3 × 4 matrix in CSR: row 0 holds columns 1 and 3, row 1 nothing, row 2 column 0.
+        let csr = Sparsity(traversalOrder: [0, 1], dimensions: [.dense(size: 3), .compressed(segments: [0, 2, 2, 3], indices: [1, 3, 0])])
+        #expect(try csr.denseIndices(shape: [3, 4], count: 3, tensor: "t", path: "p") == [1, 3, 8])
+        // Column-major traversal of the same positions.
+        let columns = Sparsity(traversalOrder: [1, 0], dimensions: [.dense(size: 4), .compressed(segments: [0, 1, 2, 2, 3], indices: [2, 0, 0])])
+        #expect(try columns.denseIndices(shape: [3, 4], count: 3, tensor: "t", path: "p") == [8, 1, 3])
+        // A 4 × 4 matrix of 2 × 2 blocks: blocks (0, 1) and (1, 0) present, each stored whole, row-major.
+        let blocks = Sparsity(traversalOrder: [0, 1, 2, 3], blockMap: [0, 1],
+                              dimensions: [.dense(size: 2), .compressed(segments: [0, 1, 2], indices: [1, 0]), .dense(size: 2), .dense(size: 2)])
+        #expect(try blocks.denseIndices(shape: [4, 4], count: 8, tensor: "t", path: "p") == [2, 3, 6, 7, 8, 9, 12, 13])
+        // Descriptions that do not fit: typed errors naming the tensor.
+        #expect(throws: ModelError.malformed(path: "p", offset: 0, reason: "sparse tensor \"t\": index 4 outside level 1's 4")) {
+            try Sparsity(traversalOrder: [0, 1], dimensions: [.dense(size: 1), .compressed(segments: [0, 1], indices: [4])])
+                .denseIndices(shape: [1, 4], count: 1, tensor: "t", path: "p")
+        }
+        #expect(throws: ModelError.malformed(path: "p", offset: 0, reason: "sparse tensor \"t\": 4 stored values for 3 elements")) {
+            try csr.denseIndices(shape: [3, 4], count: 4, tensor: "t", path: "p")
+        }
+        #expect(throws: ModelError.self) { try csr.denseIndices(shape: [3, 5, 1], count: 3, tensor: "t", path: "p") }
+        #expect(throws: ModelError.self) { try csr.denseIndices(shape: [3, 4], count: 2, tensor: "t", path: "p") }
+    }
+
+    /// Both models become networks whose outputs have the interpreter's shapes (rows of 16 and of 1).
+    @Test func bothModelsBecomeNetworks() throws {
+        for (path, size, anchors) in [(Self.shortRange, 128, 896), (Self.fullRange, 192, 2304)] {
+            let graph = try TFLiteNetwork(contentsOf: path)
+            #expect(graph.inputWidth == size && graph.inputHeight == size && graph.inputChannels == 3)
+            let context = RenderContext(device: .cpu)
+            let input = Image(try PixelBuffer(width: size, height: size, channels: 3, values: [Float](repeating: 0, count: 3 * size * size)))
+            let outputs = try context.render(try graph.network.loaded(on: context).outputs(for: input))
+            #expect(outputs.map { [$0.descriptor.width, $0.descriptor.height] }.sorted { $0[0] > $1[0] } == [[16, anchors], [1, anchors]])
         }
     }
 

@@ -20,6 +20,10 @@ extension TFLiteModel {
         /// The levels, in traversal order.
         public let dimensions: [Dimension]
 
+        public init(traversalOrder: [Int], blockMap: [Int] = [], dimensions: [Dimension]) {
+            (self.traversalOrder, self.blockMap, self.dimensions) = (traversalOrder, blockMap, dimensions)
+        }
+
         init(_ table: FlatBuffer.Table, path: String) throws(ModelError) {
             traversalOrder = try table.integers(0, as: Int32.self).map(Int.init)
             blockMap = try table.integers(1, as: Int32.self).map(Int.init)
