@@ -6,7 +6,8 @@ import ImageKernels
 
 // detect-bench: face detection time per wild photo on each device, full size and DCT-scaled, with
 // OpenCV's frontal-face Haar and LBP models and OpenCV's usual parameters (scale 1.1, minNeighbors 5,
-// faces ≥ 40 px). Prints a markdown table: medians of --runs runs after a warm-up.
+// faces ≥ 40 px). Prints a markdown table: medians of --runs runs after a warm-up. Then MediaPipe's
+// BlazeFace models against the Haar cascade on each device, photos decoded once.
 //
 // Usage: detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets]
 
@@ -101,4 +102,40 @@ for device in devices.dropFirst() {
         print("| \(model.featureType.rawValue) | \(String(format: "%.0f", totals[0] * 1000)) | \(String(format: "%.0f", totals[1] * 1000)) | "
               + String(format: "%.2f", totals[1] / totals[0]) + " |")
     }
+}
+
+// BlazeFace (short and full range) against the Haar cascade, each device, totals over the photos: the
+// cascade on the DCT-scaled gray photo (its fastest setting above), BlazeFace on the full-size colour
+// photo it letterboxes (its time includes the letterbox). Faces: the sum over the photos.
+print("\nBlazeFace against the Haar cascade: totals over the \(photos.count) photos (ms), faces found:\n")
+print("| detector | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | faces | ÷ Haar (CPU device) |")
+print("|---|" + devices.map { _ in "---:|" }.joined() + "---:|---:|")
+let grayScaled = DecodingOptions(grayscale: true, minimumLongSide: 640)
+let benchPhotos = try photos.map { photo in
+    let bytes = try ImageDecoder.contents(of: root + "/" + photo)
+    return (colour: try ImageDecoder.decode(bytes, path: photo), gray: try ImageDecoder.decode(bytes, path: photo, options: grayScaled),
+            minSize: Int((40 / Double(ImageDecoder.reduction(of: bytes, options: grayScaled))).rounded()))
+}
+typealias BenchPhoto = (colour: PixelBuffer, gray: PixelBuffer, minSize: Int)
+let haar = try devices.map { try CascadeDetector(model: models[0], context: RenderContext(device: $0)) }
+var contenders: [(name: String, faces: (BenchPhoto, Int) throws -> Int)] = [("haar", { photo, device in
+    try haar[device].detect(in: photo.gray, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: photo.minSize)).count
+})]
+for model in BlazeFaceDetector.Model.allCases {
+    let detectors = try devices.map { try BlazeFaceDetector(model: model, context: RenderContext(device: $0)) }
+    contenders.append((model.rawValue, { photo, device in try detectors[device].faces(in: photo.colour).count }))
+}
+var haarTotal = 0.0
+for (name, detect) in contenders {
+    var totals = [Double](repeating: 0, count: devices.count), faces = 0
+    for photo in benchPhotos {
+        for device in devices.indices {
+            var found = 0
+            totals[device] += try medianSeconds(runs: runs) { found = try detect(photo, device) }
+            if device == 0 { faces += found }
+        }
+    }
+    if name == "haar" { haarTotal = totals[0] }
+    print("| \(name) | " + totals.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " | \(faces) | "
+          + String(format: "%.2f", totals[0] / haarTotal) + " |")
 }

@@ -11,9 +11,18 @@ public struct BlazeFaceDetection: Hashable, Sendable {
     /// In MediaPipe's order: right eye, left eye, nose tip, mouth centre, right ear tragion, left ear
     /// tragion ("right" is the person's: the one further left in the image).
     public var keypoints: [ImagePoint]
+    /// How many anchors' detections were merged into this one.
+    public var anchors: Int
 
-    public init(x: Float, y: Float, width: Float, height: Float, score: Float, keypoints: [ImagePoint]) {
-        (self.x, self.y, self.width, self.height, self.score, self.keypoints) = (x, y, width, height, score, keypoints)
+    public init(x: Float, y: Float, width: Float, height: Float, score: Float, keypoints: [ImagePoint], anchors: Int = 1) {
+        (self.x, self.y, self.width, self.height, self.score, self.keypoints, self.anchors) = (x, y, width, height, score, keypoints, anchors)
+    }
+
+    /// As the cascades report faces: the box clipped to a `width` × `height` photo, the eyes (from the
+    /// keypoints, the one further left first) and the merged anchors as the supporting detections.
+    public func observation(clippedTo width: Int, _ height: Int) -> FaceObservation {
+        let eyes = keypoints[0].x <= keypoints[1].x ? (keypoints[0], keypoints[1]) : (keypoints[1], keypoints[0])
+        return FaceObservation(rect: rect(clippedTo: width, height), eyes: (left: eyes.0, right: eyes.1), neighbours: anchors)
     }
 
     /// The box rounded to whole pixels, clipped to a `width` × `height` photo.
@@ -78,6 +87,7 @@ enum BlazeFaceDecoding {
             let group = remaining.filter { $0.overlap(with: best) > overlap }
             remaining.removeAll { $0.overlap(with: best) > overlap }
             var merged = best
+            merged.anchors = group.count
             let total = group.reduce(0) { $0 + $1.score }
             if !group.isEmpty {
                 func mean(_ value: (BlazeFaceDetection) -> Float) -> Float { group.reduce(0) { $0 + value($1) * $1.score } / total }

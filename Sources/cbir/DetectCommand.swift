@@ -8,17 +8,18 @@ import ImageKernels
 struct DetectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "detect",
-        abstract: "Find faces and their eyes with OpenCV's trained cascades.",
+        abstract: "Find faces and their eyes with OpenCV's trained cascades or MediaPipe's BlazeFace.",
         discussion: """
             Prints one line per face, strongest first: x, y, width, height, the raw detections that support it, \
             and the lean of the line through its eyes in degrees (clockwise on screen) with the eye centres, \
-            or "no eyes" when the eye search failed (the face is then cropped unrotated).
+            or "no eyes" when the eye search failed (the face is then cropped unrotated). BlazeFace's faces \
+            also print their score; its eyes are two of its six keypoints, and the cascade options do not apply.
             """)
 
     @Argument(help: "Images (JPEG, PNG, PGM/PPM).")
     var images: [String]
 
-    @Option(help: "haar, lbp, or the path of an OpenCV cascade XML file.")
+    @Option(help: "haar, lbp, blazeface (full range), blazeface-short, or the path of an OpenCV cascade XML file.")
     var model = "haar"
 
     @Option(parsing: .unconditional, help: "Smallest face searched, in pixels.")
@@ -31,8 +32,9 @@ struct DetectCommand: ParsableCommand {
     var scaleFactor = 1.1
 
     @Flag(help: """
-        Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours, angle, eyes}]}; \
-        angle in degrees, eyes {left: {x, y}, right: {x, y}} in pixels or null.
+        Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours, angle, eyes, score}]}; \
+        angle in degrees, eyes {left: {x, y}, right: {x, y}} in pixels or null; score (0…1) from BlazeFace only, \
+        which adds keypoints: [{x, y}] (right eye, left eye, nose tip, mouth, right ear, left ear).
         """)
     var json = false
 
@@ -46,6 +48,8 @@ struct DetectCommand: ParsableCommand {
             let x, y, width, height, neighbours: Int
             let angle: Float
             let eyes: Eyes?
+            var score: Float? = nil
+            var keypoints: [ImagePoint]? = nil
         }
         struct Eyes: Encodable {
             let left, right: ImagePoint
@@ -63,7 +67,18 @@ struct DetectCommand: ParsableCommand {
         guard scaleFactor > 1.0001, scaleFactor < 10 else { throw ValidationError("--scale-factor must be above 1 and below 10") }
     }
 
-    func run() throws {
+    typealias Found = (size: ImageDescriptor, faces: [(FaceObservation, BlazeFaceDetection?)])
+
+    /// Each photo's faces: the cascades' on its gray pixels, or BlazeFace's (with scores and keypoints)
+    /// on its colours.
+    func detector() throws -> (String) throws -> Found {
+        if let blazeFace = BlazeFaceDetector.Model(rawValue: model) {
+            let detector = try BlazeFaceDetector(model: blazeFace, context: try deviceOptions.context())
+            return { image in
+                let photo = try ImageDecoder.decode(contentsOf: image), size = photo.descriptor
+                return (size, try detector.faces(in: photo).map { ($0.observation(clippedTo: size.width, size.height), $0) })
+            }
+        }
         let path = switch model {
         case "haar": CascadeModel.frontalFaceHaarPath
         case "lbp": CascadeModel.frontalFaceLBPPath
@@ -73,18 +88,23 @@ struct DetectCommand: ParsableCommand {
         let finder = try FaceFinder(faceModel: try CascadeModel(contentsOf: path),
                                     eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options,
                                     context: try deviceOptions.context())
+        return { image in
+            let gray = try ImageDecoder.decode(contentsOf: image, options: DecodingOptions(grayscale: true))
+            return (gray.descriptor, try finder.faces(in: gray).map { ($0, nil) })
+        }
+    }
+
+    func run() throws {
+        let detect = try detector()
         var reports: [Report] = []
         for image in images {
-            let gray = try ImageDecoder.decode(contentsOf: image, options: DecodingOptions(grayscale: true))
-            let faces = try finder.faces(in: gray)
-            reports.append(Report(path: image, width: gray.descriptor.width, height: gray.descriptor.height, faces: faces.map {
-                .init(x: $0.rect.x, y: $0.rect.y, width: $0.rect.width, height: $0.rect.height, neighbours: $0.neighbours,
-                      angle: $0.angle * 180 / .pi, eyes: $0.eyes.map { Report.Eyes(left: $0.left, right: $0.right) })
+            let (size, found) = try detect(image)
+            reports.append(Report(path: image, width: size.width, height: size.height, faces: found.map { face, blazeFace in
+                .init(x: face.rect.x, y: face.rect.y, width: face.rect.width, height: face.rect.height, neighbours: face.neighbours,
+                      angle: face.angle * 180 / .pi, eyes: face.eyes.map { Report.Eyes(left: $0.left, right: $0.right) },
+                      score: blazeFace?.score, keypoints: blazeFace?.keypoints)
             }))
-            if let draw {
-                let photo = try ImageDecoder.decode(contentsOf: image)
-                try ImageEncoder.write(FaceSheet.marked(photo, faces), to: draw)
-            }
+            if let draw { try ImageEncoder.write(FaceSheet.marked(try ImageDecoder.decode(contentsOf: image), found.map(\.0)), to: draw) }
         }
         if json {
             try printJSON(reports)
@@ -95,7 +115,8 @@ struct DetectCommand: ParsableCommand {
                     let eyes = face.eyes.map {
                         String(format: "%+.1f° eyes (%.0f, %.0f) (%.0f, %.0f)", face.angle, $0.left.x, $0.left.y, $0.right.x, $0.right.y)
                     }
-                    print("  \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)  \(eyes ?? "no eyes")")
+                    let score = face.score.map { String(format: "  score %.3f", $0) } ?? ""
+                    print("  \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)\(score)  \(eyes ?? "no eyes")")
                 }
             }
         }

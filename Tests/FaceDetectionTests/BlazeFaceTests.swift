@@ -116,4 +116,12 @@ struct BlazeFaceReference: Decodable {
         }
         print("\(model.rawValue): largest difference from MediaPipe \(worst) px")
     }
+
+    /// The README's BlazeFace example, kept here so that it stays true.
+    @Test func theReadmeExample() throws {
+        let detector = try BlazeFaceDetector(model: .fullRange)
+        let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
+        let faces = try detector.faces(in: photo)
+        #expect(faces.map { ($0.score * 100).rounded() / 100 } == [0.88, 0.79])
+    }
 }

@@ -142,4 +142,39 @@ import TestSupport
         let twoDrawn = try cbir.run(["detect", photo, photo, "--draw", drawn])
         #expect(twoDrawn.status != 0 && twoDrawn.standardError.contains("--draw"))
     }
+
+    /// BlazeFace through `cbir detect`: both faces of a group photo with scores, six keypoints inside
+    /// their boxes and eyes among them; a missing model names the file and the setup command.
+    @Test func detectWithBlazeFace() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        let photo = SharedData.root + "/wild-photos/test/obama_and_biden.jpg"
+        struct Report: Decodable {
+            struct Face: Decodable {
+                struct Eyes: Decodable { let left, right: [String: Float] }
+                let x, y, width, height: Int
+                let score: Float
+                let eyes: Eyes
+                let keypoints: [[String: Float]]
+            }
+            let faces: [Face]
+        }
+        for model in ["blazeface", "blazeface-short"] {
+            let json = try cbir.run(["detect", photo, "--json", "--model", model])
+            #expect(json.status == 0, "\(json.standardError)")
+            let faces = try JSONDecoder().decode([Report].self, from: Data(json.standardOutput.utf8)).first?.faces ?? []
+            // The short-range model is for faces near the camera: on this group photo MediaPipe's finds none either.
+            #expect(faces.count == (model == "blazeface" ? 2 : 0), "\(model): \(json.standardOutput)")
+            for face in faces {
+                #expect(face.score >= 0.6 && face.keypoints.count == 6)
+                #expect(face.keypoints.prefix(2).map { $0["x"] ?? 0 }.sorted() == [face.eyes.left["x"], face.eyes.right["x"]].compactMap { $0 })
+                for point in face.keypoints.prefix(4) {
+                    #expect((Float(face.x)...Float(face.x + face.width)).contains(point["x"] ?? -1))
+                    #expect((Float(face.y)...Float(face.y + face.height)).contains(point["y"] ?? -1))
+                }
+            }
+        }
+        let missing = try cbir.run(["detect", photo, "--model", "blazeface"], environment: ["FACESEARCH_MODELS": "/nonexistent"])
+        #expect(missing.status != 0 && missing.standardError.contains("/nonexistent/face_detection_full_range_sparse.tflite")
+                && missing.standardError.contains("scripts/setup.sh"))
+    }
 }
