@@ -84,8 +84,9 @@ enum BlazeFaceDecoding {
     static func weightedSuppression(_ detections: [BlazeFaceDetection], overlap: Float) -> [BlazeFaceDetection] {
         var remaining = detections.sorted { $0.score > $1.score }, result: [BlazeFaceDetection] = []
         while let best = remaining.first {
-            let group = remaining.filter { $0.overlap(with: best) > overlap }
-            remaining.removeAll { $0.overlap(with: best) > overlap }
+            let overlapping = remaining.map { $0.overlap(with: best) > overlap }
+            let group = zip(remaining, overlapping).filter(\.1).map(\.0)
+            remaining = zip(remaining, overlapping).filter { !$0.1 }.map(\.0)
             var merged = best
             merged.anchors = group.count
             let total = group.reduce(0) { $0 + $1.score }

@@ -44,11 +44,9 @@ public final class BlazeFaceDetector: Sendable {
         self.model = model
         self.threshold = threshold ?? model.defaultThreshold
         do { self.context = try RenderContext.orDefault(context) } catch { throw .render(error) }
-        let graph: TFLiteNetwork
-        do { graph = try TFLiteNetwork(contentsOf: path ?? ModelCache.path(of: model.fileName), inputScale: 2, inputShift: -1) } catch {
-            throw .model(error)
-        }
         let path = path ?? ModelCache.path(of: model.fileName)
+        let graph: TFLiteNetwork
+        do { graph = try TFLiteNetwork(contentsOf: path, inputScale: 2, inputShift: -1) } catch { throw .model(error) }
         guard graph.inputWidth == model.inputSize, graph.inputHeight == model.inputSize, graph.inputChannels == 3,
               graph.network.outputs.count == 2 else {
             throw .model(.unsupported(path: path, what: "a \(graph.inputWidth)×\(graph.inputHeight)×\(graph.inputChannels) input and "
