@@ -7,7 +7,7 @@ public enum NeuralNetworksLibrary {
         ChannelAffine.kernel,
         ChannelConcat.kernel,
         ChannelsLast.kernel,
-        Convolution.im2col, Convolution.gemm, Convolution.sharedGemm, Convolution.direct,
+        Convolution.im2col, Convolution.gemm, Convolution.sharedGemm, Convolution.direct, Convolution.depthwise,
         DepthToSpace.kernel,
         FullyConnected.kernel,
         L2Normalization.kernel,

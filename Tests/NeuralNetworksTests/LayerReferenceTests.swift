@@ -16,10 +16,12 @@ struct LayerCase: Sendable, CustomStringConvertible {
     /// The case once per method of forming the product.
     static func convolution(_ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
                             trailing: (y: Int, x: Int)? = nil, channels: Int, outChannels: Int, groups: Int = 1,
-                            relu: Bool = false) -> [LayerCase] {
-        [(Convolution.Method.lowered, "lowered"), (.loweredShared, "lowered, shared tiles"), (.direct, "direct")].map { method, name in
+                            relu: Bool = false, batch: ClosedRange<Int> = 2...3) -> [LayerCase] {
+        let methods: [(Convolution.Method, String)] = [(.automatic, "automatic"), (.lowered, "lowered"), (.loweredShared, "lowered, shared tiles"),
+                                                       (.direct, "direct")] + (groups == channels ? [(.depthwise, "depthwise")] : [])
+        return methods.map { method, name in
         LayerCase(description: description + ", " + name) { generator in
-            let x = Tensor.random(batch: Int.random(in: 2...3, using: &generator), channels: channels,
+            let x = Tensor.random(batch: Int.random(in: batch, using: &generator), channels: channels,
                                   height: odd(7...23, &generator), width: odd(7...23, &generator), using: &generator)
             let depth = channels / groups * kernel.0 * kernel.1
             let filters = Tensor.random(channels: 1, height: outChannels, width: depth, using: &generator)
@@ -49,12 +51,18 @@ struct LayerCase: Sendable, CustomStringConvertible {
         + convolution("conv 7×7/2, RGB → 6", kernel: (7, 7), stride: (2, 2), padding: (0, 0), channels: 3, outChannels: 6)
         + convolution("conv 5×3 strides 1×2 pads 2×1", kernel: (5, 3), stride: (1, 2), padding: (2, 1), channels: 2, outChannels: 5)
         + convolution("conv 1×1", kernel: (1, 1), stride: (1, 1), padding: (0, 0), channels: 8, outChannels: 3)
+        + convolution("conv 1×1 over one image (its columns are its input)", kernel: (1, 1), stride: (1, 1), padding: (0, 0),
+                      channels: 9, outChannels: 13, batch: 1...1)
         + convolution("grouped conv 3×3, 2 groups", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 6, outChannels: 10, groups: 2)
         + convolution("depthwise conv 3×3/2 pad 1", kernel: (3, 3), stride: (2, 2), padding: (1, 1), channels: 5, outChannels: 5, groups: 5)
         + convolution("conv 5×5/2 pads 1 before, 2 after (TFLite SAME)", kernel: (5, 5), stride: (2, 2), padding: (1, 1), trailing: (2, 2),
                       channels: 3, outChannels: 4)
         + convolution("depthwise conv 3×3/2 pads 0 before, 1×2 after", kernel: (3, 3), stride: (2, 2), padding: (0, 0), trailing: (1, 2),
                       channels: 4, outChannels: 4, groups: 4)
+        + convolution("depthwise conv 5×5/1 pad 2, two filters a channel, ReLU", kernel: (5, 5), stride: (1, 1), padding: (2, 2),
+                      channels: 3, outChannels: 6, groups: 3, relu: true)
+        + convolution("depthwise conv 3×3/1 pad 1, one image", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 7,
+                      outChannels: 7, groups: 7, batch: 1...1)
         + [
         LayerCase(description: "channel affine + ReLU") { generator in
             let x = Tensor.random(batch: 3, channels: 5, height: odd(3...21, &generator), width: odd(3...21, &generator), using: &generator)

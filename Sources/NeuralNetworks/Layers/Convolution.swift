@@ -12,14 +12,17 @@ import NeuralNetworksCL
 ///
 /// It runs as a matrix product of the filters and the receptive fields: lowered (every receptive field
 /// laid out as a column in memory, then filters × columns, in registers or through local memory) or
-/// direct (each work-item gathers its fields from the input as it multiplies), as ``Method`` says.
+/// direct (each work-item gathers its fields from the input as it multiplies), as ``Method`` says; a
+/// depthwise convolution, where each filter reads one channel, has no product to form and runs as one
+/// sum a window.
 public struct Convolution: Filter {
     /// How the product is formed.
     public enum Method: Sendable {
-        /// The faster way for the device: direct on the CPU device (no columns streamed through memory)
-        /// except for inputs of few channels (an RGB image: its columns are cheap to lay out, the gathers of
-        /// wide windows are not), lowered on OpenCL CPUs (pocl runs the direct kernel's gathers 2–5×
-        /// slower), lowered with shared tiles on GPUs.
+        /// The faster way for the device: depthwise wherever each filter reads one channel; direct on the
+        /// CPU device (no columns streamed through memory) except for inputs of few channels (an RGB image:
+        /// its columns are cheap to lay out, the gathers of wide windows are not) and for 1 × 1 filters over
+        /// one image (its columns are the input itself); lowered on OpenCL CPUs (pocl runs the direct
+        /// kernel's gathers 2–5× slower), lowered with shared tiles on GPUs.
         case automatic
         /// Columns in memory (`conv_im2col`), then the product in register tiles (`conv_gemm`).
         case lowered
@@ -28,6 +31,8 @@ public struct Convolution: Filter {
         case loweredShared
         /// One kernel gathering its columns (`conv_direct`).
         case direct
+        /// One sum a window (`conv_depthwise`), for `groups` equal to the input's channels.
+        case depthwise
     }
 
     public let kernelWidth: Int
@@ -86,14 +91,33 @@ public struct Convolution: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
-        let groupOutChannels = output.channels / groups
+        let groupOutChannels = output.channels / groups, depthwise = groups == input.channels
+        // A 1 × 1 filter with unit stride and no padding over one image: the columns are the input as it is.
+        let columnsAreInput = kernelWidth == 1 && kernelHeight == 1 && strideX == 1 && strideY == 1 && input.batch == 1
+            && [paddingX, paddingY, trailingPaddingX, trailingPaddingY].allSatisfy { $0 == 0 }
         let method = switch self.method {
-        case .automatic: encoder.device.kind == .cpu ? (input.channels / groups >= 8 ? Method.direct : .lowered)
+        case .automatic where depthwise: Method.depthwise
+        case .automatic: encoder.device.kind == .cpu ? (input.channels / groups >= 8 && !columnsAreInput ? Method.direct : .lowered)
             : encoder.schedule(for: Self.sharedGemm) == Self.sharedGemm.schedules.openCLGPU ? .loweredShared : .lowered
         default: self.method
         }
-        let direct = method == .direct
-        if direct {
+        if method == .depthwise {
+            guard depthwise else {
+                throw .invalidInput(filter: name, reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
+            }
+            try encoder.launch(Self.depthwise, Depthwise(src: .init(encoder.input), weights: .init(encoder.inputs[1]),
+                                                         bias: .init(encoder.inputs[2]), dst: .init(encoder.output),
+                                                         channels: Int32(input.channels), height: Int32(input.height),
+                                                         width: Int32(input.width), kernelHeight: Int32(kernelHeight),
+                                                         kernelWidth: Int32(kernelWidth), strideY: Int32(strideY),
+                                                         strideX: Int32(strideX), paddingY: Int32(paddingY),
+                                                         paddingX: Int32(paddingX), outHeight: Int32(output.height),
+                                                         outWidth: Int32(output.width), outChannels: Int32(output.channels),
+                                                         relu: rectified ? 1 : 0),
+                               over: [output.width, output.height, input.batch * output.channels])
+            return
+        }
+        if method == .direct {
             try encoder.launch(Self.direct, Direct(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
                                                    dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
                                                    width: Int32(input.width), kernelHeight: Int32(kernelHeight),
@@ -106,14 +130,16 @@ public struct Convolution: Filter {
             return
         }
         let rows = input.channels * kernelHeight * kernelWidth, columns = input.batch * output.width * output.height
-        let cols = try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
-        try encoder.launch(Self.im2col, Columns(src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
-                                                height: Int32(input.height), width: Int32(input.width),
-                                                kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                                                strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY),
-                                                paddingX: Int32(paddingX), outHeight: Int32(output.height),
-                                                outWidth: Int32(output.width), batch: Int32(input.batch)),
-                           over: [columns, rows])
+        let cols = columnsAreInput ? encoder.input : try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
+        if !columnsAreInput {
+            try encoder.launch(Self.im2col, Columns(src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
+                                                    height: Int32(input.height), width: Int32(input.width),
+                                                    kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                                                    strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY),
+                                                    paddingX: Int32(paddingX), outHeight: Int32(output.height),
+                                                    outWidth: Int32(output.width), batch: Int32(input.batch)),
+                               over: [columns, rows])
+        }
         let product = Product(weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
                               dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
                               columns: Int32(columns), spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
@@ -178,6 +204,26 @@ public struct Convolution: Filter {
         var relu: Int32
     }
 
+    struct Depthwise: KernelArguments {
+        var src: KernelBuffer<Float>
+        var weights: KernelBuffer<Float>
+        var bias: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var channels: Int32
+        var height: Int32
+        var width: Int32
+        var kernelHeight: Int32
+        var kernelWidth: Int32
+        var strideY: Int32
+        var strideX: Int32
+        var paddingY: Int32
+        var paddingX: Int32
+        var outHeight: Int32
+        var outWidth: Int32
+        var outChannels: Int32
+        var relu: Int32
+    }
+
     /// Filters per work-item (TILE_M in the source).
     static let tileRows = 4
 
@@ -238,6 +284,14 @@ public struct Convolution: Filter {
                                        options: "-cl-mad-enable",
                                        schedules: productSchedules) { arguments, _ in
         ConvolutionProduct.direct(arguments)
+    }
+
+    /// One output a work-item, rows of 16 on pocl for its vectoriser to map onto lanes.
+    static let depthwise = Kernel<Depthwise>("conv_depthwise", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+                                             options: "-cl-mad-enable",
+                                             schedules: KernelSchedules(cpu: .init(workGroup: [1]), openCLCPU: .init(workGroup: [16, 1, 1]),
+                                                                        openCLGPU: .init(workGroup: [32, 4, 1]))) { arguments, grid in
+        DepthwiseConvolution.run(arguments, planes: grid[2])
     }
 }
 

@@ -11,9 +11,13 @@ enum ConvolutionProduct {
             bias: arguments.bias.elements, dst: arguments.dst.elements) { panel, group, n, width in
             let source = arguments.cols.elements + group * depth * columns + n
             for k in 0..<depth {
-                var v = SIMD8<Float>(repeating: 0)
-                for i in 0..<width { v[i] = source[k * columns + i] }
-                panel[k] = v
+                if width == 8 {
+                    panel[k] = UnsafeRawPointer(source + k * columns).loadUnaligned(as: SIMD8<Float>.self)
+                } else {
+                    var v = SIMD8<Float>(repeating: 0)
+                    for i in 0..<width { v[i] = source[k * columns + i] }
+                    panel[k] = v
+                }
             }
         }
     }
@@ -61,9 +65,16 @@ enum ConvolutionProduct {
             for item in range {
                 let group = item / tiles, n = item % tiles * 8, width = min(8, columns - n)
                 pack(panel, group, n, width)
+                // Where the tile's columns lie in one image (most tiles), its outputs lie side by side.
+                let image = n / spatial, position = n % spatial, oneImage = position + width <= spatial
                 @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int) {
                     var values = acc + bias[oc]
                     if relu { values = values.replacing(with: 0, where: values .< 0) }
+                    if oneImage {
+                        let out = dst + (image * outChannels + oc) * spatial + position
+                        for i in 0..<width { out[i] = values[i] }
+                        return
+                    }
                     for i in 0..<width {
                         let column = n + i, b = column / spatial, p = column % spatial
                         dst[(b * outChannels + oc) * spatial + p] = values[i]
@@ -79,10 +90,10 @@ enum ConvolutionProduct {
                     var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
                     for k in 0..<depth {
                         let v = panel[k]
-                        acc0 += a0[k] * v
-                        acc1 += a1[k] * v
-                        acc2 += a2[k] * v
-                        acc3 += a3[k] * v
+                        acc0.addProduct(SIMD8(repeating: a0[k]), v)
+                        acc1.addProduct(SIMD8(repeating: a1[k]), v)
+                        acc2.addProduct(SIMD8(repeating: a2[k]), v)
+                        acc3.addProduct(SIMD8(repeating: a3[k]), v)
                     }
                     store(acc0, oc)
                     if rows > 1 { store(acc1, oc + 1) }

@@ -53,17 +53,21 @@ public struct ResidualAdd: Filter {
         let shapeA = (Int(arguments.aChannels), Int(arguments.aHeight), Int(arguments.aWidth))
         let shapeB = (Int(arguments.bChannels), Int(arguments.bHeight), Int(arguments.bWidth))
         let relu = arguments.relu != 0
-        @Sendable @inline(__always) func read(_ t: UnsafePointer<Float>, _ shape: (Int, Int, Int), _ n: Int, _ c: Int, _ y: Int, _ x: Int) -> Float {
-            c < shape.0 && y < shape.1 && x < shape.2 ? t[((n * shape.0 + c) * shape.1 + y) * shape.2 + x] : 0
-        }
+        // Row by row: zeros, plus each input's part of the row where it has one, so the loops vectorise.
         CPUParallel.forEachRange(Int(arguments.batch) * channels * height) { rows in
-            let a = arguments.a.elements, b = arguments.b.elements, dst = arguments.dst.elements
+            let dst = arguments.dst.elements
             for row in rows {
                 let plane = row / height, y = row % height, n = plane / channels, c = plane % channels
-                for x in 0..<width {
-                    let value = read(a, shapeA, n, c, y, x) + read(b, shapeB, n, c, y, x)
-                    dst[row * width + x] = relu ? max(value, 0) : value
+                let out = dst + row * width
+                out.update(repeating: 0, count: width)
+                func accumulate(_ t: UnsafePointer<Float>, _ shape: (channels: Int, height: Int, width: Int)) {
+                    guard c < shape.channels, y < shape.height else { return }
+                    let source = t + ((n * shape.channels + c) * shape.height + y) * shape.width
+                    for x in 0..<shape.width { out[x] += source[x] }
                 }
+                accumulate(arguments.a.elements, shapeA)
+                accumulate(arguments.b.elements, shapeB)
+                if relu { for x in 0..<width { out[x] = max(out[x], 0) } }
             }
         }
     }
