@@ -70,7 +70,7 @@ let package = Package(
         ], path: "Benchmarks/filter-bench"),
         .executableTarget(name: "detect-bench", dependencies: [
             "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
-        ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py"]),
+        ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py", "faces.json"]),
         .executableTarget(name: "index-bench", dependencies: [
             "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -7,9 +7,11 @@ import ImageKernels
 // detect-bench: face detection time per wild photo on each device, full size and DCT-scaled, with
 // OpenCV's frontal-face Haar and LBP models and OpenCV's usual parameters (scale 1.1, minNeighbors 5,
 // faces ≥ 40 px). Prints a markdown table: medians of --runs runs after a warm-up. Then MediaPipe's
-// BlazeFace models against the Haar cascade on each device, photos decoded once.
+// BlazeFace models (the whole photo, and tiled for faces ≥ 40 px) against the cascades on each device,
+// photos decoded once, and every detector's precision and recall against the faces checked by eye
+// (--truth, default Benchmarks/detect-bench/faces.json).
 //
-// Usage: detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets]
+// Usage: detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets] [--truth faces.json]
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -104,38 +106,82 @@ for device in devices.dropFirst() {
     }
 }
 
-// BlazeFace (short and full range) against the Haar cascade, each device, totals over the photos: the
-// cascade on the DCT-scaled gray photo (its fastest setting above), BlazeFace on the full-size colour
-// photo it letterboxes (its time includes the letterbox). Faces: the sum over the photos.
+// BlazeFace (short and full range, whole photo and tiled) against the cascades, each device, totals over
+// the photos: the cascades on the DCT-scaled gray photo (their fastest setting above), BlazeFace on the
+// full-size colour photo it letterboxes (its time includes the letterbox). Faces: the sum over the photos.
 print("\nBlazeFace against the Haar cascade: totals over the \(photos.count) photos (ms), faces found:\n")
 print("| detector | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | faces | ÷ Haar (CPU device) |")
 print("|---|" + devices.map { _ in "---:|" }.joined() + "---:|---:|")
 let grayScaled = DecodingOptions(grayscale: true, minimumLongSide: 640)
 let benchPhotos = try photos.map { photo in
     let bytes = try ImageDecoder.contents(of: root + "/" + photo)
-    return (colour: try ImageDecoder.decode(bytes, path: photo), gray: try ImageDecoder.decode(bytes, path: photo, options: grayScaled),
-            minSize: Int((40 / Double(ImageDecoder.reduction(of: bytes, options: grayScaled))).rounded()))
+    let reduction = ImageDecoder.reduction(of: bytes, options: grayScaled)
+    return BenchPhoto(name: photo, colour: try ImageDecoder.decode(bytes, path: photo),
+                      gray: try ImageDecoder.decode(bytes, path: photo, options: grayScaled), reduction: reduction)
 }
-typealias BenchPhoto = (colour: PixelBuffer, gray: PixelBuffer, minSize: Int)
-let haar = try devices.map { try CascadeDetector(model: models[0], context: RenderContext(device: $0)) }
-var contenders: [(name: String, faces: (BenchPhoto, Int) throws -> Int)] = [("haar", { photo, device in
-    try haar[device].detect(in: photo.gray, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: photo.minSize)).count
-})]
+struct BenchPhoto {
+    let name: String, colour: PixelBuffer, gray: PixelBuffer, reduction: Int
+}
+/// Faces of at least 40 px, as for the cascades above: BlazeFace tiles the photo where the whole of it
+/// would show such faces smaller than the model finds.
+let smallestFace = 40
+var contenders: [(name: String, faces: (BenchPhoto, Int) throws -> [Box])] = []
+for model in models {
+    let detectors = try devices.map { try CascadeDetector(model: model, context: RenderContext(device: $0)) }
+    contenders.append((model.featureType.rawValue.lowercased(), { photo, device in
+        let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: Int((Double(smallestFace) / Double(photo.reduction)).rounded()))
+        return try detectors[device].detect(in: photo.gray, options: options).map {
+            let r = Double(photo.reduction)
+            return Box(x: Double($0.rect.x) * r, y: Double($0.rect.y) * r, width: Double($0.rect.width) * r, height: Double($0.rect.height) * r)
+        }
+    }))
+}
 for model in BlazeFaceDetector.Model.allCases {
     let detectors = try devices.map { try BlazeFaceDetector(model: model, context: RenderContext(device: $0)) }
-    contenders.append((model.rawValue, { photo, device in try detectors[device].faces(in: photo.colour).count }))
+    // Tiling is for the full-range model: the short-range one, made for faces near the camera, sees false
+    // faces in the squares (43 false boxes over the 25 photos when measured) and takes 20× as long.
+    for tiled in model == .fullRange ? [false, true] : [false] {
+        contenders.append((model.rawValue + (tiled ? ", tiled to \(smallestFace) px" : ""), { photo, device in
+            try detectors[device].faces(in: photo.colour, minimumFaceSize: tiled ? smallestFace : nil).map {
+                Box(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))
+            }
+        }))
+    }
 }
-var haarTotal = 0.0
+var haarTotal = 0.0, found: [[String: [Box]]] = []
 for (name, detect) in contenders {
-    var totals = [Double](repeating: 0, count: devices.count), faces = 0
+    var totals = [Double](repeating: 0, count: devices.count), faces = 0, boxes: [String: [Box]] = [:]
     for photo in benchPhotos {
         for device in devices.indices {
-            var found = 0
-            totals[device] += try medianSeconds(runs: runs) { found = try detect(photo, device) }
-            if device == 0 { faces += found }
+            var result: [Box] = []
+            totals[device] += try medianSeconds(runs: runs) { result = try detect(photo, device) }
+            if device == 0 {
+                faces += result.count
+                boxes[photo.name] = result
+            }
         }
     }
     if name == "haar" { haarTotal = totals[0] }
+    found.append(boxes)
     print("| \(name) | " + totals.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " | \(faces) | "
           + String(format: "%.2f", totals[0] / haarTotal) + " |")
+}
+
+// Each detector's boxes (CPU device) against the faces checked by eye in every photo.
+let truthPath = argument("--truth") ?? "Benchmarks/detect-bench/faces.json"
+do {
+    let truth = try FaceTruth(contentsOf: truthPath)
+    let total = truth.faces.values.reduce(0) { $0 + $1.count }
+    print("\nPrecision and recall against the \(total) faces checked by eye (\(truthPath)), a box a face at IoU ≥ 0.3:\n")
+    print("| detector | faces found | false boxes | missed | precision | recall | missed faces | false boxes on |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    for ((name, _), boxes) in zip(contenders, found) {
+        let score = truth.score(boxes)
+        print("| \(name) | \(score.hits) | \(score.falseBoxes.count) | \(score.missed.count) | "
+              + String(format: "%.2f", Double(score.hits) / Double(max(score.hits + score.falseBoxes.count, 1))) + " | "
+              + String(format: "%.2f", Double(score.hits) / Double(total)) + " | \(score.missed.joined(separator: ", ")) | "
+              + "\(score.falseBoxes.joined(separator: ", ")) |")
+    }
+} catch {
+    FileHandle.standardError.write(Data("detect-bench: no precision and recall: \(truthPath): \(error)\n".utf8))
 }

@@ -13,7 +13,8 @@ struct DetectCommand: ParsableCommand {
             Prints one line per face, strongest first: x, y, width, height, the raw detections that support it, \
             and the lean of the line through its eyes in degrees (clockwise on screen) with the eye centres, \
             or "no eyes" when the eye search failed (the face is then cropped unrotated). BlazeFace's faces \
-            also print their score; its eyes are two of its six keypoints, and the cascade options do not apply.
+            also print their score; its eyes are two of its six keypoints, and of the cascade options only \
+            --min-size applies, with --tile.
             """)
 
     @Argument(help: "Images (JPEG, PNG, PGM/PPM).")
@@ -30,6 +31,12 @@ struct DetectCommand: ParsableCommand {
 
     @Option(parsing: .unconditional, help: "Each pyramid level is this much smaller than the last.")
     var scaleFactor = 1.1
+
+    @Flag(help: """
+        BlazeFace (full range): also search overlapping squares of each photo where the whole of it would show \
+        faces of --min-size too small to find (small faces in group photos; several times slower).
+        """)
+    var tile = false
 
     @Flag(help: """
         Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours, angle, eyes, score}]}; \
@@ -65,6 +72,9 @@ struct DetectCommand: ParsableCommand {
         guard draw == nil || images.count == 1 else { throw ValidationError("--draw takes exactly one image") }
         guard minSize >= 0, minNeighbors >= 0 else { throw ValidationError("--min-size and --min-neighbors cannot be negative") }
         guard scaleFactor > 1.0001, scaleFactor < 10 else { throw ValidationError("--scale-factor must be above 1 and below 10") }
+        guard !tile || model == BlazeFaceDetector.Model.fullRange.rawValue else {
+            throw ValidationError("--tile is for --model blazeface (the short-range model sees false faces in tiles)")
+        }
     }
 
     typealias Found = (size: ImageDescriptor, faces: [(FaceObservation, BlazeFaceDetection?)])
@@ -76,7 +86,7 @@ struct DetectCommand: ParsableCommand {
             let detector = try BlazeFaceDetector(model: blazeFace, context: try deviceOptions.context())
             return { image in
                 let photo = try ImageDecoder.decode(contentsOf: image), size = photo.descriptor
-                return (size, try detector.faces(in: photo).map { ($0.observation(clippedTo: size.width, size.height), $0) })
+                return (size, try detector.faces(in: photo, minimumFaceSize: tile ? minSize : nil).map { ($0.observation(clippedTo: size.width, size.height), $0) })
             }
         }
         let path = switch model {

@@ -117,6 +117,53 @@ struct BlazeFaceReference: Decodable {
         print("\(model.rawValue): largest difference from MediaPipe \(worst) px")
     }
 
+    /// The squares cover every photo shape so that a face of the size the whole photo misses lies whole
+    /// in one of them, and show faces of the minimum size at least as large as the model's smallest face.
+    @Test func tilesCoverThePhoto() throws {
+        let detector = try BlazeFaceDetector(model: .fullRange)
+        let model = detector.model
+        var generator = SeededGenerator()
+        for _ in 0..<20 {
+            let width = Int.random(in: 50...4001, using: &generator), height = Int.random(in: 50...4001, using: &generator)
+            let minimum = Int.random(in: 10...200, using: &generator), long = max(width, height)
+            let regions = detector.regions(width: width, height: height, minimumFaceSize: minimum)
+            let shape = "\(width)×\(height), faces ≥ \(minimum) px (seed \(generator.seed))"
+            #expect(regions.first == PixelRect(x: 0, y: 0, width: width, height: height), "\(shape)")
+            #expect(detector.regions(width: width, height: height, minimumFaceSize: nil).count == 1)
+            let wholeFinds = (model.smallestFace * long + model.inputSize - 1) / model.inputSize
+            guard minimum < wholeFinds else {
+                #expect(regions.count == 1, "\(shape): \(regions.count) regions where the whole photo shows every face")
+                continue
+            }
+            let tiles = regions.dropFirst()
+            for tile in tiles {
+                #expect(tile.x >= 0 && tile.y >= 0 && tile.x + tile.width <= width && tile.y + tile.height <= height, "\(shape): \(tile)")
+                #expect(minimum * model.inputSize >= model.smallestFace * max(tile.width, tile.height), "\(shape): \(tile)")
+            }
+            // Every square of the face size the whole photo misses (capped at half a tile) lies in a tile.
+            let side = tiles.map { max($0.width, $0.height) }.max() ?? 0, face = min(wholeFinds, side / 2)
+            for y in stride(from: 0, through: height - face, by: max(face / 3, 1)) {
+                for x in stride(from: 0, through: width - face, by: max(face / 3, 1)) {
+                    #expect(tiles.contains { x >= $0.x && y >= $0.y && x + face <= $0.x + $0.width && y + face <= $0.y + $0.height },
+                            "\(shape): no tile holds the \(face) px square at \(x), \(y)")
+                }
+            }
+        }
+    }
+
+    /// Tiled, the full-range model finds the girl looking down in the corner of obama_and_biden.jpg (a
+    /// 185 px face, 18 px in the whole photo's square) that the whole photo misses, and keeps the two
+    /// faces it finds there.
+    @Test func tilesFindTheSmallFace() throws {
+        let detector = try BlazeFaceDetector(model: .fullRange)
+        let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
+        func inCorner(_ face: BlazeFaceDetection) -> Bool { face.x > 1550 && face.y > 950 && face.x + face.width < 1900 }
+        let whole = try detector.faces(in: photo), tiled = try detector.faces(in: photo, minimumFaceSize: 40)
+        #expect(!whole.contains(where: inCorner))
+        #expect(tiled.filter(inCorner).count == 1, "\(tiled)")
+        #expect(tiled.count == 3, "\(tiled)")
+    }
+
     /// The README's BlazeFace example, kept here so that it stays true.
     @Test func theReadmeExample() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)
