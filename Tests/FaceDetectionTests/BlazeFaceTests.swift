@@ -170,5 +170,6 @@ struct BlazeFaceReference: Decodable {
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
         let faces = try detector.faces(in: photo)
         #expect(faces.map { ($0.score * 100).rounded() / 100 } == [0.88, 0.79])
+        #expect(try detector.faces(in: photo, minimumFaceSize: 40).count == 3)
     }
 }
