@@ -186,17 +186,17 @@ __kernel void conv_gemm_shared(__global const float* weights, __global const flo
     }
 }
 
-// Depthwise convolution (each filter reads one input channel: groups == channels, any number of filters
-// a channel): work-item (x, y, plane) forms one output from its window, with no columns and no product.
-// plane = b · outChannels + oc; filter oc reads channel oc / (outChannels / channels).
+// Depthwise convolution (each filter reads one input channel: groups == channels, groupOutChannels filters
+// a channel), with conv_direct's arguments: work-item (x, y, plane) forms one output from its window, with
+// no columns and no product. plane = b · outChannels + oc; filter oc reads channel oc / groupOutChannels.
 __kernel void conv_depthwise(__global const float* src, __global const float* weights, __global const float* bias,
                              __global float* dst, int channels, int height, int width, int kernelHeight, int kernelWidth,
-                             int strideY, int strideX, int paddingY, int paddingX, int outHeight, int outWidth,
-                             int outChannels, int relu) {
+                             int strideY, int strideX, int paddingY, int paddingX, int outHeight, int outWidth, int batch,
+                             int groupOutChannels, int outChannels, int relu) {
     int ox = get_global_id(0), oy = get_global_id(1), plane = get_global_id(2);
-    if (ox >= outWidth || oy >= outHeight) return;
+    if (ox >= outWidth || oy >= outHeight || plane >= batch * outChannels) return;
     int b = plane / outChannels, oc = plane - b * outChannels;
-    __global const float* in = src + ((size_t)b * channels + oc / (outChannels / channels)) * height * width;
+    __global const float* in = src + ((size_t)b * channels + oc / groupOutChannels) * height * width;
     __global const float* w = weights + (size_t)oc * kernelHeight * kernelWidth;
     int top = oy * strideY - paddingY, left = ox * strideX - paddingX;
     float acc = bias[oc];

@@ -101,32 +101,22 @@ public struct Convolution: Filter {
             : encoder.schedule(for: Self.sharedGemm) == Self.sharedGemm.schedules.openCLGPU ? .loweredShared : .lowered
         default: self.method
         }
-        if method == .depthwise {
-            guard depthwise else {
-                throw .invalidInput(filter: name, reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
-            }
-            try encoder.launch(Self.depthwise, Depthwise(src: .init(encoder.input), weights: .init(encoder.inputs[1]),
-                                                         bias: .init(encoder.inputs[2]), dst: .init(encoder.output),
-                                                         channels: Int32(input.channels), height: Int32(input.height),
-                                                         width: Int32(input.width), kernelHeight: Int32(kernelHeight),
-                                                         kernelWidth: Int32(kernelWidth), strideY: Int32(strideY),
-                                                         strideX: Int32(strideX), paddingY: Int32(paddingY),
-                                                         paddingX: Int32(paddingX), outHeight: Int32(output.height),
-                                                         outWidth: Int32(output.width), outChannels: Int32(output.channels),
-                                                         relu: rectified ? 1 : 0),
-                               over: [output.width, output.height, input.batch * output.channels])
-            return
+        if method == .depthwise, !depthwise {
+            throw .invalidInput(filter: name, reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
         }
-        if method == .direct {
-            try encoder.launch(Self.direct, Direct(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
-                                                   dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
-                                                   width: Int32(input.width), kernelHeight: Int32(kernelHeight),
-                                                   kernelWidth: Int32(kernelWidth), strideY: Int32(strideY), strideX: Int32(strideX),
-                                                   paddingY: Int32(paddingY), paddingX: Int32(paddingX), outHeight: Int32(output.height),
-                                                   outWidth: Int32(output.width), batch: Int32(input.batch),
-                                                   groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels),
-                                                   relu: rectified ? 1 : 0),
-                               over: [input.batch * output.width * output.height, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+        if method == .direct || method == .depthwise {
+            let arguments = Direct(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
+                                   dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
+                                   width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                                   strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
+                                   outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
+                                   groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels), relu: rectified ? 1 : 0)
+            if method == .depthwise {
+                try encoder.launch(Self.depthwise, arguments, over: [output.width, output.height, input.batch * output.channels])
+            } else {
+                try encoder.launch(Self.direct, arguments, over: [input.batch * output.width * output.height,
+                                                                  (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+            }
             return
         }
         let rows = input.channels * kernelHeight * kernelWidth, columns = input.batch * output.width * output.height
@@ -182,6 +172,7 @@ public struct Convolution: Filter {
         var relu: Int32
     }
 
+    /// The arguments of the kernels that read the input as they go: `conv_direct` and `conv_depthwise`.
     struct Direct: KernelArguments {
         var src: KernelBuffer<Float>
         var weights: KernelBuffer<Float>
@@ -200,26 +191,6 @@ public struct Convolution: Filter {
         var outWidth: Int32
         var batch: Int32
         var groupOutChannels: Int32
-        var outChannels: Int32
-        var relu: Int32
-    }
-
-    struct Depthwise: KernelArguments {
-        var src: KernelBuffer<Float>
-        var weights: KernelBuffer<Float>
-        var bias: KernelBuffer<Float>
-        var dst: KernelMutableBuffer<Float>
-        var channels: Int32
-        var height: Int32
-        var width: Int32
-        var kernelHeight: Int32
-        var kernelWidth: Int32
-        var strideY: Int32
-        var strideX: Int32
-        var paddingY: Int32
-        var paddingX: Int32
-        var outHeight: Int32
-        var outWidth: Int32
         var outChannels: Int32
         var relu: Int32
     }
@@ -287,11 +258,11 @@ public struct Convolution: Filter {
     }
 
     /// One output a work-item, rows of 16 on pocl for its vectoriser to map onto lanes.
-    static let depthwise = Kernel<Depthwise>("conv_depthwise", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+    static let depthwise = Kernel<Direct>("conv_depthwise", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
                                              options: "-cl-mad-enable",
                                              schedules: KernelSchedules(cpu: .init(workGroup: [1]), openCLCPU: .init(workGroup: [16, 1, 1]),
-                                                                        openCLGPU: .init(workGroup: [32, 4, 1]))) { arguments, grid in
-        DepthwiseConvolution.run(arguments, planes: grid[2])
+                                                                        openCLGPU: .init(workGroup: [32, 4, 1]))) { arguments, _ in
+        DepthwiseConvolution.run(arguments)
     }
 }
 

@@ -1,32 +1,15 @@
 import ImageKernels
 
-/// The CPU twin of `conv_depthwise` over `planes` (batch × filters): output rows in parallel, eight
-/// outputs at a time in a vector register wherever their windows lie inside the row, one at a time at the
-/// row's ends.
+/// The CPU twin of `conv_depthwise`: output rows in parallel, eight outputs at a time in a vector register
+/// wherever their windows lie inside the row, one at a time at the row's ends.
 enum DepthwiseConvolution {
-    static func run(_ a: Convolution.Depthwise, planes: Int) {
+    static func run(_ a: Convolution.Direct) {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
-        let outChannels = Int(a.outChannels), perChannel = outChannels / channels, relu = a.relu != 0
-        // Vectors of eight outputs whose reads stay inside the row (a stride-2 load reads one value past
-        // the last it keeps), the last moved back to end where the inside ends; the outputs at the row's
-        // ends, whose windows leave it, one at a time.
-        func inside(_ ox: Int) -> Bool {
-            ox * sx >= px && ox + 8 <= outWidth && (ox + 7) * sx - px + kw - 1 + (sx == 2 ? 1 : 0) < width
-        }
-        var starts: [Int] = []
-        var ox = (px + sx - 1) / sx
-        while inside(ox) {
-            starts.append(ox)
-            ox += 8
-        }
-        if let last = starts.last, let end = (last + 1..<ox).reversed().first(where: inside) { starts.append(end) }
-        let vectors = starts
-        var covered = [Bool](repeating: false, count: outWidth)
-        for start in vectors { covered[start..<start + 8] = ArraySlice(repeating: true, count: 8) }
-        let singles = covered.indices.filter { !covered[$0] }
-        CPUParallel.forEachRange(planes * outHeight) { rows in
+        let outChannels = Int(a.outChannels), perChannel = Int(a.groupOutChannels), relu = a.relu != 0
+        let (vectors, singles) = rowLayout(outWidth: outWidth, width: width, kernelWidth: kw, stride: sx, padding: px)
+        CPUParallel.forEachRange(Int(a.batch) * outChannels * outHeight) { rows in
             let src = a.src.elements, weights = a.weights.elements, dst = a.dst.elements
             for row in rows {
                 let plane = row / outHeight, oy = row % outHeight, oc = plane % outChannels
@@ -53,6 +36,24 @@ enum DepthwiseConvolution {
                 }
             }
         }
+    }
+
+    /// How a row of `outWidth` outputs splits: the first outputs of vectors of eight whose reads stay inside
+    /// the input row (a stride-2 load reads one value past the last it keeps), the last vector moved back
+    /// to end where the inside ends; and the outputs no vector covers (the row's ends), one at a time.
+    private static func rowLayout(outWidth: Int, width: Int, kernelWidth: Int, stride: Int,
+                                  padding: Int) -> (vectors: [Int], singles: [Int]) {
+        func inside(_ ox: Int) -> Bool {
+            ox * stride >= padding && ox + 8 <= outWidth && (ox + 7) * stride - padding + kernelWidth - 1 + (stride == 2 ? 1 : 0) < width
+        }
+        var vectors: [Int] = [], ox = (padding + stride - 1) / stride
+        while inside(ox) {
+            vectors.append(ox)
+            ox += 8
+        }
+        if let last = vectors.last, let end = (last + 1..<ox).reversed().first(where: inside) { vectors.append(end) }
+        let covered = Set(vectors.flatMap { $0..<$0 + 8 })
+        return (vectors, (0..<outWidth).filter { !covered.contains($0) })
     }
 
     /// Eight values `stride` apart from `p`; a stride of 2 reads one value past the last it keeps.
