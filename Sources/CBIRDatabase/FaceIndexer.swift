@@ -9,7 +9,17 @@ import ImageKernels
 /// device (LBP descriptors, and dlib's embeddings from 5-point face chips), and stores each face with its
 /// box, eyes, descriptor, embedding and a thumbnail in the `faces` table.
 public struct FaceIndexer: Indexer {
-    public let finder: FaceFinder
+    /// The detectors that indexing and probing can find faces with.
+    public enum Detector: String, Sendable, CaseIterable {
+        /// OpenCV's Haar cascade (its LBP cascade where the Haar one finds nothing), eyes by its eye cascade.
+        case haar
+        /// MediaPipe's BlazeFace, full range (large photos searched in squares down to the smallest face
+        /// indexed), its short-range model where that finds nothing (close-ups); eyes from its keypoints.
+        case blazeface
+    }
+
+    /// Finds the faces: ``FaceFinder`` or ``BlazeFaceDetector``, by the detector asked for.
+    public let finder: any FaceFinding
     public let describer: FaceDescriber
     /// Makes the faces' embeddings; nil indexes LBP descriptors alone.
     public let embedder: FaceEmbedder?
@@ -32,19 +42,28 @@ public struct FaceIndexer: Indexer {
     public let context: RenderContext?
 
     /// An indexer on `context`, or by default each stage (detection, description, embedding) on a new
-    /// context on the device that runs it fastest here.
+    /// context on the device that runs it fastest here, finding faces with `detector`.
     /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
     /// setup command).
-    public init(context: RenderContext? = nil, parameters: DescriptorParameters = .standard,
+    public init(context: RenderContext? = nil, detector: Detector = .haar, parameters: DescriptorParameters = .standard,
                 minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(DatabaseError) {
         do {
-            finder = try FaceFinder(context: context)
+            finder = switch detector {
+            case .haar: try FaceFinder(context: context)
+            case .blazeface: try Self.blazeFace(context: context)
+            }
             describer = try FaceDescriber(parameters: parameters, context: context)
             embedder = embeddings ? try FaceEmbedder(context: context) : nil
         } catch { throw .processing("cannot set up face indexing: \(error)") }
         self.context = context
         self.minimumFaceSize = minimumFaceSize
         self.margin = margin
+    }
+
+    /// BlazeFace's full-range model, and its short-range model on the same context where that finds nothing.
+    private static func blazeFace(context: RenderContext?) throws(DetectionError) -> FallbackFaceFinder {
+        let fullRange = try BlazeFaceDetector(model: .fullRange, context: context)
+        return FallbackFaceFinder(fullRange, fallback: try BlazeFaceDetector(model: .shortRange, context: fullRange.context))
     }
 
     public func createTables(_ db: Database) throws {
@@ -65,7 +84,7 @@ public struct FaceIndexer: Indexer {
     /// embedded in one batch (a batch of 16 faces runs the network about 1.3× faster a face than one at a
     /// time). Where that shared step fails, each photo is tried alone, so the failure is the photo's own.
     public func analyze(_ photos: [Photo]) -> [Result<[FaceRecord], any Error>] {
-        let found = photos.map { photo in Result { try faces(in: photo.gray, scale: photo.scale) } }
+        let found = photos.map { photo in Result { try faces(in: photo) } }
         do {
             return try records(of: photos, found: found)
         } catch {
@@ -123,12 +142,11 @@ public struct FaceIndexer: Indexer {
         return zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map { ($0, $1) }
     }
 
-    /// The faces of a gray image decoded at `scale` (original pixels per pixel) and their aligned crops.
-    public func faces(in gray: PixelBuffer, scale: Double) throws -> ([FaceObservation], PixelBuffer) {
-        var options = finder.options
-        let shortSide = Double(min(gray.descriptor.width, gray.descriptor.height)) * scale
-        options.minSize = max(1, Int((min(Double(minimumFaceSize), shortSide / 8) / scale).rounded()))
-        let observations = try finder.faces(in: gray, options: options)
+    /// The faces of a photo, in its decoded pixels, and their aligned gray crops.
+    public func faces(in photo: Photo) throws -> ([FaceObservation], PixelBuffer) {
+        let gray = photo.gray, shortSide = Double(min(gray.descriptor.width, gray.descriptor.height)) * photo.scale
+        let smallest = max(1, Int((min(Double(minimumFaceSize), shortSide / 8) / photo.scale).rounded()))
+        let observations = try finder.faces(in: photo.pixels, gray: gray, minimumFaceSize: smallest)
         guard !observations.isEmpty else { return ([], gray) }
         return (observations, try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize, margin: margin))
     }

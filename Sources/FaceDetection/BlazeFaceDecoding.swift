@@ -25,6 +25,15 @@ public struct BlazeFaceDetection: Hashable, Sendable {
         return FaceObservation(rect: rect(clippedTo: width, height), eyes: (left: eyes.0, right: eyes.1), neighbours: anchors)
     }
 
+    /// The same face boxed as the cascades box faces, for indexing, which crops and places landmarks by
+    /// the cascades' boxes: BlazeFace's box moved up by a tenth of its width (the median offset over the
+    /// shared wild photos' faces that both find was 0.097 of the width; their sizes differ by 3 %).
+    public var boxedAsCascades: BlazeFaceDetection {
+        var moved = self
+        moved.y -= 0.1 * width
+        return moved
+    }
+
     /// The box rounded to whole pixels, clipped to a `width` × `height` photo.
     public func rect(clippedTo width: Int, _ height: Int) -> PixelRect {
         let left = max(Int(x.rounded()), 0), top = max(Int(y.rounded()), 0)

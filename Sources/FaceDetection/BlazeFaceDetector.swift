@@ -4,7 +4,7 @@ import NeuralNetworks
 /// MediaPipe's BlazeFace face detector on the neural layer: a photo letterboxed into the model's square,
 /// one network run, then MediaPipe's decoding. It finds tilted and profile faces the cascades miss and
 /// gives six keypoints (eyes, nose, mouth, ears) with each box.
-public final class BlazeFaceDetector: Sendable {
+public final class BlazeFaceDetector: FaceFinding {
     /// MediaPipe's two face detection models (`scripts/setup.sh` fetches both from the mediapipe wheel).
     public enum Model: String, Sendable, CaseIterable {
         /// 128 × 128, for faces near the camera (selfies, portraits): 896 anchors.
@@ -48,7 +48,7 @@ public final class BlazeFaceDetector: Sendable {
     public init(model: Model = .fullRange, path: String? = nil, threshold: Float? = nil, context: RenderContext? = nil) throws(DetectionError) {
         self.model = model
         self.threshold = threshold ?? model.defaultThreshold
-        do { self.context = try RenderContext.orDefault(context) } catch { throw .render(error) }
+        do { self.context = try RenderContext.orDefault(context, for: .blazeFace) } catch { throw .render(error) }
         let path = path ?? ModelCache.path(of: model.fileName)
         let graph: TFLiteNetwork
         do { graph = try TFLiteNetwork(contentsOf: path, inputScale: 2, inputShift: -1) } catch { throw .model(error) }
@@ -90,6 +90,16 @@ public final class BlazeFaceDetector: Sendable {
         var faces: [BlazeFaceDetection] = []
         for region in regions { faces += try self.faces(in: rgb, region: region) }
         return regions.count > 1 ? BlazeFaceDecoding.weightedSuppression(faces, overlap: 0.3) : faces
+    }
+
+    /// The faces of `photo` at least `minimumFaceSize` pixels wide (the full-range model searches squares
+    /// where the whole photo would show them too small), boxed as the cascades box faces
+    /// (``BlazeFaceDetection/boxedAsCascades``), their eyes from the keypoints.
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+        let d = photo.descriptor
+        return try faces(in: photo, minimumFaceSize: model == .fullRange ? minimumFaceSize : nil).filter { $0.width >= Float(minimumFaceSize) }.map { face in
+            face.boxedAsCascades.observation(clippedTo: d.width, d.height)
+        }
     }
 
     /// The parts of a `width` × `height` photo that ``faces(in:minimumFaceSize:)`` searches, one network

@@ -4,7 +4,7 @@ import ImageKernels
 /// Finds faces in photos and cuts them out level and at one size, ready to describe: faces with a
 /// frontal-face cascade (small photos searched at twice their size, as dlib does; a second cascade tried
 /// where the first finds nothing), then eyes with an eye cascade in the upper part of each face.
-public final class FaceFinder: Sendable {
+public final class FaceFinder: FaceFinding {
     public let faceDetector: CascadeDetector
     /// Searched where `faceDetector` finds no face. In 200 photos of the index-bench gallery it finds 17
     /// faces the Haar model missed (209 faces against 192), for 20 ms a photo on average.
@@ -35,6 +35,16 @@ public final class FaceFinder: Sendable {
         try self.init(faceModel: try CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath),
                       fallbackModel: try CascadeModel(contentsOf: CascadeModel.frontalFaceLBPPath),
                       eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options, context: context)
+    }
+
+    /// The context the cascades run on.
+    public var context: RenderContext { faceDetector.context }
+
+    /// The faces of `gray` at least `minimumFaceSize` pixels wide, with the finder's other options.
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+        var options = options
+        options.minSize = minimumFaceSize
+        return try faces(in: gray, options: options)
     }
 
     /// The faces in a one-plane `uint8` photo, strongest first, with their eyes where found; `options`
@@ -102,34 +112,6 @@ public final class FaceFinder: Sendable {
         guard let left = centres.first(where: { $0.x < middle }), let right = centres.first(where: { $0.x >= middle }),
               abs(atan2(right.y - left.y, right.x - left.x)) < Float.pi / 6 else { return nil }
         return (left, right)
-    }
-
-    /// Each face cut out as a `size` × `size` square around its box grown by `margin` of its side on every
-    /// edge, rotated about its centre to level the eyes where they were found: one batch, one render.
-    /// Faces much larger than `size` are first shrunk by area averaging, so the crop does not alias.
-    public func alignedFaces(_ faces: [FaceObservation], in photo: PixelBuffer, size: Int = 128,
-                             margin: Float = 0.1) throws(DetectionError) -> PixelBuffer {
-        guard !faces.isEmpty else { throw .invalidImage("no faces to crop") }
-        let source = Image(photo), d = photo.descriptor
-        let recipes = faces.map { face -> Image in
-            let side = Float(max(face.rect.width, face.rect.height)) * (1 + 2 * margin)
-            // Shrink by a whole factor first where the crop would skip pixels; shared by faces of one factor.
-            let shrink = max(1, Int(side / Float(size)))
-            let scaled = shrink == 1 ? source : source.resized(width: max(1, d.width / shrink), height: max(1, d.height / shrink),
-                                                              method: .area)
-            let scaleX = Float(max(1, d.width / shrink)) / Float(d.width), scaleY = Float(max(1, d.height / shrink)) / Float(d.height)
-            // The face centre in the scaled image's pixel-index coordinates.
-            let centre = (x: (Float(face.rect.x) + Float(face.rect.width) / 2) * scaleX - 0.5,
-                          y: (Float(face.rect.y) + Float(face.rect.height) / 2) * scaleY - 0.5)
-            let zoom = Float(size) / (side * scaleX)
-            let rotation = AffineMatrix.rotation(by: face.angle, about: centre,
-                                                 movingTo: (x: Float(size - 1) / 2, y: Float(size - 1) / 2))
-            let target = (x: Float(size - 1) / 2, y: Float(size - 1) / 2)
-            let transform = AffineMatrix(a: rotation.a * zoom, b: rotation.b * zoom, c: target.x + (rotation.c - target.x) * zoom,
-                                         d: rotation.d * zoom, e: rotation.e * zoom, f: target.y + (rotation.f - target.y) * zoom)
-            return scaled.transformed(by: transform, width: size, height: size)
-        }
-        do { return try PixelBuffer.batch(try faceDetector.context.render(recipes)) } catch { throw .render(error) }
     }
 }
 

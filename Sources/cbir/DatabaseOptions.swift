@@ -13,16 +13,28 @@ struct DatabaseOptions: ParsableArguments {
     /// Opens the database with the face indexer on `context` (nil: each kind of work on its fastest device): read-only unless the command writes (so that
     /// a read-only file can be searched), and created only by `index`: asking an absent database a
     /// question is an error, not an empty answer.
-    /// Commands that neither index nor search pass `embeddings: false` and do not load the network.
+    /// Commands that neither index nor search pass `embeddings: false` and do not load the network; those
+    /// that find faces pass the `detector` asked for.
     func open(context: RenderContext?, access: CBIRDatabase.Access = .readOnly, create: Bool = false,
-              embeddings: Bool = true) throws -> CBIRDatabase {
+              embeddings: Bool = true, detector: FaceIndexer.Detector = .haar) throws -> CBIRDatabase {
         guard create || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
-        return try CBIRDatabase(path: db, indexers: [try FaceIndexer(context: context, embeddings: embeddings)], context: context,
+        return try CBIRDatabase(path: db, indexers: [try FaceIndexer(context: context, detector: detector, embeddings: embeddings)], context: context,
                                 access: access)
     }
 }
+
+/// The `--detector` option of the commands that find faces: indexing, and probing.
+struct DetectorOption: ParsableArguments {
+    @Option(help: """
+        Face detector: haar (OpenCV's cascades) or blazeface (MediaPipe's BlazeFace, full range: faster, and finds tilted \
+        faces and faces cut by the frame). Either can probe a database the other indexed.
+        """)
+    var detector = FaceIndexer.Detector.haar
+}
+
+extension FaceIndexer.Detector: ExpressibleByArgument {}
 
 /// A probe photo and which of its faces to ask about.
 struct ProbeOptions: ParsableArguments {

@@ -10,14 +10,14 @@ struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List OpenCL platforms and devices and the CPU device; * marks the default.",
         discussion: """
-            With auto (the default), detection, describing, embedding and search each run on the device that ran \
+            With auto (the default), detection (cascades; BlazeFace), describing, embedding and search each run on the device that ran \
             a short job of that kind fastest here: timed once per machine and kept in \(DeviceCalibration.shared.file).
             """)
 
     @Flag(help: "Time every kind of work again.")
     var calibrate = false
 
-    static let workloads: [Workload] = [.detection, .describing, .embedding, .search]
+    static let workloads: [Workload] = [.detection, .blazeFace, .describing, .embedding, .search]
 
     func run() throws {
         let best = try Device.best

@@ -29,6 +29,7 @@ struct IdentifyCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var detector: DetectorOption
     @OptionGroup var deviceOptions: DeviceOptions
 
     struct Report: Encodable {
@@ -51,7 +52,7 @@ struct IdentifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: try deviceOptions.context())
+        let store = try database.open(context: try deviceOptions.context(), detector: detector.detector)
         let result = try await store.identify(photo: probe.probe, face: probe.choice, matcher: matcher,
                                               weights: try weights.weightMap(), threshold: threshold)
         if json {

@@ -34,6 +34,7 @@ struct IndexCommand: AsyncParsableCommand {
     var batch = CBIRDatabase.indexingBatch
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var detector: DetectorOption
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
@@ -42,7 +43,7 @@ struct IndexCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: try deviceOptions.context(), access: .readWrite, create: true)
+        let store = try database.open(context: try deviceOptions.context(), access: .readWrite, create: true, detector: detector.detector)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
         let run = try await store.index(folder: folder, keepMissing: keepMissing, concurrency: jobs, batch: batch) { progress in step.show(progress) }

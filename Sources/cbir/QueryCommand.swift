@@ -37,6 +37,7 @@ struct QueryCommand: AsyncParsableCommand {
     var sheet: String?
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var detector: DetectorOption
     @OptionGroup var deviceOptions: DeviceOptions
 
     struct Report: Encodable {
@@ -58,7 +59,7 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: try deviceOptions.context())
+        let store = try database.open(context: try deviceOptions.context(), detector: detector.detector)
         let result = try await store.search(photo: probe.probe, face: probe.choice, matcher: matcher,
                                             weights: try weights.weightMap(), radius: radius, top: top)
         let face = result.probe.face

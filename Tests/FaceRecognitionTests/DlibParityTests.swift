@@ -31,17 +31,20 @@ import TestSupport
         }
     }
 
-    /// The whole pipeline on our side (cascade, landmark box, landmarks twice, chip, network) against
-    /// dlib's (HOG detector, landmarks, chip, network) on the wild photos' faces both detectors find.
-    @Test func ourPipelineLandsNearDlibs() throws {
+    /// The whole pipeline on our side (cascade or BlazeFace, landmark box, landmarks twice, chip, network)
+    /// against dlib's (HOG detector, landmarks, chip, network) on the wild photos' faces both detectors find.
+    @Test(arguments: ["haar", "blazeface"])
+    func ourPipelineLandsNearDlibs(_ detector: String) throws {
         let reference = try DlibReference.load()
         let context = RenderContext(device: .cpu)
-        let finder = try FaceFinder(context: context), embedder = try FaceEmbedder(context: context)
+        let finder: any FaceFinding = detector == "haar" ? try FaceFinder(context: context) : try BlazeFaceDetector(context: context)
+        let embedder = try FaceEmbedder(context: context)
         var distances: [Float] = []
         for face in reference.faces where face.photo.hasPrefix("wild-photos") {
             let photo = try Self.photo(face)
             let center = (x: Float(face.box[0] + face.box[2]) / 2, y: Float(face.box[1] + face.box[3]) / 2)
-            let found = try finder.faces(in: try context.render(Image(photo).grayscale())).first { ours in
+            let gray = try context.render(Image(photo).grayscale())
+            let found = try finder.faces(in: photo, gray: gray, minimumFaceSize: 40).first { ours in
                 abs(Float(ours.rect.x) + Float(ours.rect.width) / 2 - center.x) < Float(ours.rect.width) / 4
                     && abs(Float(ours.rect.y) + Float(ours.rect.height) / 2 - center.y) < Float(ours.rect.height) / 3
             }
@@ -50,7 +53,7 @@ import TestSupport
         }
         try #require(distances.count >= 15)
         let median = distances.sorted()[distances.count / 2]
-        #expect(median <= 0.05, "median distance \(median) from dlib's descriptors over \(distances.count) faces: \(distances)")
+        #expect(median <= 0.05, "\(detector): median distance \(median) from dlib's descriptors over \(distances.count) faces: \(distances)")
     }
 
     @Test(arguments: [DeviceChoice.cpu, .opencl])

@@ -109,6 +109,35 @@ import TestSupport
         #expect(try cbir.run(["remove", Self.photos + "/train/obama"] + db).status != 0)
     }
 
+    /// Indexing and probing with BlazeFace (`--detector blazeface`): train/'s faces, labelled, name the test
+    /// faces, probed with BlazeFace or with the cascades (its boxes are stored as the cascades draw them).
+    @Test func indexAndIdentifyWithBlazeFace() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cbir = try CommandRunner(product: "cbir")
+        let db = ["--db", folder + "/cbir.sqlite"]
+        func run(_ arguments: [String]) throws -> CommandRunner.Output {
+            let output = try cbir.run(arguments + db)
+            #expect(output.status == 0, "\(arguments): \(output.standardError)")
+            return output
+        }
+        let indexed = try run(["index", Self.photos + "/train", "--detector", "blazeface"])
+        #expect(indexed.standardOutput.contains("9 indexed") && indexed.standardOutput.contains("9 faces"), "\(indexed.standardOutput)")
+        for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
+            for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
+                _ = try run(["label", Self.photos + "/train/\(person)/\(photo)", person])
+            }
+        }
+        for detector in ["blazeface", "haar"] {
+            for (probe, face, person) in [("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
+                                          ("johnsnow_test1.jpg", 1, "kit_harington")] {
+                let output = try run(["identify", Self.photos + "/test/" + probe, "--face", "\(face)", "--detector", detector, "--json"])
+                let answer = try JSONDecoder().decode(Identified.self, from: Data(output.standardOutput.utf8))
+                #expect(answer.name == person, "\(detector): \(probe) face \(face): \(answer)")
+            }
+        }
+    }
+
     /// Indexing killed with SIGKILL midway, then run again, ends with exactly the stored values of a run
     /// never interrupted.
     @Test func killedIndexingResumesToTheSameRows() throws {

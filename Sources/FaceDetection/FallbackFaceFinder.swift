@@ -1,0 +1,21 @@
+import ImageKernels
+
+/// Finds faces with one finder, and with another where the first finds none: BlazeFace's full-range model
+/// for photos of people at a distance, then its short-range model for close-ups, which the full-range
+/// model misses (on ORL's 92 × 112 faces it finds 325 of 400, the short-range model all 400).
+public struct FallbackFaceFinder: FaceFinding {
+    public let primary: any FaceFinding
+    public let fallback: any FaceFinding
+
+    public init(_ primary: any FaceFinding, fallback: any FaceFinding) {
+        self.primary = primary
+        self.fallback = fallback
+    }
+
+    public var context: RenderContext { primary.context }
+
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+        let found = try primary.faces(in: photo, gray: gray, minimumFaceSize: minimumFaceSize)
+        return found.isEmpty ? try fallback.faces(in: photo, gray: gray, minimumFaceSize: minimumFaceSize) : found
+    }
+}

@@ -1,0 +1,58 @@
+import FaceDetection
+import Foundation
+import ImageCodecs
+import ImageKernels
+import Testing
+import TestSupport
+
+/// The finders indexing can use (``FaceFinding``): BlazeFace's boxes land where the cascades' do, and its
+/// short-range model finds the close-ups the full-range model misses.
+@Suite struct FaceFindingTests {
+    static let wildPhotos = ["train/obama/obama.jpg", "train/obama/obama2.jpg", "train/biden/biden.jpg", "train/biden/biden2.jpg",
+                             "train/rose_leslie/img1.jpg", "train/rose_leslie/img2.jpg", "train/alex_lacamoire/img1.jpg",
+                             "train/kit_harington/john1.jpeg", "train/kit_harington/john2.jpeg", "test/obama1.jpg",
+                             "test/alex_lacamoire1.jpg", "test/johnsnow_test1.jpg", "test/obama_and_biden.jpg", "test/kit_with_rose.jpg"]
+
+    /// Over the wild photos' faces both find, BlazeFace's boxes for indexing (``BlazeFaceDetection/boxedAsCascades``)
+    /// are centred on the cascades' boxes within 5 % of their width in the median, and as large within 10 %
+    /// (its own boxes sit a tenth of their width lower).
+    @Test func blazeFaceBoxesFacesAsTheCascadesDo() throws {
+        let context = RenderContext(device: .cpu)
+        let cascades = try FaceFinder(context: context), blazeFace = try BlazeFaceDetector(model: .fullRange, context: context)
+        var offsets: (x: [Float], y: [Float], size: [Float]) = ([], [], [])
+        for name in Self.wildPhotos {
+            let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/" + name)
+            let gray = try context.render(Image(photo).grayscale())
+            let found = try blazeFace.faces(in: photo, gray: gray, minimumFaceSize: 40)
+            for face in try cascades.faces(in: photo, gray: gray, minimumFaceSize: 40) {
+                let centre = (x: Float(face.rect.x) + Float(face.rect.width) / 2, y: Float(face.rect.y) + Float(face.rect.height) / 2)
+                let width = Float(face.rect.width)
+                guard let ours = found.first(where: { abs(Float($0.rect.x) + Float($0.rect.width) / 2 - centre.x) < width / 3
+                                                       && abs(Float($0.rect.y) + Float($0.rect.height) / 2 - centre.y) < width / 3 }) else { continue }
+                offsets.x.append((Float(ours.rect.x) + Float(ours.rect.width) / 2 - centre.x) / width)
+                offsets.y.append((Float(ours.rect.y) + Float(ours.rect.height) / 2 - centre.y) / width)
+                offsets.size.append(Float(ours.rect.width) / width)
+                #expect(ours.eyes != nil && ours.angle.magnitude < 0.3, "\(name): \(ours)")
+            }
+        }
+        func median(_ values: [Float]) -> Float { values.sorted()[values.count / 2] }
+        try #require(offsets.x.count >= 14, "faces both find: \(offsets.x.count)")
+        #expect(abs(median(offsets.x)) < 0.05 && abs(median(offsets.y)) < 0.05 && abs(median(offsets.size) - 1) < 0.1,
+                "median offsets x \(median(offsets.x)), y \(median(offsets.y)), size \(median(offsets.size))")
+    }
+
+    /// On ORL's close-up faces the full-range model misses some; with the short-range model as its
+    /// fallback, every face is found, one a photo.
+    @Test func shortRangeFindsTheCloseUps() throws {
+        let context = RenderContext(device: .cpu)
+        let fullRange = try BlazeFaceDetector(model: .fullRange, context: context)
+        let finder = FallbackFaceFinder(fullRange, fallback: try BlazeFaceDetector(model: .shortRange, context: context))
+        var missed = 0
+        for subject in 1...40 {
+            let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/orl/s\(subject)/1.pgm")
+            if try fullRange.faces(in: photo, gray: photo, minimumFaceSize: 14).isEmpty { missed += 1 }
+            #expect(try finder.faces(in: photo, gray: photo, minimumFaceSize: 14).count == 1, "s\(subject)/1.pgm")
+        }
+        #expect(missed > 0)
+    }
+}
