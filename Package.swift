@@ -72,7 +72,7 @@ let package = Package(
             "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
         ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py", "faces.json"]),
         .executableTarget(name: "index-bench", dependencies: [
-            "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
+            "CBIRDatabase", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Benchmarks/index-bench"),
         .executableTarget(name: "cluster-bench", dependencies: [

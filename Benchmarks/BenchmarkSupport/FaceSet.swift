@@ -56,11 +56,11 @@ public struct FaceSet {
     /// needs the face's box, even in a cropped face. Where it finds none, the median of the boxes it found in
     /// the set's other images (which are cropped alike), in proportion to the image; the whole image when it
     /// found none at all.
-    public func withFaceBoxes(finder: FaceFinder, context: RenderContext) throws -> FaceSet {
+    public func withFaceBoxes(finder: any FaceFinding, context: RenderContext) throws -> FaceSet {
         let found = try self.faces.map { person in
             try person.map { photo, _ in
                 let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
-                return try finder.faces(in: gray).max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }?.landmarkBox
+                return try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize).max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }?.landmarkBox
             }
         }
         // Box edges as fractions of their image's sides, each edge's median.
@@ -82,14 +82,14 @@ public struct FaceSet {
     /// The same people with each photo replaced by the aligned `size` × `size` gray crop of its largest
     /// face (and, for embeddings, that face's landmark box in the photo); photos where no face is found are
     /// left out and counted.
-    public func largestFaces(finder: FaceFinder, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
+    public func largestFaces(finder: any FaceFinding, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
         var missed = 0
         var people: [(name: String, images: [PixelBuffer])] = [], faces: [[(photo: PixelBuffer, box: PixelRect)]] = []
         for person in self.people {
             var crops: [PixelBuffer] = [], found: [(photo: PixelBuffer, box: PixelRect)] = []
             for photo in person.images {
                 let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
-                guard let face = try finder.faces(in: gray).max(by: { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }) else {
+                guard let face = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize).max(by: { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }) else {
                     missed += 1
                     continue
                 }

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import CBIRDatabase
+import FaceDetection
 import FaceRecognition
 import Foundation
 import GRDB
@@ -97,6 +98,27 @@ for device in choices {
                      run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
         if embeddings { databases.append(path) }
     }
+}
+
+// The face detectors, each stage on its fastest device, with embeddings.
+print("\nFace detectors (`FaceIndexer(detector:)`, auto, with embeddings; seconds: the median of \(runs) passes, each into a new database).\n")
+print("| detector | photos | faces | seconds | photos/s | faces/s | ÷ haar's time |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+var haarSeconds = 0.0
+for detector in FaceFinderKind.allCases {
+    var seconds: [Double] = [], faces = 0, indexed = 0
+    for _ in 0..<runs {
+        let database = try CBIRDatabase(path: "\(work)/\(detector)-\(UUID().uuidString).sqlite", indexers: [try FaceIndexer(detector: detector)])
+        let run = try await database.index(folder: gallery) { progress in
+            if progress.done % 100 == 0 { note("\(detector): \(progress.done) of \(progress.total)") }
+        }
+        (faces, indexed) = (try database.statistics().faces, run.indexed)
+        seconds.append(run.elapsed)
+    }
+    let median = seconds.sorted()[seconds.count / 2]
+    if detector == .haar { haarSeconds = median }
+    print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.2f |", detector.rawValue, indexed, faces, median, Double(indexed) / median,
+                 Double(faces) / median, median / haarSeconds))
 }
 
 // Files in flight at once, one a batch: one, two and one a core (the default), with embeddings, each stage on

@@ -40,6 +40,9 @@ struct NBNNBench: ParsableCommand {
     @Flag(help: "Before describing, find the largest face of each image and crop it aligned (eyes level).")
     var detect = false
 
+    @Option(help: "The face finder of --detect, and of the embeddings' face boxes: haar or blazeface.")
+    var detector: FaceFinderKind = .haar
+
     @Flag(help: "Skip the speed tables.")
     var accuracyOnly = false
 
@@ -78,7 +81,7 @@ struct NBNNBench: ParsableCommand {
             let fastest = fastestDevice(devices, speed)
             let context = RenderContext(device: fastest)
             var set = try dataset.map { try FaceSet(folder: $0) } ?? orl
-            let finder = try FaceFinder(context: context)
+            let finder = try detector.finder(context: context)
             if detect {
                 let found = try set.largestFaces(finder: finder, context: context, size: DescriptorParameters.standard.faceSize)
                 progress("\(set.name): no face found in \(found.missed) image\(found.missed == 1 ? "" : "s"), left out")
@@ -115,3 +118,5 @@ struct NBNNBench: ParsableCommand {
         } ?? .cpu
     }
 }
+
+extension FaceFinderKind: ExpressibleByArgument {}

@@ -9,16 +9,7 @@ import ImageKernels
 /// device (LBP descriptors, and dlib's embeddings from 5-point face chips), and stores each face with its
 /// box, eyes, descriptor, embedding and a thumbnail in the `faces` table.
 public struct FaceIndexer: Indexer {
-    /// The detectors that indexing and probing can find faces with.
-    public enum Detector: String, Sendable, CaseIterable {
-        /// OpenCV's Haar cascade (its LBP cascade where the Haar one finds nothing), eyes by its eye cascade.
-        case haar
-        /// MediaPipe's BlazeFace, full range (large photos searched in squares down to the smallest face
-        /// indexed), its short-range model where that finds nothing (close-ups); eyes from its keypoints.
-        case blazeface
-    }
-
-    /// Finds the faces: ``FaceFinder`` or ``BlazeFaceDetector``, by the detector asked for.
+    /// Finds the faces: ``FaceFinder`` or BlazeFace, by the ``FaceFinderKind`` asked for.
     public let finder: any FaceFinding
     public let describer: FaceDescriber
     /// Makes the faces' embeddings; nil indexes LBP descriptors alone.
@@ -45,25 +36,16 @@ public struct FaceIndexer: Indexer {
     /// context on the device that runs it fastest here, finding faces with `detector`.
     /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
     /// setup command).
-    public init(context: RenderContext? = nil, detector: Detector = .haar, parameters: DescriptorParameters = .standard,
+    public init(context: RenderContext? = nil, detector: FaceFinderKind = .haar, parameters: DescriptorParameters = .standard,
                 minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(DatabaseError) {
         do {
-            finder = switch detector {
-            case .haar: try FaceFinder(context: context)
-            case .blazeface: try Self.blazeFace(context: context)
-            }
+            finder = try detector.finder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
             embedder = embeddings ? try FaceEmbedder(context: context) : nil
         } catch { throw .processing("cannot set up face indexing: \(error)") }
         self.context = context
         self.minimumFaceSize = minimumFaceSize
         self.margin = margin
-    }
-
-    /// BlazeFace's full-range model, and its short-range model on the same context where that finds nothing.
-    private static func blazeFace(context: RenderContext?) throws(DetectionError) -> FallbackFaceFinder {
-        let fullRange = try BlazeFaceDetector(model: .fullRange, context: context)
-        return FallbackFaceFinder(fullRange, fallback: try BlazeFaceDetector(model: .shortRange, context: fullRange.context))
     }
 
     public func createTables(_ db: Database) throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CBIRDatabase
+import FaceDetection
 import FaceRecognition
 import Foundation
 import ImageCodecs
@@ -16,7 +17,7 @@ struct DatabaseOptions: ParsableArguments {
     /// Commands that neither index nor search pass `embeddings: false` and do not load the network; those
     /// that find faces pass the `detector` asked for.
     func open(context: RenderContext?, access: CBIRDatabase.Access = .readOnly, create: Bool = false,
-              embeddings: Bool = true, detector: FaceIndexer.Detector = .haar) throws -> CBIRDatabase {
+              embeddings: Bool = true, detector: FaceFinderKind = .haar) throws -> CBIRDatabase {
         guard create || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
@@ -31,10 +32,10 @@ struct DetectorOption: ParsableArguments {
         Face detector: haar (OpenCV's cascades) or blazeface (MediaPipe's BlazeFace, full range: faster, and finds tilted \
         faces and faces cut by the frame). Either can probe a database the other indexed.
         """)
-    var detector = FaceIndexer.Detector.haar
+    var detector = FaceFinderKind.haar
 }
 
-extension FaceIndexer.Detector: ExpressibleByArgument {}
+extension FaceFinderKind: ExpressibleByArgument {}
 
 /// A probe photo and which of its faces to ask about.
 struct ProbeOptions: ParsableArguments {

@@ -33,11 +33,11 @@ import TestSupport
 
     /// The whole pipeline on our side (cascade or BlazeFace, landmark box, landmarks twice, chip, network)
     /// against dlib's (HOG detector, landmarks, chip, network) on the wild photos' faces both detectors find.
-    @Test(arguments: ["haar", "blazeface"])
-    func ourPipelineLandsNearDlibs(_ detector: String) throws {
+    @Test(arguments: FaceFinderKind.allCases)
+    func ourPipelineLandsNearDlibs(_ detector: FaceFinderKind) throws {
         let reference = try DlibReference.load()
         let context = RenderContext(device: .cpu)
-        let finder: any FaceFinding = detector == "haar" ? try FaceFinder(context: context) : try BlazeFaceDetector(context: context)
+        let finder = try detector.finder(context: context)
         let embedder = try FaceEmbedder(context: context)
         var distances: [Float] = []
         for face in reference.faces where face.photo.hasPrefix("wild-photos") {

@@ -19,7 +19,7 @@ import TestSupport
         #expect(output.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  * ") }.count == 1)
         // Each kind of work with the device auto gives it, chosen by the timings shown (or forced for all).
         let work = output.standardOutput.split(separator: "\n").drop { !$0.hasPrefix("Work (auto") }.dropFirst()
-        #expect(work.map { $0.split(separator: " ").first.map(String.init) } == ["detection", "describing", "embedding", "search"],
+        #expect(work.map { $0.split(separator: " ").first.map(String.init) } == ["detection", "blazeface", "describing", "embedding", "search"],
                 "\(output.standardOutput)")
         #expect(work.allSatisfy { $0.contains("cpu · ") && (!TestDevices.hasOpenCL || $0.contains(" s;")) }, "\(work)")
         let forced = try CommandRunner(product: "cbir").run(["devices"], environment: ["IMAGEKERNELS_DEVICE": "cpu"])

@@ -15,6 +15,31 @@ import TestSupport
         return folder
     }
 
+    /// `cbir` on a new database in a new temporary folder.
+    struct NewDatabase {
+        let folder: String
+        let cbir: CommandRunner
+        let db: [String]
+
+        init() throws {
+            folder = try DatabaseCommandTests.temporaryFolder()
+            cbir = try CommandRunner(product: "cbir")
+            db = ["--db", folder + "/cbir.sqlite"]
+        }
+
+        /// Runs `cbir` with `arguments` on the database, expecting success.
+        func run(_ arguments: [String]) throws -> CommandRunner.Output {
+            let output = try cbir.run(arguments + db)
+            #expect(output.status == 0, "\(arguments): \(output.standardError)")
+            return output
+        }
+
+        /// Runs `cbir` with `arguments` and `--json`, expecting success, and decodes what it prints.
+        func json<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
+            try JSONDecoder().decode(type, from: Data(try run(arguments + ["--json"]).standardOutput.utf8))
+        }
+    }
+
     struct Hit: Decodable {
         let path: String
         let distance: Float
@@ -37,30 +62,21 @@ import TestSupport
     /// Obama in turn and the sheet shows them; labels name the train faces, identify names the test faces
     /// and calls a stranger unknown; remove forgets a folder.
     @Test func indexQueryLabelIdentifyRemove() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let cbir = try CommandRunner(product: "cbir")
-        let db = ["--db", folder + "/cbir.sqlite"]
-        func run(_ arguments: [String]) throws -> CommandRunner.Output {
-            let output = try cbir.run(arguments + db)
-            #expect(output.status == 0, "\(arguments): \(output.standardError)")
-            return output
-        }
-        func json<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
-            try JSONDecoder().decode(type, from: Data(try run(arguments + ["--json"]).standardOutput.utf8))
-        }
+        let database = try NewDatabase()
+        defer { try? FileManager.default.removeItem(atPath: database.folder) }
+        let (cbir, db) = (database.cbir, database.db)
 
         let missing = try cbir.run(["stats"] + db)
         #expect(missing.status != 0 && missing.standardError.contains("no such database"))
-        let indexed = try run(["index", Self.photos + "/train", "--device", Self.device])
+        let indexed = try database.run(["index", Self.photos + "/train", "--device", Self.device])
         #expect(indexed.standardOutput.contains("9 files") && indexed.standardOutput.contains("9 indexed"))
-        #expect(try json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 0, labels: 0))
+        #expect(try database.json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 0, labels: 0))
 
-        let obama = try json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", Self.device])
+        let obama = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", Self.device])
         #expect(obama.images.first?.path.contains("/train/obama/") == true, "\(obama.images)")
-        let sheet = folder + "/sheet.png"
+        let sheet = database.folder + "/sheet.png"
         for (face, person) in [(1, "biden"), (2, "obama")] {
-            let report = try json(QueryReport.self, ["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "\(face)", "--top", "3",
+            let report = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "\(face)", "--top", "3",
                                                      "--sheet", sheet])
             #expect(report.probe.face == face && report.probe.faces == 2)
             #expect(report.images.first?.path.contains("/train/\(person)/") == true, "face \(face): \(report.images)")
@@ -69,14 +85,14 @@ import TestSupport
             let picture = try ImageDecoder.decode(contentsOf: sheet)
             #expect(picture.descriptor.width == 4 * (128 + 8) + 8 && picture.descriptor.height == 128 + 4 + 2 * 9 + 2 * 8)
         }
-        let text = try run(["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "2", "--top", "2", "--matcher", "rnbnn"])
+        let text = try database.run(["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "2", "--top", "2", "--matcher", "rnbnn"])
         #expect(text.standardOutput.hasPrefix("probe: ") && text.standardOutput.contains("face 2 of 2"))
         if TestDevices.hasOpenCL {
             // The embedding search fails to build on OpenCL: one line on stderr, and the CPU device's answer.
             let failing = try cbir.run(["query", Self.photos + "/test/obama1.jpg", "--json", "--device", "opencl"] + db,
                                        environment: ["IMAGEKERNELS_FAIL_BUILDS": "EmbeddingDistance"])
             let fallback = try JSONDecoder().decode(QueryReport.self, from: Data(failing.standardOutput.utf8))
-            let cpu = try json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", "cpu"])
+            let cpu = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", "cpu"])
             #expect(fallback.images.map(\.path) == cpu.images.map(\.path) && fallback.faces.map(\.path) == cpu.faces.map(\.path))
             #expect(failing.standardError.split(separator: "\n").count == 1
                     && failing.standardError.hasPrefix("imagekernels: falling back to the CPU device"), "\(failing.standardError)")
@@ -84,27 +100,27 @@ import TestSupport
         let noSuchFace = try cbir.run(["query", Self.photos + "/test/obama1.jpg", "--face", "3"] + db)
         #expect(noSuchFace.status != 0 && noSuchFace.standardError.contains("the photo has 1 face"))
 
-        let unlabelled = try json(Identified.self, ["identify", Self.photos + "/test/obama1.jpg"])
+        let unlabelled = try database.json(Identified.self, ["identify", Self.photos + "/test/obama1.jpg"])
         #expect(unlabelled.name == nil && unlabelled.distance == nil)
         for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
             for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
-                #expect(try run(["label", Self.photos + "/train/\(person)/\(photo)", person]).standardOutput.hasSuffix(": \(person)\n"))
+                #expect(try database.run(["label", Self.photos + "/train/\(person)/\(photo)", person]).standardOutput.hasSuffix(": \(person)\n"))
             }
         }
-        #expect(try json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 9, labels: 5))
+        #expect(try database.json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 9, labels: 5))
         for (probe, face, person) in [("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
                                       ("johnsnow_test1.jpg", 1, "kit_harington")] {
-            let answer = try json(Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)"])
+            let answer = try database.json(Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)"])
             #expect(answer.name == person, "\(probe) face \(face): \(answer)")
         }
-        let stranger = try run(["identify", Self.photos + "/misc/lin-manuel-miranda.png"])
+        let stranger = try database.run(["identify", Self.photos + "/misc/lin-manuel-miranda.png"])
         #expect(stranger.standardOutput.hasPrefix("unknown"))
-        let cleared = try run(["label", "6", "--clear"])
+        let cleared = try database.run(["label", "6", "--clear"])
         #expect(cleared.standardOutput == "face 6: no label\n")
         #expect(try cbir.run(["label", "999", "nobody"] + db).standardError.contains("not found: face 999"))
 
-        #expect(try run(["remove", Self.photos + "/train/obama"]).standardOutput == "removed 2 files\n")
-        let afterRemoval = try json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg"])
+        #expect(try database.run(["remove", Self.photos + "/train/obama"]).standardOutput == "removed 2 files\n")
+        let afterRemoval = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg"])
         #expect(afterRemoval.images.count == 7 && !afterRemoval.images.contains { $0.path.contains("/train/obama/") })
         #expect(try cbir.run(["remove", Self.photos + "/train/obama"] + db).status != 0)
     }
@@ -112,27 +128,19 @@ import TestSupport
     /// Indexing and probing with BlazeFace (`--detector blazeface`): train/'s faces, labelled, name the test
     /// faces, probed with BlazeFace or with the cascades (its boxes are stored as the cascades draw them).
     @Test func indexAndIdentifyWithBlazeFace() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let cbir = try CommandRunner(product: "cbir")
-        let db = ["--db", folder + "/cbir.sqlite"]
-        func run(_ arguments: [String]) throws -> CommandRunner.Output {
-            let output = try cbir.run(arguments + db)
-            #expect(output.status == 0, "\(arguments): \(output.standardError)")
-            return output
-        }
-        let indexed = try run(["index", Self.photos + "/train", "--detector", "blazeface"])
+        let database = try NewDatabase()
+        defer { try? FileManager.default.removeItem(atPath: database.folder) }
+        let indexed = try database.run(["index", Self.photos + "/train", "--detector", "blazeface"])
         #expect(indexed.standardOutput.contains("9 indexed") && indexed.standardOutput.contains("9 faces"), "\(indexed.standardOutput)")
         for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
             for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
-                _ = try run(["label", Self.photos + "/train/\(person)/\(photo)", person])
+                _ = try database.run(["label", Self.photos + "/train/\(person)/\(photo)", person])
             }
         }
         for detector in ["blazeface", "haar"] {
             for (probe, face, person) in [("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
                                           ("johnsnow_test1.jpg", 1, "kit_harington")] {
-                let output = try run(["identify", Self.photos + "/test/" + probe, "--face", "\(face)", "--detector", detector, "--json"])
-                let answer = try JSONDecoder().decode(Identified.self, from: Data(output.standardOutput.utf8))
+                let answer = try database.json(Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)", "--detector", detector])
                 #expect(answer.name == person, "\(detector): \(probe) face \(face): \(answer)")
             }
         }
