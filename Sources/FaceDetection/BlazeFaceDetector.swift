@@ -96,10 +96,8 @@ public final class BlazeFaceDetector: FaceFinding {
     /// where the whole photo would show them too small), boxed as the cascades box faces
     /// (``BlazeFaceDetection/boxedAsCascades``), their eyes from the keypoints.
     public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
-        let d = photo.descriptor
-        return try faces(in: photo, minimumFaceSize: model == .fullRange ? minimumFaceSize : nil).filter { $0.width >= Float(minimumFaceSize) }.map { face in
-            face.boxedAsCascades.observation(clippedTo: d.width, d.height)
-        }
+        let d = photo.descriptor, found = try faces(in: photo, minimumFaceSize: model == .fullRange ? minimumFaceSize : nil)
+        return found.filter { $0.width >= Float(minimumFaceSize) }.map { $0.boxedAsCascades.observation(clippedTo: d.width, d.height) }
     }
 
     /// The parts of a `width` × `height` photo that ``faces(in:minimumFaceSize:)`` searches, one network
