@@ -52,6 +52,15 @@ public struct FaceSet {
         self.faces = faces
     }
 
+    /// The largest face `finder` finds in a photo (of 40 px or more, as the cascades search), and the
+    /// photo's gray plane.
+    static func largestFace(in photo: PixelBuffer, finder: any FaceFinding,
+                            context: RenderContext) throws -> (face: FaceObservation?, gray: PixelBuffer) {
+        let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
+        let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize)
+        return (faces.max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }, gray)
+    }
+
     /// The same images, each embedding's box that of the largest face the detector finds: the landmark model
     /// needs the face's box, even in a cropped face. Where it finds none, the median of the boxes it found in
     /// the set's other images (which are cropped alike), in proportion to the image; the whole image when it
@@ -59,8 +68,7 @@ public struct FaceSet {
     public func withFaceBoxes(finder: any FaceFinding, context: RenderContext) throws -> FaceSet {
         let found = try self.faces.map { person in
             try person.map { photo, _ in
-                let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
-                return try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize).max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }?.landmarkBox
+                try Self.largestFace(in: photo, finder: finder, context: context).face?.landmarkBox
             }
         }
         // Box edges as fractions of their image's sides, each edge's median.
@@ -88,8 +96,8 @@ public struct FaceSet {
         for person in self.people {
             var crops: [PixelBuffer] = [], found: [(photo: PixelBuffer, box: PixelRect)] = []
             for photo in person.images {
-                let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
-                guard let face = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize).max(by: { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }) else {
+                let (face, gray) = try Self.largestFace(in: photo, finder: finder, context: context)
+                guard let face else {
                     missed += 1
                     continue
                 }
