@@ -1,5 +1,5 @@
 import Foundation
-import ImageCodecs
+import ImageKernels
 
 /// Every regular, non-hidden file under a folder, found by walking it with the system's own calls so that
 /// no name is lost (names that are not UTF-8 are kept byte for byte, see `FileSystemPath`), and every

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ImageCodecs
+import ImageKernels
 import NeuralNetworks
 import Testing
 import TestSupport

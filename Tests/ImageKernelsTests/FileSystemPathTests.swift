@@ -1,4 +1,4 @@
-import ImageCodecs
+import ImageKernels
 import Testing
 import TestSupport
 
