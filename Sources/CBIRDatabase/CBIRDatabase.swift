@@ -9,6 +9,8 @@ import ImageKernels
 public actor CBIRDatabase {
     /// The database file.
     public nonisolated let path: String
+    /// It and the files beside it.
+    nonisolated let files: DatabaseFiles
     /// The indexers run on every image, by name.
     public nonisolated let indexers: [any Indexer]
     /// What photos are decoded and faces searched on: one device for indexing and searching.
@@ -43,6 +45,7 @@ public actor CBIRDatabase {
             throw .storage(path: path, reason: "two indexers share a name: \(names.sorted().joined(separator: ", "))")
         }
         self.path = path
+        files = DatabaseFiles(path: path)
         self.indexers = indexers
         do {
             self.context = try RenderContext.orDefault(context ?? indexers.lazy.compactMap { ($0 as? FaceIndexer)?.context }.first,
@@ -58,7 +61,7 @@ public actor CBIRDatabase {
         do {
             switch access {
             case .readWrite:
-                pool = try Self.exclusively(path) {
+                pool = try files.whileLocked {
                     let pool = try Self.connect(path, configuration: configuration)
                     let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
                     try migrator.migrate(pool)
@@ -78,25 +81,6 @@ public actor CBIRDatabase {
         } catch {
             throw .storage(error, path: path)
         }
-    }
-
-    /// Runs `body` (a writer's open: WAL mode, migrations, check) while holding an exclusive `flock` on the
-    /// database file (made if missing), so that writers opening one database at once take turns: GRDB reads
-    /// which migrations are applied before running each in its own transaction, so two would both run the
-    /// first one ("table images already exists"), and SQLite answers a second connection busy, without
-    /// waiting, while a new file turns to WAL mode. BSD locks do not touch SQLite's own (POSIX) locks.
-    private static func exclusively<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
-        let descriptor = FileSystemPath.withCString(path) { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        guard descriptor >= 0 else {
-            throw DatabaseError.storage(path: path, reason: "cannot open the file to upgrade it: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw DatabaseError.storage(path: path, reason: "cannot lock the file to upgrade it: \(String(cString: strerror(errno)))")
-            }
-        }
-        return try body()
     }
 
     /// Whether more than half of the file's pages are free.

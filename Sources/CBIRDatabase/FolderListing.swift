@@ -3,7 +3,8 @@ import ImageKernels
 
 /// Every regular, non-hidden file under a folder, found by walking it with the system's own calls so that
 /// no name is lost (names that are not UTF-8 are kept byte for byte, see `FileSystemPath`), and every
-/// folder inside it that could not be listed, with why.
+/// folder inside it that could not be listed, with why. Files given as excluded (a database's own, when it
+/// lies in the folder) are left out.
 struct FolderListing: Sendable {
     /// A file as found on disk.
     struct File: Sendable {
@@ -17,8 +18,9 @@ struct FolderListing: Sendable {
     /// Folders that could not be listed (their files are neither indexed nor taken for deleted), in path order.
     let unreadableFolders: [(path: String, reason: String)]
 
-    /// Lists `folder`; an error only when the folder itself is missing or cannot be listed.
-    init(_ folder: String) throws(DatabaseError) {
+    /// Lists `folder` without the files `excluded` names; an error only when the folder itself is missing
+    /// or cannot be listed.
+    init(_ folder: String, excluding excluded: Set<FileIdentity> = []) throws(DatabaseError) {
         let root = CBIRDatabase.storedPath(folder)
         var status = stat()
         guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
@@ -42,9 +44,10 @@ struct FolderListing: Sendable {
                     pending.append(path)
                 case S_IFLNK:
                     // Links to files are followed; links to folders are not (they could make cycles).
-                    guard FileSystemPath.withCString(path, { stat($0, &entry) }) == 0, entry.st_mode & S_IFMT == S_IFREG else { continue }
+                    guard FileSystemPath.withCString(path, { stat($0, &entry) }) == 0, entry.st_mode & S_IFMT == S_IFREG,
+                          !excluded.contains(FileIdentity(entry)) else { continue }
                     files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
-                case S_IFREG:
+                case S_IFREG where !excluded.contains(FileIdentity(entry)):
                     files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
                 default:
                     continue

@@ -7,7 +7,7 @@ import ImageKernels
 /// (on the device, in the forms the search kernels read) and brought up to date with the database before
 /// each one: whoever wrote to the file, this process or another, only the faces added or removed since
 /// the last query move. A new process takes the descriptors from the database's gallery file
-/// (``galleryFile(of:)``) where that still holds them, mapped, and writes the file after reading them all
+/// (`DatabaseFiles.gallery`) where that still holds them, mapped, and writes the file after reading them all
 /// from the database.
 final class GalleryCache: @unchecked Sendable {
     private struct Key: Hashable {
@@ -29,13 +29,10 @@ final class GalleryCache: @unchecked Sendable {
     /// The faces' embeddings, per device.
     private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
 
-    /// The file beside a database that holds its descriptors laid out for search (``Gallery/write(to:tag:)``).
-    static func galleryFile(of database: CBIRDatabase) -> String { database.path + "-faces" }
-
     /// The gallery of every stored face described with `parameters`, on the database context's device, up
     /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.
     func gallery(of database: CBIRDatabase, parameters: DescriptorParameters) throws(DatabaseError) -> Gallery {
-        let store = try database.faceIndexer().store, path = Self.galleryFile(of: database), context = database.context
+        let store = try database.faceIndexer().store, path = database.files.gallery, context = database.context
         let file: GalleryFile<Gallery> = (read: { tag in
             (try? Gallery(contentsOf: path, parameters: parameters, tag: tag, context: context)).map { ($0, Set($0.faceIDs.map(\.rawValue))) }
         }, write: { gallery, tag in try? gallery.write(to: path, tag: tag) })

@@ -46,7 +46,7 @@ extension CBIRDatabase {
     public nonisolated func index(folder: String, keepMissing: Bool = false, concurrency: Int = CBIRDatabase.indexingConcurrency,
                                   batch: Int = CBIRDatabase.indexingBatch,
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
-        let listing = try FolderListing(folder)
+        let listing = try FolderListing(folder, excluding: self.files.identities())
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
         let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
@@ -247,7 +247,8 @@ extension CBIRDatabase {
     }
 
     /// Removes the stored files under `folder` that are gone from it: not listed, not inside a folder that
-    /// could not be listed, and not a file on disk. Their faces' labels are saved first to a file beside
+    /// could not be listed, and not a file on disk (or a file of the database itself, which earlier versions
+    /// recorded as a failed photo). Their faces' labels are saved first to a file beside
     /// the database. Returns how many were removed and the labels file, if one was written.
     nonisolated func removeMissing(under folder: String, listing: FolderListing) async throws(DatabaseError) -> (Int, String?) {
         let prefix = Self.folderPrefix(Self.storedPath(folder))
@@ -259,7 +260,8 @@ extension CBIRDatabase {
         let missing = stored.filter { image in
             var status = stat()
             return !listed.contains(image.path) && !unlisted.contains { (image.path + "/").hasPrefix($0) }
-                && !(FileSystemPath.withCString(image.path) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFREG)
+                && (!(FileSystemPath.withCString(image.path) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFREG)
+                    || files.contains(image.path))
         }
         guard !missing.isEmpty else { return (0, nil) }
         let ids = missing.map(\.id)

@@ -58,6 +58,7 @@ extension CBIRDatabase {
     /// context, exactly as indexing would store it.
     public nonisolated func probe(photo path: String, face choice: FaceChoice = .largest) throws(DatabaseError) -> ProbeFace {
         let indexer = try faceIndexer()
+        guard !files.contains(path) else { throw .probe(path: path, reason: "a file of the database itself, not a photo") }
         let faces: [FaceRecord]
         do {
             let photo = try Photo(path: path, bytes: try ImageDecoder.contents(of: path), context: context)

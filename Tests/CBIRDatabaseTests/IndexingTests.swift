@@ -202,6 +202,25 @@ struct MeanColourIndexer: Indexer {
         #expect(try await database.write { db in db.totalChangesCount } == changes, "an unchanged gallery writes nothing")
     }
 
+    /// A database inside the folder it indexes leaves its own files alone (reading one as a photo would
+    /// drop SQLite's locks on it), however they are named, and refuses them as probes.
+    @Test func theDatabasesOwnFilesAreNotPhotos() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.copyItem(atPath: Self.photos + "/train/biden/biden.jpg", toPath: folder + "/biden.jpg")
+        let path = folder + "/cbir.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link to the database", withDestinationPath: path)
+        let context = try Self.context()
+        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
+        let first = try await database.index(folder: folder)
+        #expect(first.total == 1 && first.indexed == 1 && first.failed == 0)
+        let second = try await database.index(folder: folder)
+        #expect(second.total == 1 && second.unchanged == 1)
+        let refused = #expect(throws: (any Error).self) { try database.probe(photo: folder + "/link to the database") }
+        #expect(refused.map { "\($0)" }?.contains("a file of the database itself") == true)
+        #expect(try database.probe(photo: folder + "/biden.jpg").count == 1)
+    }
+
     /// Corrupt, truncated, empty, non-image and huge-header files are recorded with their errors while the
     /// photos beside them are indexed.
     @Test func badFilesAreRecordedAndSkipped() async throws {

@@ -1,0 +1,78 @@
+import Foundation
+import ImageKernels
+
+/// The files one database consists of: SQLite's own (the database, its write-ahead log and shared-memory
+/// index), the writers' lock and the gallery cache.
+///
+/// Only SQLite ever opens SQLite's files. SQLite's locks are POSIX advisory locks, which belong to a
+/// process and an inode: when the process closes *any* descriptor of the database file, every lock it
+/// holds on that file is gone (SQLite's "How To Corrupt An SQLite Database File", 2.2). A writer that lost
+/// its shared lock that way looks absent to other processes, and the next one to close its connection
+/// takes itself for the last: it checkpoints and deletes the write-ahead log under the running writer, and
+/// the database is damaged. So nothing here reads these files as photos, and writers take turns opening a
+/// database on a lock file of their own.
+struct DatabaseFiles: Sendable {
+    /// The database file.
+    let path: String
+
+    /// The file writers lock while they create, upgrade and check the database.
+    var lock: String { path + "-lock" }
+
+    /// The database's descriptors laid out for search (``Gallery/write(to:tag:)``), a cache (`GalleryCache`).
+    var gallery: String { path + "-faces" }
+
+    /// Every file of the database, present or not.
+    var all: [String] { [path, path + "-wal", path + "-shm", path + "-journal", lock, gallery] }
+
+    /// The files' identities on disk now (device and inode, so that other spellings and links to them are
+    /// recognised).
+    func identities() -> Set<FileIdentity> {
+        Set(all.compactMap(FileIdentity.init(path:)))
+    }
+
+    /// Whether `file` is one of the database's files, by identity.
+    func contains(_ file: String) -> Bool {
+        FileIdentity(path: file).map(identities().contains) ?? false
+    }
+
+    /// Runs `body` (a writer's open: WAL mode, migrations, check) while holding an exclusive `flock` on the
+    /// lock file (made if missing), so that writers opening one database at once take turns: GRDB reads
+    /// which migrations are applied before running each in its own transaction, so two would both run the
+    /// first one ("table images already exists"), and SQLite answers a second connection busy, without
+    /// waiting, while a new file turns to WAL mode. The lock is a file of its own because closing a
+    /// descriptor of the database file would drop SQLite's locks on it.
+    func whileLocked<Result>(_ body: () throws -> Result) throws -> Result {
+        var descriptor = FileSystemPath.withCString(lock) { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        if descriptor < 0 && (errno == EACCES || errno == EROFS) {
+            descriptor = FileSystemPath.withCString(lock) { open($0, O_RDONLY | O_CLOEXEC) }  // flock works on a read-only descriptor
+        }
+        guard descriptor >= 0 else {
+            throw DatabaseError.storage(path: path, reason: "cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw DatabaseError.storage(path: path, reason: "cannot lock \(lock): \(String(cString: strerror(errno)))")
+            }
+        }
+        return try body()
+    }
+}
+
+/// A file's device and inode: the same for every path and link that names it.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file `path` names (links followed), nil when there is none.
+    init?(path: String) {
+        var status = stat()
+        guard FileSystemPath.withCString(path, { stat($0, &status) }) == 0 else { return nil }
+        self.init(status)
+    }
+
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+}
