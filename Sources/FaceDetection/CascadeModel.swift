@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernels
 
 /// A boosted cascade of weak classifiers in OpenCV's XML format (`opencv_storage/cascade`, stage type
 /// BOOST, Haar features with tilted ones, or LBP features), held in flat arrays that both devices read.
@@ -59,10 +60,9 @@ public struct CascadeModel: Sendable {
 
     /// Loads a model file.
     public init(contentsOf path: String) throws(DetectionError) {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadableModel(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied or a folder" : "no such file")
-        }
-        try self.init(xml: [UInt8](data), path: path)
+        let bytes: [UInt8]
+        do { bytes = try RegularFile.contents(of: path) } catch { throw .unreadableModel(path: path, reason: error.description) }
+        try self.init(xml: bytes, path: path)
     }
 
     /// Parses a model from XML bytes; `path` names them in errors.

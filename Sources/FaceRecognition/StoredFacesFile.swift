@@ -19,12 +19,17 @@ enum StoredFacesFile {
     /// with another tag or parameters, or is damaged. The header is read and checked first, so that a file
     /// of other faces is not mapped.
     static func read(_ path: String, parameters: DescriptorParameters, tag: Data) throws(RecognitionError) -> StoredFaces {
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw .galleryFile(path: path, reason: FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file")
+        var start: [UInt8]
+        do {
+            let (file, size) = try RegularFile.open(path)
+            defer { close(file) }
+            start = [UInt8](repeating: 0, count: min(size, 64 << 10))
+            let count = start.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
+            start.removeLast(start.count - max(0, count))
+        } catch {
+            throw .galleryFile(path: path, reason: error.description)
         }
-        let start = (try? file.read(upToCount: 64 << 10)) ?? nil
-        try? file.close()
-        _ = try [UInt8](start ?? Data()).withUnsafeBytes { bytes in
+        _ = try start.withUnsafeBytes { bytes in
             Result { () throws(RecognitionError) in try header(bytes, path: path, parameters: parameters, tag: tag) }
         }.get()
         guard let memory = HostMemory(mappingFileAt: path) else { throw .galleryFile(path: path, reason: "cannot be mapped") }

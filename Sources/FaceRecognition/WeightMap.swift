@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernels
 
 /// A weight per grid block for chi-square and NBNN distances (Ahonen et al., 2006). A block of weight
 /// 0 is skipped entirely, not multiplied by zero.
@@ -74,10 +75,11 @@ public struct WeightMap: Sendable, Equatable, CustomStringConvertible {
 
     /// A map read from a small text file (see ``init(text:source:)``).
     public init(contentsOf path: String) throws(RecognitionError) {
-        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else {
-            throw .invalidWeightMap(source: path, reason: "cannot read the file (missing, unreadable or over 1 MiB)")
+        let bytes: [UInt8]
+        do { bytes = try RegularFile.contents(of: path, limit: 1 << 20) } catch {
+            throw .invalidWeightMap(source: path, reason: "cannot read the file: \(error)")
         }
-        try self.init(text: String(decoding: data, as: UTF8.self), source: path)
+        try self.init(text: String(decoding: bytes, as: UTF8.self), source: path)
     }
 
     private init(unchecked columns: Int, _ rows: Int, _ weights: [Float]) {

@@ -83,26 +83,6 @@ public enum ImageDecoder {
     }
 
     private static func readFile(_ path: String, limit: Int) throws(ImageCodecError) -> [UInt8] {
-        let descriptor = FileSystemPath.withCString(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw .unreadable(path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw .unreadable(path: path, reason: "is a folder") }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw .unreadable(path: path, reason: "not a regular file") }
-        guard status.st_size <= limit else {
-            throw .unreadable(path: path, reason: "\(status.st_size) bytes exceed the limit of \(limit)")
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
-        var filled = 0
-        while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress.map { $0 + filled }, $0.count - filled) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                throw .unreadable(path: path, reason: count < 0 ? String(cString: strerror(errno)) : "the file shrank while being read")
-            }
-            filled += count
-        }
-        return bytes
+        do { return try RegularFile.contents(of: path, limit: limit) } catch { throw .unreadable(path: path, reason: error.description) }
     }
 }

@@ -29,16 +29,12 @@ public final class HostMemory: @unchecked Sendable {
     /// The contents of the file at `path`, mapped read-only with all their pages up front: a file laid out
     /// for the device (a gallery's stored faces) is ready as soon as the system's cache holds it, without
     /// a copy. A change to the file by another process may show through; replace such files by renaming.
-    /// Nil where the file cannot be opened or mapped, or is empty.
+    /// Nil where the file is not a regular one, cannot be opened or mapped, or is empty.
     public init?(mappingFileAt path: String) {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
-        guard file >= 0 else { return nil }
+        guard let (file, size) = try? RegularFile.open(path) else { return nil }
         defer { close(file) }
-        var status = stat()
-        guard fstat(file, &status) == 0, status.st_size > 0, (status.st_mode & S_IFMT) == S_IFREG,
-              let pages = mmap(nil, Int(status.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED
-        else { return nil }
-        (byteCount, baseAddress, isWritable, mapped) = (Int(status.st_size), pages, false, true)
+        guard size > 0, let pages = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED else { return nil }
+        (byteCount, baseAddress, isWritable, mapped) = (size, pages, false, true)
     }
 
     deinit {

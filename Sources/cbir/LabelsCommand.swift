@@ -36,8 +36,9 @@ struct LabelsCommand: AsyncParsableCommand {
             }
             print("\(export): \(labels.count) labels" + (unreadable > 0 ? " (\(unreadable) damaged parts of the database skipped)" : ""))
         } else if let importFile {
-            let labels: [FaceLabel]
-            do { labels = try JSONDecoder().decode([FaceLabel].self, from: Data(contentsOf: URL(fileURLWithPath: importFile))) } catch {
+            let labels: [FaceLabel], bytes: [UInt8]
+            do { bytes = try RegularFile.contents(of: importFile) } catch { throw CommandFailure("\(importFile): cannot read: \(error)") }
+            do { labels = try JSONDecoder().decode([FaceLabel].self, from: Data(bytes)) } catch {
                 throw CommandFailure("\(importFile): not a labels file: \(error.localizedDescription)")
             }
             let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)

@@ -24,7 +24,7 @@ import TestSupport
     }
 
     @Test func missingFileAndFolder() {
-        #expect(throws: ImageCodecError.unreadable(path: "/nonexistent/x.png", reason: "no such file")) {
+        #expect(throws: ImageCodecError.unreadable(path: "/nonexistent/x.png", reason: "no such folder: /nonexistent")) {
             try ImageDecoder.decode(contentsOf: "/nonexistent/x.png")
         }
         #expect(throws: ImageCodecError.unreadable(path: "/tmp", reason: "is a folder")) {

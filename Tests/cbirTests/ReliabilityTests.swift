@@ -207,6 +207,39 @@ import TestSupport
         if let saved { try? FileManager.default.removeItem(atPath: saved) }
     }
 
+    /// A FIFO or a device given as a photo is refused before it is opened (opening a FIFO waits for a
+    /// writer), with the error indexing gives.
+    @Test func fifoAndDeviceGivenAsPhotos() throws {
+        defer { cleanUp() }
+        let fifo = folder + "/photo.jpg", db = folder + "/cbir.sqlite"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        #expect(try cbir.run(["index", Self.photos + "/train/obama", "--db", db, "--device", "cpu"]).status == 0)
+        let timeout = CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/timeout"))
+        for (arguments, kind) in [(["query", fifo, "--db", db], "a FIFO"), (["detect", fifo], "a FIFO"),
+                                  (["identify", "/dev/zero", "--db", db], "a device"), (["labels", "--import", fifo, "--db", db], "a FIFO")] {
+            let output = try timeout.run(["10", cbir.executable.path] + arguments)
+            #expect(output.status == 1 && output.standardError.contains("not a regular file but \(kind)"), "\(arguments): \(output.status) \(output.standardError)")
+        }
+    }
+
+    /// A models folder that cannot be entered, or a file where the folder should be, is said to be so, not
+    /// "missing".
+    @Test func unreadableModelsFolder() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite", probe = Self.photos + "/test/obama1.jpg"
+        #expect(try cbir.run(["index", Self.photos + "/train/obama", "--db", db, "--device", "cpu"]).status == 0)
+        _ = try runUnprivileged(["stats", "--db", db])  // copies the models where `nobody` reads them
+        try chmod(["000", folder + "/models"])
+        let closed = try runUnprivileged(["identify", probe, "--db", db])
+        #expect(closed.status == 1 && closed.standardError.contains("permission denied: the folder \(folder)/models cannot be entered"),
+                "\(closed.standardError)")
+        let file = folder + "/not-a-folder"
+        try Data().write(to: URL(fileURLWithPath: file))
+        let notFolder = try cbir.run(["identify", probe, "--db", db], environment: ["FACESEARCH_MODELS": file])
+        #expect(notFolder.status == 1 && notFolder.standardError.contains("\(file) is a file, not a folder (FACESEARCH_MODELS is \(file))"),
+                "\(notFolder.standardError)")
+    }
+
     /// Option values that cannot mean anything are refused with a message that says why.
     @Test func badOptionValues() throws {
         defer { cleanUp() }

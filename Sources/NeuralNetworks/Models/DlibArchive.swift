@@ -17,10 +17,9 @@ struct DlibArchive {
 
     /// The whole file, or a typed error naming it.
     static func open(_ path: String, setup: String) throws(ModelError) -> DlibArchive {
-        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path, setup: setup) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path, reason: "permission denied or not a file") }
-        guard !data.isEmpty else { throw .truncated(path: path, offset: 0, needed: 1) }
-        return DlibArchive(path: path, bytes: [UInt8](data))
+        let bytes = try ModelCache.contents(of: path, setup: setup)
+        guard !bytes.isEmpty else { throw .truncated(path: path, offset: 0, needed: 1) }
+        return DlibArchive(path: path, bytes: bytes)
     }
 
     var isAtEnd: Bool { offset == bytes.count }

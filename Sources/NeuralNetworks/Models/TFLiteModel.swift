@@ -97,11 +97,7 @@ public struct TFLiteModel: Sendable {
 
     /// The model in the file at `path`.
     public init(contentsOf path: String) throws(ModelError) {
-        guard FileManager.default.fileExists(atPath: path) else { throw .missing(path: path, setup: ModelCache.setupCommand) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .unreadable(path: path, reason: "permission denied or not a file")
-        }
-        try self.init(bytes: [UInt8](data), path: path)
+        try self.init(bytes: try ModelCache.contents(of: path), path: path)
     }
 
     /// The model in `bytes`, read from `path` (named in errors).
