@@ -57,6 +57,22 @@ import Testing
             #expect(path == malformed && offset > 0 && offset < 400 && !reason.isEmpty, "\(error)")
         }
 
+        // The first convolution's parameters (32 × 3 × 7 × 7 weights and 32 biases: 4736 × 1 × 1 × 1) declared as
+        // four dimensions of 2^28 − 1, whose product overflows: malformed, where it used to trap.
+        let header: [UInt8] = [0x01, 0x02, 0x02, 0x80, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01]
+        let start = try #require(bytes.firstRange(of: header)).lowerBound
+        var huge = bytes
+        huge.replaceSubrange(start + 2..<start + header.count, with: Array(repeating: [UInt8]([0x04, 0xFF, 0xFF, 0xFF, 0x0F]), count: 4).joined())
+        let tensor = folder + "/huge-tensor.dat"
+        try huge.write(to: URL(fileURLWithPath: tensor))
+        do {
+            _ = try DlibNetwork(contentsOf: tensor)
+            Issue.record("a network with an impossible tensor was read")
+        } catch {
+            guard case .malformed(_, let offset, let reason) = error else { throw error }
+            #expect(offset == start && reason.contains("more than the file's"), "\(error)")
+        }
+
         let landmarks = try Data(contentsOf: URL(fileURLWithPath: Self.landmarks))
         let cut = folder + "/landmarks.dat"
         try landmarks.prefix(1000).write(to: URL(fileURLWithPath: cut))

@@ -94,8 +94,14 @@ struct DlibArchive {
         _ = try integer(in: 2...2, "tensor version")
         var dimensions: [Int] = []
         for _ in 0..<4 { dimensions.append(try integer(in: 0...(1 << 28), "tensor dimension")) }
-        let count = dimensions.reduce(1, *)
-        guard count <= 1 << 28 else { throw malformed("tensor of \(count) values", at: start) }
+        let count = dimensions.reduce(1) { count, dimension in
+            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
+            return overflow ? .max : product
+        }
+        guard count <= 1 << 28, count * 4 <= bytes.count else {
+            throw malformed("a tensor of \(dimensions.map(String.init).joined(separator: "×")) values, more than the file's \(bytes.count) bytes hold",
+                            at: start)
+        }
         let raw = try take(count * 4)
         let values = raw.withUnsafeBytes { buffer in
             (0..<count).map { Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }

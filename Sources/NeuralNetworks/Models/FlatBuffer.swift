@@ -3,21 +3,34 @@
 ///
 /// A table starts with a signed offset back to its vtable, whose 16-bit entries give each field's offset
 /// in the table (0: absent, the default applies); references to tables, vectors and strings are unsigned
-/// offsets from where they are stored. All integers are little-endian.
+/// offsets from where they are stored. All integers are little-endian. Nothing in the file says how long
+/// it should be, so a reference past its end is malformed, whether the file was cut short or damaged.
 struct FlatBuffer {
     let path: String
     let bytes: [UInt8]
 
     /// The root table, whose offset the file starts with.
     func root() throws(ModelError) -> Table {
-        try table(at: Int(try integer(at: 0, as: UInt32.self)))
+        try table(at: try reference(at: 0))
+    }
+
+    /// Where the unsigned offset stored at `position` points, checked to lie in the file.
+    func reference(at position: Int) throws(ModelError) -> Int {
+        let target = position + Int(try integer(at: position, as: UInt32.self))
+        guard target < bytes.count else { throw pastTheEnd(position, target) }
+        return target
+    }
+
+    /// The error for something at `position` that extends to `end`, past the file's end.
+    func pastTheEnd(_ position: Int, _ end: Int) -> ModelError {
+        .malformed(path: path, offset: position, reason: "refers to byte \(end), past the end of the file (\(bytes.count) bytes): cut short or damaged")
     }
 
     /// The little-endian integer of type `T` at `offset`.
     func integer<T: FixedWidthInteger>(at offset: Int, as type: T.Type = T.self) throws(ModelError) -> T {
         let size = MemoryLayout<T>.size
         guard offset >= 0 else { throw .malformed(path: path, offset: 0, reason: "an offset points before the file's start") }
-        guard offset <= bytes.count - size else { throw .truncated(path: path, offset: bytes.count, needed: offset + size - bytes.count) }
+        guard offset <= bytes.count - size else { throw pastTheEnd(offset, offset + size) }
         var value: T = 0
         for index in (0..<size).reversed() { value = value << 8 | T(truncatingIfNeeded: bytes[offset + index]) }
         return value
@@ -26,6 +39,9 @@ struct FlatBuffer {
     /// The table at `position`, its vtable checked.
     func table(at position: Int) throws(ModelError) -> Table {
         let vtable = position - Int(try integer(at: position, as: Int32.self))
+        guard vtable >= 0, vtable <= bytes.count - 4 else {
+            throw .malformed(path: path, offset: position, reason: "its field list at byte \(vtable) lies outside the file (\(bytes.count) bytes)")
+        }
         let vtableSize = Int(try integer(at: vtable, as: UInt16.self))
         guard vtableSize >= 4, vtableSize % 2 == 0, vtable + vtableSize <= bytes.count else {
             throw .malformed(path: path, offset: vtable, reason: "a table's field list of \(vtableSize) bytes does not fit")
@@ -56,7 +72,7 @@ struct FlatBuffer {
         /// Where a referenced table, vector or string starts.
         private func target(_ id: Int) throws(ModelError) -> Int? {
             guard let at = try field(id) else { return nil }
-            return at + Int(try buffer.integer(at: at, as: UInt32.self))
+            return try buffer.reference(at: at)
         }
 
         /// A table field.
@@ -69,9 +85,7 @@ struct FlatBuffer {
         func vector(_ id: Int, elementSize: Int) throws(ModelError) -> (start: Int, count: Int)? {
             guard let at = try target(id) else { return nil }
             let count = Int(try buffer.integer(at: at, as: UInt32.self))
-            guard count <= (buffer.bytes.count - at - 4) / elementSize else {
-                throw .truncated(path: buffer.path, offset: buffer.bytes.count, needed: at + 4 + count * elementSize - buffer.bytes.count)
-            }
+            guard count <= (buffer.bytes.count - at - 4) / elementSize else { throw buffer.pastTheEnd(at, at + 4 + count * elementSize) }
             return (at + 4, count)
         }
 
@@ -80,8 +94,7 @@ struct FlatBuffer {
             guard let (start, count) = try vector(id, elementSize: 4) else { return [] }
             var tables: [Table] = []
             for index in 0..<count {
-                let at = start + 4 * index
-                tables.append(try buffer.table(at: at + Int(try buffer.integer(at: at, as: UInt32.self))))
+                tables.append(try buffer.table(at: try buffer.reference(at: start + 4 * index)))
             }
             return tables
         }
