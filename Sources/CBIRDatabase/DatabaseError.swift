@@ -21,6 +21,8 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
     case mismatch(String)
     /// A query that cannot be asked as given.
     case invalidQuery(String)
+    /// A name people cannot be given (see ``PersonName``).
+    case invalidName(name: String, reason: String)
     /// A probe photo that cannot be read, has no face, or not the one asked for.
     case probe(path: String, reason: String)
     /// Detection, description or search failed on the device.
@@ -36,6 +38,8 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
         case .invalidQuery(let reason): "invalid query: \(reason)"
+        case .invalidName(let name, let reason):
+            "not a name: \(name.count > 40 ? name.prefix(40).debugDescription.dropLast() + "…\"" : name.debugDescription): \(reason)"
         case .probe(let path, let reason): reason.hasPrefix(path) ? reason : "\(path): \(reason)"
         case .processing(let reason): reason
         }

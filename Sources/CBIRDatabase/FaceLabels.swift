@@ -86,16 +86,18 @@ extension CBIRDatabase {
 
     /// Names stored faces by exported labels: each goes to the face of its photo whose box overlaps its
     /// box most, if by at least half (intersection over union), which joins the person of that name by
-    /// hand. Returns the labels that found no face.
+    /// hand. Returns the labels that found no face. A label that is not a name (``PersonName``) refuses
+    /// them all.
     public func importLabels(_ labels: [FaceLabel]) throws(DatabaseError) -> [FaceLabel] {
-        try write { db in
+        let names = try labels.map { label throws(DatabaseError) in try PersonName.stored(label.label) }
+        return try write { db in
             var unmatched: [FaceLabel] = [], facesByName: [String: [Int64]] = [:]
-            for label in labels {
+            for (label, name) in zip(labels, names) {
                 guard let face = try Self.face(at: label.path, overlapping: label.box, db) else {
                     unmatched.append(label)
                     continue
                 }
-                facesByName[label.label, default: []].append(face)
+                facesByName[name, default: []].append(face)
             }
             for (name, faces) in facesByName.sorted(by: { $0.key < $1.key }) {
                 try Self.assignByHand(faces, to: try Self.person(named: name, db), db)

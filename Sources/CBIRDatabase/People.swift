@@ -112,10 +112,11 @@ extension CBIRDatabase {
         try read { db in try Self.people(db) }
     }
 
-    /// The person a user means: by id (a number) or by name.
+    /// The person a user means: by id (a number) or by name (spelt as ``PersonName`` stores it or not).
     public nonisolated func person(_ reference: String) throws(DatabaseError) -> Person {
         let found = try read { db in
-            try Int64(reference).map { try Self.people(db, where: "persons.id = ?", $0) } ?? Self.people(db, where: "name = ?", reference)
+            try Int64(reference).map { try Self.people(db, where: "persons.id = ?", $0) }
+                ?? Self.people(db, where: "name = ?", PersonName.normalized(reference))
         }
         guard let person = found.first else { throw .notFound("person \(reference)") }
         return person
@@ -150,8 +151,11 @@ extension CBIRDatabase {
         }
     }
 
-    /// Names a person, or clears its name with nil. Two people cannot share a name: merge them instead.
-    public func name(person: Int64, as name: String?) throws(DatabaseError) {
+    /// Names a person, or clears its name with nil, and returns the name as stored (``PersonName``). Two
+    /// people cannot share a name: merge them instead.
+    @discardableResult
+    public func name(person: Int64, as name: String?) throws(DatabaseError) -> String? {
+        let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requirePerson(person, db)
             if let name, let other = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ? AND id != ?", arguments: [name, person]) {
@@ -159,6 +163,7 @@ extension CBIRDatabase {
             }
             try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, person])
         }
+        return name
     }
 
     /// Hides a person from the lists (strangers, say), or shows it again; its faces stay as they are.
@@ -205,12 +210,15 @@ extension CBIRDatabase {
     }
 
     /// Names a face: puts it by hand into the person of that name (made if there is none), or with nil
-    /// takes it out of every person.
-    public func label(face: Int64, as name: String?) throws(DatabaseError) {
+    /// takes it out of every person. Returns the name as stored (``PersonName``).
+    @discardableResult
+    public func label(face: Int64, as name: String?) throws(DatabaseError) -> String? {
+        let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requireFaces([face], db)
             try Self.assignByHand([face], to: try name.map { try Self.person(named: $0, db) }, db)
         }
+        return name
     }
 
     /// The person called `name`, made if there is none.

@@ -48,6 +48,11 @@ public enum FileSystemPath {
         return text
     }
 
+    /// Whether the string holds bytes that were not UTF-8 (as `string(_:)` keeps them).
+    public static func hasRawBytes(_ string: String) -> Bool {
+        string.unicodeScalars.contains { $0.value >= escapeBase && $0.value <= escapeBase + 0xFF }
+    }
+
     /// Runs `body` with the path's bytes as a C string, for system calls.
     public static func withCString<R>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try (bytes(of: path).map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { buffer in

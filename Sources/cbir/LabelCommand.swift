@@ -25,7 +25,6 @@ struct LabelCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard clear != (name != nil) else { throw ValidationError("give a name, or --clear") }
-        guard name?.isEmpty != true else { throw ValidationError("the name is empty") }
         guard (face ?? 1) >= 1 else { throw ValidationError("--face counts from 1") }
     }
 
@@ -38,7 +37,7 @@ struct LabelCommand: AsyncParsableCommand {
             let faces = try store.faces(inImageAtPath: target)
             id = faces[try (face.map(FaceChoice.number) ?? .largest).index(among: faces, of: target)].id ?? -1
         }
-        try await store.label(face: id, as: name)
-        print("face \(id): \(name ?? "no label")")
+        let stored = try await store.label(face: id, as: name)
+        print("face \(id): \(stored ?? "no label")")
     }
 }

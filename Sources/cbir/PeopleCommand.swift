@@ -110,14 +110,13 @@ struct PeopleCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard clear != (name != nil) else { throw ValidationError("give a name, or --clear") }
-            guard name?.isEmpty != true else { throw ValidationError("the name is empty") }
         }
 
         func run() async throws {
             let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
             let found = try store.person(person)
-            try await store.name(person: found.id, as: name)
-            print("person \(found.id): \(name ?? "no name")")
+            let stored = try await store.name(person: found.id, as: name)
+            print("person \(found.id): \(stored ?? "no name")")
         }
     }
 

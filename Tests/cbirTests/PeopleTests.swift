@@ -109,6 +109,32 @@ import TestSupport
         #expect(faceSheet.descriptor.width == min(6, biden.faces + third.faces) * (128 + 8) + 8)
     }
 
+    /// Names are stored trimmed and composed, and found by any spelling of them; an empty, overlong or
+    /// multi-line name is refused, and a labels file holding one is refused whole.
+    @Test func namesAreTrimmedComposedAndChecked() throws {
+        let folder = try DatabaseCommandTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cbir = try CommandRunner(product: "cbir")
+        let db = ["--db", folder + "/cbir.sqlite"], photo = Self.photos + "/train/obama/obama.jpg"
+        _ = try Self.succeeding(cbir, ["index", Self.photos + "/train/obama", "--device", "cpu"] + db)
+        let decomposed = "  Zoe\u{0308} Smith\t", composed = "Zo\u{00EB} Smith"
+        #expect(try Self.succeeding(cbir, ["label", photo, decomposed] + db).hasSuffix(": \(composed)\n"))
+        #expect(try Self.succeeding(cbir, ["people", "name", "Zoe\u{0308} Smith", "Zoë"] + db).hasSuffix(": Zoë\n"))
+        for (name, reason) in [("   ", "empty or only spaces"), ("", "empty or only spaces"), (String(repeating: "x", count: 10_240), "more than 100"),
+                               ("first\nsecond", "line break")] {
+            let refused = try cbir.run(["label", photo, name] + db)
+            #expect(refused.status == 1 && refused.standardError.contains("not a name") && refused.standardError.contains(reason)
+                    && refused.standardError.count < 200, "\(refused.standardError)")
+        }
+        let box = try #require(try DatabaseQueue(path: db[1]).read { db in try Row.fetchOne(db, sql: "SELECT x, y, width, height FROM faces") })
+        let labels = folder + "/labels.json"
+        try JSONSerialization.data(withJSONObject: ["Ann", " "].map { name in
+            ["path": photo, "x": box["x"] as Int, "y": box["y"] as Int, "width": box["width"] as Int, "height": box["height"] as Int, "label": name]
+        }).write(to: URL(fileURLWithPath: labels))
+        #expect(try cbir.run(["labels", "--import", labels] + db).standardError.contains("not a name: \" \": it is empty"))
+        #expect(try Self.succeeding(cbir, ["people"] + db).contains("Zoë") && !Self.succeeding(cbir, ["people"] + db).contains("Ann"))
+    }
+
     /// A photo whose bytes changed is indexed anew: its new faces take the hand assignments of the old faces
     /// with the same boxes, to named people and to unnamed ones alike.
     @Test func handAssignmentsSurviveReindexingAChangedPhoto() throws {
