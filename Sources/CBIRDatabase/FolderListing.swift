@@ -3,8 +3,9 @@ import ImageKernels
 
 /// Every regular, non-hidden file under a folder, found by walking it with the system's own calls so that
 /// no name is lost (names that are not UTF-8 are kept byte for byte, see `FileSystemPath`), and every
-/// folder inside it that could not be listed, with why. Files given as excluded (a database's own, when it
-/// lies in the folder) are left out.
+/// folder inside it that could not be listed, and every entry that cannot be a photo (a broken link, a
+/// FIFO, a device), with why. Files given as excluded (a database's own, when it lies in the folder) are
+/// left out, and so are links to folders (they could make cycles).
 struct FolderListing: Sendable {
     /// A file as found on disk.
     struct File: Sendable {
@@ -17,6 +18,8 @@ struct FolderListing: Sendable {
     let files: [File]
     /// Folders that could not be listed (their files are neither indexed nor taken for deleted), in path order.
     let unreadableFolders: [(path: String, reason: String)]
+    /// Entries that are neither files nor folders (broken links, FIFOs, devices, sockets), in path order.
+    let unusableEntries: [(path: String, reason: String)]
 
     /// Lists `folder` without the files `excluded` names; an error only when the folder itself is missing
     /// or cannot be listed.
@@ -26,7 +29,7 @@ struct FolderListing: Sendable {
         guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw .unreadableFolder(path: folder, reason: "no such folder")
         }
-        var files: [File] = [], unreadable: [(path: String, reason: String)] = []
+        var files: [File] = [], unreadable: [(path: String, reason: String)] = [], unusable: [(path: String, reason: String)] = []
         var pending = [root]
         while let current = pending.popLast() {
             guard let entries = Self.entries(of: current) else {
@@ -43,19 +46,24 @@ struct FolderListing: Sendable {
                 case S_IFDIR:
                     pending.append(path)
                 case S_IFLNK:
-                    // Links to files are followed; links to folders are not (they could make cycles).
-                    guard FileSystemPath.withCString(path, { stat($0, &entry) }) == 0, entry.st_mode & S_IFMT == S_IFREG,
-                          !excluded.contains(FileIdentity(entry)) else { continue }
-                    files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
-                case S_IFREG where !excluded.contains(FileIdentity(entry)):
-                    files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
+                    guard FileSystemPath.withCString(path, { stat($0, &entry) }) == 0 else {
+                        unusable.append((path, "a link to nothing (\(String(cString: strerror(errno))))"))
+                        continue
+                    }
+                    guard entry.st_mode & S_IFMT != S_IFDIR else { continue }  // not followed: links to folders could make cycles
+                    fallthrough
                 default:
-                    continue
+                    if let failure = RegularFile.failure(entry) {
+                        unusable.append((path, failure.description))
+                    } else if !excluded.contains(FileIdentity(entry)) {
+                        files.append(File(path: path, size: Int64(entry.st_size), modified: Self.modified(entry)))
+                    }
                 }
             }
         }
         self.files = files.sorted { $0.path < $1.path }
         unreadableFolders = unreadable.sorted { $0.path < $1.path }
+        unusableEntries = unusable.sorted { $0.path < $1.path }
     }
 
     /// The names in a folder ("." and ".." among them), or nil with `errno` set when it cannot be listed.

@@ -50,7 +50,7 @@ extension CBIRDatabase {
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
         let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
-        let total = files.count + listing.unreadableFolders.count
+        let total = files.count + listing.unreadableFolders.count + listing.unusableEntries.count
         var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
         func now(_ file: FileWrite?) -> IndexingProgress {
             IndexingProgress(done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
@@ -67,14 +67,13 @@ extension CBIRDatabase {
             done += 1
             progress(now(file))
         }
-        let folders = listing.unreadableFolders.map { folder in
-            let error = "cannot list the folder: \(folder.reason)"
-            let record = ImageRecord(id: nil, path: folder.path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
-                                     error: error)
-            return FileWrite(path: folder.path, outcome: .failed(error), write: replacement(record, writes: []))
+        let unlisted = listing.unreadableFolders.map { ($0.path, "cannot list the folder: \($0.reason)") } + listing.unusableEntries
+        let failures = unlisted.map { path, error in
+            let record = ImageRecord(id: nil, path: path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed, error: error)
+            return FileWrite(path: path, outcome: .failed(error), write: replacement(record, writes: []))
         }
-        try await commit(folders)
-        folders.forEach(report)
+        try await commit(failures)
+        failures.forEach(report)
         let batch = max(1, batch)
         try await withThrowingTaskGroup(of: [FileWrite].self) { group in
             var next = 0

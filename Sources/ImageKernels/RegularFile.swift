@@ -42,7 +42,7 @@ public enum RegularFile {
     public static func open(_ path: String) throws(Failure) -> (descriptor: Int32, size: Int) {
         var status = stat()
         guard FileSystemPath.withCString(path, { stat($0, &status) }) == 0 else { throw failure(errno, path) }
-        try requireRegular(status)
+        if let failure = failure(status) { throw failure }
         // Not blocking: had the file become a FIFO since, opening it would wait for a writer.
         let descriptor = FileSystemPath.withCString(path) { Foundation.open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
         guard descriptor >= 0 else { throw failure(errno, path) }
@@ -51,9 +51,9 @@ public enum RegularFile {
             close(descriptor)
             throw .failed(reason)
         }
-        do { try requireRegular(status) } catch {
+        if let failure = failure(status) {
             close(descriptor)
-            throw error
+            throw failure
         }
         return (descriptor, Int(status.st_size))
     }
@@ -74,14 +74,15 @@ public enum RegularFile {
         return bytes
     }
 
-    private static func requireRegular(_ status: stat) throws(Failure) {
+    /// Why a file of this status cannot be read as a regular file; nil when it is one.
+    public static func failure(_ status: stat) -> Failure? {
         switch status.st_mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR: throw .notRegular("a folder")
-        case S_IFIFO: throw .notRegular("a FIFO")
-        case S_IFSOCK: throw .notRegular("a socket")
-        case S_IFCHR, S_IFBLK: throw .notRegular("a device")
-        default: throw .notRegular("of an unknown kind")
+        case S_IFREG: nil
+        case S_IFDIR: .notRegular("a folder")
+        case S_IFIFO: .notRegular("a FIFO")
+        case S_IFSOCK: .notRegular("a socket")
+        case S_IFCHR, S_IFBLK: .notRegular("a device")
+        default: .notRegular("of an unknown kind")
         }
     }
 

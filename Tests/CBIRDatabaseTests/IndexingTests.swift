@@ -221,8 +221,8 @@ struct MeanColourIndexer: Indexer {
         #expect(try database.probe(photo: folder + "/biden.jpg").count == 1)
     }
 
-    /// Corrupt, truncated, empty, non-image and huge-header files are recorded with their errors while the
-    /// photos beside them are indexed.
+    /// Corrupt, truncated, empty, non-image and huge-header files, broken links and FIFOs are recorded with
+    /// their errors while the photos beside them are indexed; links to folders are not followed.
     @Test func badFilesAreRecordedAndSkipped() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -239,11 +239,14 @@ struct MeanColourIndexer: Indexer {
         try Data("not a picture".utf8).write(to: URL(fileURLWithPath: gallery + "/notes.jpg"))
         let huge = PNGBuilder.png(width: 1 << 20, height: 1 << 20, bitDepth: 8, colorType: 0, rows: [])
         try Data(huge).write(to: URL(fileURLWithPath: gallery + "/huge.png"))
+        try FileManager.default.createSymbolicLink(atPath: gallery + "/broken.jpg", withDestinationPath: folder + "/gone.jpg")
+        try FileManager.default.createSymbolicLink(atPath: gallery + "/sub/up", withDestinationPath: gallery)
+        #expect(mkfifo(gallery + "/pipe.jpg", 0o644) == 0)
 
         let context = try Self.context()
         let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
         let run = try await database.index(folder: gallery)
-        #expect(run.total == 7 && run.indexed >= 2)
+        #expect(run.total == 9 && run.indexed >= 2)
         let records = try database.read { db in try ImageRecord.fetchAll(db) }
         let failed = Dictionary(uniqueKeysWithValues: records.filter { $0.status == .failed }.map {
             (($0.path as NSString).lastPathComponent, $0.error ?? "")
@@ -251,7 +254,8 @@ struct MeanColourIndexer: Indexer {
         for name in ["empty.png", "notes.jpg", "huge.png", "truncated.jpg"] {
             #expect(failed[name]?.contains(name) == true, "\(name): \(failed[name] ?? "indexed")")
         }
-        #expect(records.filter { $0.status == .indexed }.count + failed.count == 7)
+        #expect(failed["broken.jpg"]?.hasPrefix("a link to nothing") == true && failed["pipe.jpg"] == "not a regular file but a FIFO", "\(failed)")
+        #expect(records.filter { $0.status == .indexed }.count + failed.count == 9)
         #expect(try database.statistics().faces >= 2)
     }
 }
