@@ -35,12 +35,15 @@ public enum FileSystemPath {
         return bytes
     }
 
-    /// The path for people to read: bytes that are not UTF-8 shown as `\xNN`.
+    /// The path (or a line holding paths) for people to read on one line: bytes that are not UTF-8, and
+    /// control characters (line breaks, tabs, terminal escapes), shown as `\xNN`.
     public static func displayed(_ path: String) -> String {
         var text = ""
         for scalar in path.unicodeScalars {
             if scalar.value >= escapeBase && scalar.value <= escapeBase + 0xFF {
                 text += String(format: "\\x%02X", scalar.value - escapeBase)
+            } else if scalar.properties.generalCategory == .control {
+                text += String(format: "\\x%02X", scalar.value)
             } else {
                 text.unicodeScalars.append(scalar)
             }

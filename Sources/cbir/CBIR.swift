@@ -27,14 +27,16 @@ struct CBIR: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            let message = FileSystemPath.displayed(fullMessage(for: error))
+            // The tool's own errors are one line; the parser's usage and help are several.
+            let lines = exitCode(for: error) == .failure ? [fullMessage(for: error)] : fullMessage(for: error).components(separatedBy: "\n")
+            let message = lines.map(FileSystemPath.displayed).joined(separator: "\n")
             if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
             Foundation.exit(exitCode(for: error).rawValue)
         }
     }
 }
 
-/// Prints a line of the tool's output, paths' bytes that are not UTF-8 shown as `\xNN`.
+/// Prints a line of the tool's output, paths' bytes that are not UTF-8 and control characters shown as `\xNN`.
 func print(_ line: String) {
     Swift.print(FileSystemPath.displayed(line))
 }

@@ -15,5 +15,6 @@ struct FileSystemPathTests {
         #expect(FileSystemPath.bytes(of: FileSystemPath.string(escapeRange)) == escapeRange)
         #expect(FileSystemPath.string(Array("café/名前.jpg".utf8)) == "café/名前.jpg")
         #expect(FileSystemPath.displayed(FileSystemPath.string(Array("caf".utf8) + [0xE9])) == "caf\\xE9")
+        #expect(FileSystemPath.displayed("two\nlines\t\u{1B}[2J.jpg") == "two\\x0Alines\\x09\\x1B[2J.jpg")
     }
 }

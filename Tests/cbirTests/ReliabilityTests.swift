@@ -85,6 +85,17 @@ import TestSupport
         #expect(query.standardOutput.contains("0.0000"), "the photo finds itself: \(query.standardOutput)")
     }
 
+    /// A line break in a file name is printed as `\x0A`, so that each result stays one line.
+    @Test func fileNameWithALineBreak() throws {
+        defer { cleanUp() }
+        let photo = folder + "/gallery/two\nlines.jpg", db = folder + "/cbir.sqlite"
+        try copy("train/obama/obama.jpg", to: photo)
+        #expect(try cbir.run(["index", folder + "/gallery", "--db", db, "--device", "cpu"]).status == 0)
+        let query = try cbir.run(["query", photo, "--db", db, "--top", "1"])
+        #expect(query.status == 0 && query.standardOutput.split(separator: "\n").filter { $0.contains("two\\x0Alines.jpg") }.count == 3,
+                "\(query.standardOutput)")
+    }
+
     /// A folder that cannot be listed is reported, counted and recorded; once readable, its photo is
     /// indexed and the record goes.
     @Test func unreadableFolder() throws {
