@@ -42,7 +42,9 @@ extension CBIRDatabase {
     /// file whole or not at all, so a run killed midway loses nothing committed and the next run finishes
     /// the rest. `concurrency` batches are in flight at once, so one is read, decoded and analysed while
     /// another is, and their writes take turns on the actor; progress comes file by file as batches are
-    /// stored, in the order they finish. Honours task cancellation between batches.
+    /// stored, in the order they finish. Every file of the batches in flight is held decoded until its batch
+    /// is stored, so `concurrency` and `batch` are held within ``maximumIndexingConcurrency``,
+    /// ``maximumIndexingBatch`` and ``maximumFilesInFlight``. Honours task cancellation between batches.
     public nonisolated func index(folder: String, keepMissing: Bool = false, concurrency: Int = CBIRDatabase.indexingConcurrency,
                                   batch: Int = CBIRDatabase.indexingBatch,
                                   progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
@@ -74,7 +76,8 @@ extension CBIRDatabase {
         }
         try await commit(failures)
         failures.forEach(report)
-        let batch = max(1, batch)
+        let concurrency = min(max(1, concurrency), Self.maximumIndexingConcurrency)
+        let batch = min(max(1, batch), Self.maximumIndexingBatch, Self.maximumFilesInFlight / concurrency)
         try await withThrowingTaskGroup(of: [FileWrite].self) { group in
             var next = 0
             func startNext() {
@@ -83,7 +86,7 @@ extension CBIRDatabase {
                 next += files.count
                 group.addTask { try await self.index(files) }
             }
-            for _ in 0..<max(1, concurrency) { startNext() }
+            for _ in 0..<concurrency { startNext() }
             while let stored = try await group.next() {
                 try Task.checkCancellation()
                 startNext()
@@ -100,6 +103,10 @@ extension CBIRDatabase {
     /// Files a batch by default: enough for their faces to share the network's batch, few enough that the
     /// batches in flight hold little memory (a decoded photo takes a few MB).
     public static let indexingBatch = 8
+
+    /// The most batches in flight, files a batch, and files of all batches in flight (held decoded at once:
+    /// up to about 10 MB each, a few MB for most photos).
+    public static let maximumIndexingConcurrency = 16, maximumIndexingBatch = 64, maximumFilesInFlight = 256
 
     enum Outcome: Sendable {
         case indexed, unchanged, upgraded

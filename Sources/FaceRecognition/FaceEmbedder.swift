@@ -12,6 +12,9 @@ public final class FaceEmbedder: Sendable {
     public static let modelFile = "dlib_face_recognition_resnet_model_v1.dat"
     /// Values per embedding.
     public static let length = 128
+    /// The most chips the network takes in one run: larger batches hold more activations and ran no faster
+    /// (Benchmarks/RESULTS.md); a batch of any size goes through in runs of at most this many.
+    public static let maximumBatch = 16
 
     public let context: RenderContext
     /// The chip size the network takes (150).
@@ -77,14 +80,19 @@ public final class FaceEmbedder: Sendable {
         return try embeddings(of: batch)
     }
 
-    /// One embedding per chip of the batch.
+    /// One embedding per chip of the batch, in network runs of at most ``maximumBatch`` chips.
     public func embeddings(of chips: PixelBuffer) throws(RecognitionError) -> [[Float]] {
         let shape = chips.descriptor
         guard shape.channels == 3, shape.width == chipSize, shape.height == chipSize, shape.elementType == .uint8 else {
             throw .invalidParameters("face chips must be \(chipSize)×\(chipSize) uint8 RGB, got \(shape)")
         }
-        let values: [Float]
-        do { values = try context.render(recipe(for: Image(chips))).floatValues } catch { throw .render(error) }
-        return (0..<shape.batch).map { Array(values[$0 * Self.length..<($0 + 1) * Self.length]) }
+        var embeddings: [[Float]] = []
+        for start in stride(from: 0, to: shape.batch, by: Self.maximumBatch) {
+            let run = chips.images(start..<min(start + Self.maximumBatch, shape.batch))
+            let values: [Float]
+            do { values = try context.render(recipe(for: Image(run))).floatValues } catch { throw .render(error) }
+            embeddings += (0..<run.descriptor.batch).map { Array(values[$0 * Self.length..<($0 + 1) * Self.length]) }
+        }
+        return embeddings
     }
 }

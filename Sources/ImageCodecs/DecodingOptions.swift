@@ -2,8 +2,8 @@
 public struct DecodingOptions: Sendable, Equatable {
     /// Decode to one BT.601 luma channel instead of the file's colour channels.
     public var grayscale: Bool
-    /// For JPEG: decode at the smallest DCT scale (1, 1/2, 1/4 or 1/8) whose longer side is still at
-    /// least this many pixels; nil decodes at full size. Other formats always decode at full size.
+    /// Decode at the smallest scale (1, 1/2, 1/4 or 1/8) whose longer side is still at least this many
+    /// pixels: JPEGs by their DCT, other formats by averaging squares of pixels; nil decodes at full size.
     public var minimumLongSide: Int?
     /// Headers claiming more pixels than this are rejected before any pixel memory is allocated.
     public var maximumPixels: Int

@@ -12,6 +12,8 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
     case corrupt(path: String, detail: String)
     /// The header claims more pixels than the limit allows; nothing was allocated for them.
     case tooLarge(path: String, width: Int, height: Int, limit: Int)
+    /// Decoding would take more memory than all decoders may hold at once (``DecodingMemory``).
+    case tooLargeToDecode(path: String, bytes: Int, limit: Int)
     /// A valid image of a kind this decoder does not handle (such as a CMYK JPEG).
     case unsupported(path: String, detail: String)
     /// Writing an image failed.
@@ -21,7 +23,7 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
     public var path: String {
         switch self {
         case .unreadable(let path, _), .empty(let path), .unrecognizedFormat(let path), .truncated(let path, _),
-             .corrupt(let path, _), .tooLarge(let path, _, _, _), .unsupported(let path, _),
+             .corrupt(let path, _), .tooLarge(let path, _, _, _), .tooLargeToDecode(let path, _, _), .unsupported(let path, _),
              .encodingFailed(let path, _):
             path
         }
@@ -36,6 +38,8 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
         case .corrupt(let path, let detail): "\(path): corrupt image (\(detail))"
         case .tooLarge(let path, let width, let height, let limit):
             "\(path): \(width)×\(height) exceeds the limit of \(limit) pixels"
+        case .tooLargeToDecode(let path, let bytes, let limit):
+            "\(path): decoding it takes \(bytes >> 20) MiB, more than the \(limit >> 20) MiB decoding may use"
         case .unsupported(let path, let detail): "\(path): unsupported image (\(detail))"
         case .encodingFailed(let path, let reason): "\(path): cannot write image: \(reason)"
         }

@@ -14,11 +14,24 @@ public enum ImageDecoder {
         try decode(try readFile(path, limit: options.maximumFileBytes), path: path, options: options)
     }
 
-    /// How many times smaller than stored `decode` makes these bytes with these options: the DCT
-    /// reduction of a JPEG (1, 2, 4 or 8), 1 for other formats. Multiply decoded coordinates by it to get
-    /// the file's own pixels.
+    /// How many times smaller than stored `decode` makes these bytes with these options (1, 2, 4 or 8; 1
+    /// when the header cannot be read). Multiply decoded coordinates by it to get the file's own pixels.
     public static func reduction(of bytes: [UInt8], options: DecodingOptions) -> Int {
-        ImageFormat(sniffing: bytes) == .jpeg ? JPEGCodec.reduction(bytes, options: options) : 1
+        let size: (width: Int, height: Int)?
+        switch ImageFormat(sniffing: bytes) {
+        case .jpeg: size = JPEGCodec.size(bytes)
+        case .png: size = PNGCodec.size(bytes)
+        case .pnm: size = PNMCodec.size(bytes)
+        case nil: size = nil
+        }
+        return size.map { reduction(width: $0.width, height: $0.height, minimumLongSide: options.minimumLongSide) } ?? 1
+    }
+
+    /// The reduction (1, 2, 4 or 8) whose longer side, ⌈side / reduction⌉, is still at least `minimumLongSide`:
+    /// the largest such, or 1 without a minimum. JPEGs take it in their DCT, other formats by averaging.
+    static func reduction(width: Int, height: Int, minimumLongSide: Int?) -> Int {
+        guard let minimumLongSide else { return 1 }
+        return [8, 4, 2].first { (max(width, height) + $0 - 1) / $0 >= minimumLongSide } ?? 1
     }
 
     /// A file's bytes, refused with a typed error when unreadable or over `limit` bytes: for callers that
@@ -60,15 +73,45 @@ public enum ImageDecoder {
         }
     }
 
-    /// A planar buffer from interleaved 8-bit samples.
-    static func planar(interleaved samples: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int) -> PixelBuffer {
-        let pixels = width * height
-        let descriptor = ImageDescriptor(width: width, height: height, channels: channels, elementType: .uint8)
+    /// Runs a codec's `decode` of an image of this size and channel count, stored with `sampleBytes` bytes a
+    /// sample and made `reduction` times smaller, with the memory its interleaved samples and planar result
+    /// take reserved in ``DecodingMemory/shared``.
+    static func decoding(width: Int, height: Int, channels: Int, sampleBytes: Int = 1, reduction: Int = 1, path: String,
+                         _ decode: () throws(ImageCodecError) -> PixelBuffer) throws(ImageCodecError) -> PixelBuffer {
+        let reduced = ((width + reduction - 1) / reduction) * ((height + reduction - 1) / reduction)
+        return try DecodingMemory.shared.reserving((width * height * sampleBytes + reduced) * channels, for: path, decode)
+    }
+
+    /// A planar buffer from interleaved 8-bit samples, `reduction` times smaller (each pixel the rounded mean
+    /// of a square of that side, cut at the right and bottom edges, as TurboJPEG's sizes are).
+    static func planar(interleaved samples: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int,
+                       reduction: Int = 1) -> PixelBuffer {
+        let outWidth = (width + reduction - 1) / reduction, outHeight = (height + reduction - 1) / reduction
+        let pixels = outWidth * outHeight
+        let descriptor = ImageDescriptor(width: outWidth, height: outHeight, channels: channels, elementType: .uint8)
         return PixelBuffer(descriptor: descriptor) { out in
-            guard let source = samples.baseAddress, samples.count >= out.count else { return }
-            for i in 0..<pixels {
-                let pixel = source + i * channels
-                for c in 0..<channels { out[c * pixels + i] = pixel[c] }
+            guard let source = samples.baseAddress, samples.count >= width * height * channels else { return }
+            guard reduction > 1 else {
+                for i in 0..<pixels {
+                    let pixel = source + i * channels
+                    for c in 0..<channels { out[c * pixels + i] = pixel[c] }
+                }
+                return
+            }
+            var sums = [Int](repeating: 0, count: outWidth * channels)
+            for row in 0..<outHeight {
+                let rows = row * reduction..<min((row + 1) * reduction, height)
+                for index in sums.indices { sums[index] = 0 }
+                for y in rows {
+                    let line = source + y * width * channels
+                    for x in 0..<width {
+                        for c in 0..<channels { sums[x / reduction * channels + c] += Int(line[x * channels + c]) }
+                    }
+                }
+                for column in 0..<outWidth {
+                    let count = rows.count * (min((column + 1) * reduction, width) - column * reduction)
+                    for c in 0..<channels { out[c * pixels + row * outWidth + column] = UInt8((sums[column * channels + c] + count / 2) / count) }
+                }
             }
         }
     }

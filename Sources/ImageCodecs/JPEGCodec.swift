@@ -3,18 +3,15 @@ import ImageKernels
 
 /// JPEG through TurboJPEG: DCT-scaled decoding and encoding.
 enum JPEGCodec {
-    /// How many times smaller `decode` will make the image with these options (1, 2, 4 or 8); 1 when the
-    /// header cannot be read (decoding will then say why).
-    static func reduction(_ bytes: [UInt8], options: DecodingOptions) -> Int {
-        guard let handle = tjInitDecompress() else { return 1 }
+    /// The stored size in the header; nil when it cannot be read (decoding will then say why).
+    static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        guard let handle = tjInitDecompress() else { return nil }
         defer { tjDestroy(handle) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
-        guard status == 0 else { return 1 }
-        let factor = scalingFactor(width: Int(width), height: Int(height), minimumLongSide: options.minimumLongSide)
-        return Int(factor.denom / max(factor.num, 1))
+        return status == 0 ? (Int(width), Int(height)) : nil
     }
 
     static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer {
@@ -31,27 +28,30 @@ enum JPEGCodec {
         if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
             throw .unsupported(path: path, detail: "CMYK JPEG")
         }
-        let factor = scalingFactor(width: Int(width), height: Int(height), minimumLongSide: options.minimumLongSide)
-        let outWidth = scaled(Int(width), factor), outHeight = scaled(Int(height), factor)
+        let reduction = ImageDecoder.reduction(width: Int(width), height: Int(height), minimumLongSide: options.minimumLongSide)
+        // TurboJPEG's own sizes at 1/reduction (TJSCALED): its DCT scales to the largest factor that fits them.
+        let outWidth = (Int(width) + reduction - 1) / reduction, outHeight = (Int(height) + reduction - 1) / reduction
         let gray = options.grayscale || colorspace == Int32(TJCS_GRAY.rawValue)
         let channels = gray ? 1 : 3
         let format = gray ? TJPF_GRAY : TJPF_RGB
-        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
-        let status = bytes.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { target in
-                tjDecompress2(handle, source.baseAddress, UInt(source.count), target.baseAddress, Int32(outWidth), 0,
-                              Int32(outHeight), Int32(format.rawValue), 0)
+        return try ImageDecoder.decoding(width: outWidth, height: outHeight, channels: channels, path: path) { () throws(ImageCodecError) in
+            var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
+            let status = bytes.withUnsafeBufferPointer { source in
+                pixels.withUnsafeMutableBufferPointer { target in
+                    tjDecompress2(handle, source.baseAddress, UInt(source.count), target.baseAddress, Int32(outWidth), 0,
+                                  Int32(outHeight), Int32(format.rawValue), 0)
+                }
             }
-        }
-        if status != 0 {
-            let text = message(handle)
-            // Warnings leave a usable image, except a premature end: then part of the image is missing.
-            if tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) || text.lowercased().contains("premature end") {
-                throw classify(text, path: path, truncatedWhenEnding: true)
+            if status != 0 {
+                let text = message(handle)
+                // Warnings leave a usable image, except a premature end: then part of the image is missing.
+                if tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) || text.lowercased().contains("premature end") {
+                    throw classify(text, path: path, truncatedWhenEnding: true)
+                }
             }
-        }
-        return pixels.withUnsafeBufferPointer {
-            ImageDecoder.planar(interleaved: $0, width: outWidth, height: outHeight, channels: channels)
+            return pixels.withUnsafeBufferPointer {
+                ImageDecoder.planar(interleaved: $0, width: outWidth, height: outHeight, channels: channels)
+            }
         }
     }
 
@@ -76,29 +76,6 @@ enum JPEGCodec {
         defer { tjFree(output) }
         guard status == 0, let output else { throw .encodingFailed(path: path, reason: message(handle)) }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
-    }
-
-    /// TurboJPEG's power-of-two reductions (1, 1/2, 1/4, 1/8), largest first: libjpeg-turbo has SIMD
-    /// inverse DCTs only for these; its other eighths decode slower than full size.
-    private static let factors: [tjscalingfactor] = {
-        var count: Int32 = 0
-        guard let list = tjGetScalingFactors(&count) else { return [tjscalingfactor(num: 1, denom: 1)] }
-        return UnsafeBufferPointer(start: list, count: Int(count))
-            .filter { $0.num == 1 && $0.denom.nonzeroBitCount == 1 }
-            .sorted { Double($0.num) / Double($0.denom) > Double($1.num) / Double($1.denom) }
-    }()
-
-    /// The smallest scale whose longer side is still at least `minimumLongSide` (full size when nil).
-    static func scalingFactor(width: Int, height: Int, minimumLongSide: Int?) -> tjscalingfactor {
-        let full = tjscalingfactor(num: 1, denom: 1)
-        guard let minimumLongSide else { return full }
-        let longSide = max(width, height)
-        return factors.last { scaled(longSide, $0) >= minimumLongSide } ?? full
-    }
-
-    /// TurboJPEG's TJSCALED macro: ⌈dimension · num / denom⌉.
-    static func scaled(_ dimension: Int, _ factor: tjscalingfactor) -> Int {
-        (dimension * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
     }
 
     private static func message(_ handle: tjhandle) -> String {

@@ -23,21 +23,33 @@ enum PNGCodec {
         image.format = format
         let width = Int(image.width), height = Int(image.height)
         let samples = width * height * channels
-        if sixteenBit {
-            var wide = [UInt16](repeating: 0, count: samples)
-            let finished = wide.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+        let reduction = ImageDecoder.reduction(width: width, height: height, minimumLongSide: options.minimumLongSide)
+        // Sixteen-bit samples take two bytes, then one more once narrowed.
+        return try ImageDecoder.decoding(width: width, height: height, channels: channels, sampleBytes: sixteenBit ? 3 : 1,
+                                         reduction: reduction, path: path) { () throws(ImageCodecError) in
+            if sixteenBit {
+                var wide = [UInt16](repeating: 0, count: samples)
+                let finished = wide.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+                guard finished != 0 else { throw failure(image, path: path) }
+                let narrow = eightBit(wide, channels: channels)
+                return narrow.withUnsafeBufferPointer {
+                    ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
+                }
+            }
+            var pixels = [UInt8](repeating: 0, count: samples)
+            let finished = pixels.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
             guard finished != 0 else { throw failure(image, path: path) }
-            let narrow = eightBit(wide, channels: channels)
-            return narrow.withUnsafeBufferPointer {
-                ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels)
+            return pixels.withUnsafeBufferPointer {
+                ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
             }
         }
-        var pixels = [UInt8](repeating: 0, count: samples)
-        let finished = pixels.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
-        guard finished != 0 else { throw failure(image, path: path) }
-        return pixels.withUnsafeBufferPointer {
-            ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels)
-        }
+    }
+
+    /// The size in the header (IHDR, which must come first); nil when there is none.
+    static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        guard bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+        func number(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (number(16), number(20))
     }
 
     /// Refuses a chunk that claims more bytes than the file has left, before libpng sees it: libpng allocates

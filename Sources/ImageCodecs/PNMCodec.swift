@@ -6,8 +6,7 @@ enum PNMCodec {
     static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer {
         var reader = Reader(bytes: bytes, path: path)
         let kind = bytes[1]
-        reader.position = 2
-        let width = try reader.headerNumber("width"), height = try reader.headerNumber("height")
+        let (width, height) = try reader.size()
         let maximum = try reader.headerNumber("maximum value")
         guard (1...65535).contains(maximum) else {
             throw .corrupt(path: path, detail: "maximum value \(maximum) is outside 1...65535")
@@ -23,23 +22,33 @@ enum PNMCodec {
         guard available >= count * size else {
             throw .truncated(path: path, detail: "\(max(available, 0)) bytes of pixel data, at least \(count * size) needed")
         }
-        var samples = [UInt8](repeating: 0, count: count)
         func scaled(_ value: Int) throws(ImageCodecError) -> UInt8 {
             guard value <= maximum else { throw .corrupt(path: path, detail: "sample \(value) exceeds \(maximum)") }
             return maximum == 255 ? UInt8(value) : UInt8((value * 255 + maximum / 2) / maximum)
         }
-        if text {
-            for i in 0..<count { samples[i] = try scaled(try reader.sampleNumber(i, of: count)) }
-        } else {
-            reader.position += 1   // the single whitespace after the maximum value
-            for i in 0..<count {
-                let at = reader.position + i * size
-                samples[i] = try scaled(size == 1 ? Int(bytes[at]) : Int(bytes[at]) << 8 | Int(bytes[at + 1]))
+        let reduction = ImageDecoder.reduction(width: width, height: height, minimumLongSide: options.minimumLongSide)
+        return try ImageDecoder.decoding(width: width, height: height, channels: channels, reduction: reduction,
+                                         path: path) { () throws(ImageCodecError) in
+            var samples = [UInt8](repeating: 0, count: count)
+            if text {
+                for i in 0..<count { samples[i] = try scaled(try reader.sampleNumber(i, of: count)) }
+            } else {
+                reader.position += 1   // the single whitespace after the maximum value
+                for i in 0..<count {
+                    let at = reader.position + i * size
+                    samples[i] = try scaled(size == 1 ? Int(bytes[at]) : Int(bytes[at]) << 8 | Int(bytes[at + 1]))
+                }
+            }
+            return samples.withUnsafeBufferPointer {
+                ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
             }
         }
-        return samples.withUnsafeBufferPointer {
-            ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels)
-        }
+    }
+
+    /// The size in the header; nil when it cannot be read.
+    static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        var reader = Reader(bytes: bytes, path: "")
+        return try? reader.size()
     }
 
     /// Walks the header and text samples: numbers separated by whitespace, `#` comments to end of line.
@@ -47,6 +56,12 @@ enum PNMCodec {
         let bytes: [UInt8]
         let path: String
         var position = 0
+
+        /// Width and height, after the two-byte magic number.
+        mutating func size() throws(ImageCodecError) -> (width: Int, height: Int) {
+            position = 2
+            return (try headerNumber("width"), try headerNumber("height"))
+        }
 
         mutating func headerNumber(_ what: String) throws(ImageCodecError) -> Int {
             guard let value = try number() else { throw .truncated(path: path, detail: "header ends before the \(what)") }

@@ -30,7 +30,7 @@ struct IndexCommand: AsyncParsableCommand {
     @Option(help: "Batches indexed at once (one a core, 2 to 16).")
     var jobs = CBIRDatabase.indexingConcurrency
 
-    @Option(help: "Files a batch: analysed together, stored in one transaction.")
+    @Option(help: "Files a batch (at most 64; --jobs × --batch at most 256): analysed together, stored in one transaction.")
     var batch = CBIRDatabase.indexingBatch
 
     @OptionGroup var database: DatabaseOptions
@@ -38,8 +38,12 @@ struct IndexCommand: AsyncParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+        let (mostJobs, mostFiles) = (CBIRDatabase.maximumIndexingConcurrency, CBIRDatabase.maximumIndexingBatch)
+        guard (1...mostJobs).contains(jobs) else { throw ValidationError("--jobs must be at least 1 and at most \(mostJobs)") }
+        guard (1...mostFiles).contains(batch) else { throw ValidationError("--batch must be at least 1 and at most \(mostFiles)") }
+        guard jobs * batch <= CBIRDatabase.maximumFilesInFlight else {
+            throw ValidationError("--jobs × --batch must be at most \(CBIRDatabase.maximumFilesInFlight): their files are held in memory together")
+        }
     }
 
     func run() async throws {

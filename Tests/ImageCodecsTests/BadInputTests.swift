@@ -79,6 +79,37 @@ import TestSupport
         }
     }
 
+    /// A file within the pixel limit whose decode would take more memory than decoders may hold at once is
+    /// refused before anything is allocated: a 10000 × 10000 16-bit RGBA PNG of a few bytes would take
+    /// 1.6 GB (two bytes a sample, one more once narrowed, and the planes).
+    @Test func decodesTooLargeForTheMemoryBudgetAreRefused() throws {
+        let png = PNGBuilder.png(width: 10_000, height: 10_000, bitDepth: 16, colorType: 6, rows: [])
+        #expect(Self.decodeError(png, "deep.png") == .tooLargeToDecode(path: "deep.png", bytes: 1_600_000_000,
+                                                                       limit: DecodingMemory.shared.capacity))
+    }
+
+    /// Decodes reserve their memory from one budget: however many run at once, together they never hold
+    /// more than its capacity, and all of them finish.
+    @Test func decodesTakeTurnsWithinTheBudget() throws {
+        let budget = DecodingMemory(capacity: 100)
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var now = 0, most = 0, done = 0
+        }
+        let tally = Tally()
+        DispatchQueue.concurrentPerform(iterations: 12) { _ in
+            _ = try? budget.reserving(40, for: "p") { () throws(ImageCodecError) in
+                tally.lock.withLock { tally.now += 40; tally.most = max(tally.most, tally.now) }
+                usleep(5_000)
+                tally.lock.withLock { tally.now -= 40; tally.done += 1 }
+            }
+        }
+        #expect(tally.done == 12 && tally.most <= 100 && tally.most >= 40)
+        #expect(throws: ImageCodecError.tooLargeToDecode(path: "p", bytes: 101, limit: 100)) {
+            try budget.reserving(101, for: "p") { () throws(ImageCodecError) in }
+        }
+    }
+
     /// Found by fuzzing (scripts/fuzz.sh): a Netpbm header within the pixel limit but with almost no data
     /// allocated the whole image before finding the data missing. Now the data's length is checked first.
     @Test func netpbmClaimingMoreThanTheFileHolds() throws {

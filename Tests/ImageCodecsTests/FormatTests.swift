@@ -105,4 +105,45 @@ import TestSupport
         let p6 = Array("P6 1 1 255\n".utf8) + [7, 8, 9]
         #expect(try ImageDecoder.decode(p6, path: "a.ppm").bytes == [7, 8, 9])
     }
+
+    /// PNG and Netpbm files decode reduced as JPEGs are, to the smallest power-of-two size still at least
+    /// `minimumLongSide` long, each pixel the rounded mean of its square (cut at the right and bottom edges);
+    /// `reduction(of:)` says by how much. Random pixels, odd sizes.
+    @Test func pngAndNetpbmAreReducedLikeJPEGs() throws {
+        var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
+        let (width, height) = (2603, TestImages.oddSize(301...1403, using: &generator))   // 2603 / 4 = 651 ≥ 640 > 2603 / 8
+        for channels in [1, 3] {
+            let image = TestImages.random(ImageDescriptor(width: width, height: height, channels: channels, elementType: .uint8),
+                                          using: &generator)
+            let interleaved = (0..<width * height * channels).map { image.bytes[$0 % channels * width * height + $0 / channels] }
+            let netpbm = Array("P\(channels == 1 ? 5 : 6) \(width) \(height) 255\n".utf8) + interleaved
+            let options = DecodingOptions(minimumLongSide: 640)
+            for (bytes, name) in [(try ImageEncoder.png(image), "a.png"), (netpbm, "a.pnm")] {
+                #expect(ImageDecoder.reduction(of: bytes, options: options) == 4, "\(name)")
+                let reduced = try ImageDecoder.decode(bytes, path: name, options: options)
+                #expect(TestImages.difference(reduced, Self.boxMean(image, 4), tolerance: 0) == nil, "seed \(generator.seed), \(name)")
+            }
+        }
+    }
+
+    /// The plain reference: each output pixel the rounded mean of the input pixels of its square.
+    static func boxMean(_ image: PixelBuffer, _ factor: Int) -> PixelBuffer {
+        let d = image.descriptor, (width, height) = ((d.width + factor - 1) / factor, (d.height + factor - 1) / factor)
+        var out = [UInt8](repeating: 0, count: width * height * d.channels)
+        for c in 0..<d.channels {
+            for y in 0..<height {
+                for x in 0..<width {
+                    var sum = 0, count = 0
+                    for sy in y * factor..<min(y * factor + factor, d.height) {
+                        for sx in x * factor..<min(x * factor + factor, d.width) {
+                            sum += Int(image.bytes[c * d.planePixelCount + sy * d.width + sx])
+                            count += 1
+                        }
+                    }
+                    out[c * width * height + y * width + x] = UInt8((sum + count / 2) / count)
+                }
+            }
+        }
+        return try! PixelBuffer(width: width, height: height, channels: d.channels, values: out)
+    }
 }
