@@ -261,7 +261,10 @@ import TestSupport
                                      (["query", probe, "--face", "0"], "--face counts from 1"),
                                      (["query", probe, "--radius", "-2"], "--radius cannot be negative"),
                                      (["index", Self.photos, "--jobs", "0"], "--jobs must be at least 1"),
-                                     (["index", Self.photos, "--batch", "0"], "--batch must be at least 1")] {
+                                     (["index", Self.photos, "--batch", "0"], "--batch must be at least 1"),
+                                     (["index", Self.photos, "--jobs", "64"], "--jobs must be at least 1 and at most 16"),
+                                     (["index", Self.photos, "--batch", "100000"], "--batch must be at least 1 and at most 64"),
+                                     (["index", Self.photos, "--jobs", "8", "--batch", "64"], "--jobs × --batch must be at most 256")] {
             let output = try cbir.run(arguments)
             #expect(output.status != 0 && output.standardError.contains(message), "\(arguments): \(output.standardError)")
         }
