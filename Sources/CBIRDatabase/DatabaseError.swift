@@ -61,9 +61,9 @@ extension DatabaseError {
         }
     }
 
-    /// How to get a working database back from a damaged one: labels out, a new index, labels in.
+    /// How to get a working database back from a damaged one.
     public static func recovery(_ path: String) -> String {
-        "To recover: `cbir labels --export labels.json --db \(path)` (what can still be read), index the photos into a new "
-            + "database, then `cbir labels --import labels.json --db <new database>`."
+        "To recover: `cbir check --repair --db \(path)` saves what can still be read (photos, faces, people and their names) "
+            + "into a new database in its place."
     }
 }

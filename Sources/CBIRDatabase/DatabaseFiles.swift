@@ -35,6 +35,20 @@ struct DatabaseFiles: Sendable {
         FileIdentity(path: file).map(identities().contains) ?? false
     }
 
+    /// Whether another process has the database open: holds one of SQLite's locks on the file or on its
+    /// shared-memory index (as /proc/locks lists them; true where that cannot be read).
+    func isOpenElsewhere() -> Bool {
+        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return true }
+        let inodes = Set([path, path + "-shm"].compactMap { FileIdentity(path: $0)?.inode })
+        return locks.split(separator: "\n").contains { line in
+            // "1: POSIX  ADVISORY  READ 4913 fe:00:16220357 1073741826 1073742335"
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "POSIX", let pid = Int32(fields[4]), pid != getpid(),
+                  let inode = fields[5].split(separator: ":").last.flatMap({ UInt64($0) }) else { return false }
+            return inodes.contains(inode)
+        }
+    }
+
     /// Runs `body` (a writer's open: WAL mode, migrations, check) while holding an exclusive `flock` on the
     /// lock file (made if missing), so that writers opening one database at once take turns: GRDB reads
     /// which migrations are applied before running each in its own transaction, so two would both run the

@@ -1,22 +1,53 @@
 import ArgumentParser
 import CBIRDatabase
+import FaceDetection
 import ImageKernels
 
-/// `cbir check`: whether the database file is sound.
+/// `cbir check`: whether the database file is sound, and with --repair, what can be saved of a damaged one.
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check the database: every page and index, every face's descriptor and embedding, every face's image.",
-        discussion: "Reads only. Prints each problem found and exits with 1 if there is any, with how to recover.")
+        discussion: """
+            Reads only. Prints each problem found and exits with 1 if there is any, with how to recover. With \
+            --repair, a damaged database is copied row by row into a new one (what can still be read: photos, \
+            faces, people and their names), which takes its place; the damaged file is kept beside it.
+            """)
+
+    @Flag(help: "Save what can be read of a damaged database into a new one in its place.")
+    var repair = false
 
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
+        if repair { return try repairDatabase() }
         let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
         let check = try store.check()
         for problem in check.problems { print(problem) }
         print("\(database.db): \(check.images) images, \(check.faces) faces: "
               + (check.isSound ? "sound" : "\(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")"))
         if !check.isSound { throw CommandFailure(DatabaseError.recovery(database.db)) }
+    }
+
+    private func repairDatabase() throws {
+        let indexer = try FaceIndexer(context: RenderContext(device: .cpu), embeddings: false)
+        guard let repair = try CBIRDatabase.repair(path: database.db, indexers: [indexer]) else {
+            return print("\(database.db): sound, nothing to repair")
+        }
+        for table in repair.tables {
+            print("\(table.name): \(table.copied) rows saved" + (table.unreadableRowIDs > 0 ? ", \(table.unreadableRowIDs) row ids unreadable" : ""))
+        }
+        if repair.orphansDropped > 0 { print("\(repair.orphansDropped) rows dropped: damaged, or what they belonged to was lost") }
+        print("\(repair.labels) named faces kept")
+        if !repair.photosToIndexAgain.isEmpty {
+            print("\(repair.photosToIndexAgain.count) photos may have lost faces; `cbir index` of their folders indexes them again:")
+            for path in repair.photosToIndexAgain { print("  \(path)") }
+        }
+        if let damaged = repair.damaged {
+            print("\(database.db): repaired; the damaged file is kept as \(damaged)")
+        } else {
+            print("\(repair.repaired): the repaired copy. Another process has \(database.db) open: when it is done, "
+                  + "put the copy in its place (mv \(repair.repaired) \(database.db))")
+        }
     }
 }

@@ -1,0 +1,204 @@
+import Foundation
+import GRDB
+import ImageKernels
+
+/// What ``CBIRDatabase/repair(path:indexers:)`` saved from a damaged database.
+public struct DatabaseRepair: Sendable {
+    /// One table's rows: copied, and the row ids that could not be read (a row there, if any, is lost).
+    public struct Table: Sendable, Equatable {
+        public let name: String
+        public let copied: Int
+        public let unreadableRowIDs: Int
+    }
+
+    /// Every table copied, in name order.
+    public let tables: [Table]
+    /// Copied rows dropped: because what they belonged to was lost (a face whose photo's row was unreadable),
+    /// or because their value does not read back (a damaged descriptor or embedding).
+    public let orphansDropped: Int
+    /// Named faces kept.
+    public let labels: Int
+    /// Photos whose stored faces may have lost part of what was stored for them: the next `cbir index` of
+    /// their folder indexes them again (their faces' people and names carry over, as for a changed photo).
+    public let photosToIndexAgain: [String]
+    /// The repaired database: in place of the damaged one, or beside it when another process had the damaged
+    /// one open.
+    public let repaired: String
+    /// Where the damaged file was moved, when the repaired one took its place.
+    public let damaged: String?
+}
+
+extension CBIRDatabase {
+    /// Saves what can still be read of a damaged database into a new one with the same tables: every row
+    /// of every table is tried, in ranges of row ids split down to single rows where a range cannot be
+    /// read, so damage costs only the rows on damaged pages (indexes are rebuilt, not copied). Rows left
+    /// pointing at lost ones are dropped or unlinked as their foreign keys say. Photos whose faces lost a
+    /// descriptor or an embedding, or all their faces, are marked to be indexed again. Unless another
+    /// process has the damaged file open, the repaired one then takes its place and the damaged one (with
+    /// its write-ahead log) is kept beside it as `<path>.damaged-<time>`. Writers wait while it runs.
+    /// Returns nil, having changed nothing, when the database is sound.
+    public static func repair(path: String, indexers: [any Indexer]) throws(DatabaseError) -> DatabaseRepair? {
+        guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
+        let files = DatabaseFiles(path: path), repaired = path + ".repaired"
+        do {
+            return try files.whileLocked { () throws -> DatabaseRepair? in
+                var damagedConfiguration = Configuration()
+                damagedConfiguration.readonly = true   // the damaged file stays as it was
+                let copy = try { () throws -> (tables: [DatabaseRepair.Table], orphans: Int, labels: Int, photos: [String])? in
+                    let damaged = try DatabaseQueue(path: path, configuration: damagedConfiguration)
+                    guard try !isSound(damaged) else { return nil }
+                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: repaired + suffix) }
+                    _ = try CBIRDatabase(path: repaired, indexers: indexers, context: RenderContext(device: .cpu))
+                    try? FileManager.default.removeItem(atPath: DatabaseFiles(path: repaired).lock)
+                    var configuration = Configuration()
+                    configuration.foreignKeysEnabled = false   // rows come in any order; orphans are dropped after
+                    let target = try DatabaseQueue(path: repaired, configuration: configuration)
+                    let tables = try copyTables(from: damaged, to: target)
+                    let orphans = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
+                    let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
+                    let photos = try target.write { db in try markIncompletePhotos(db, facesLost: facesLost) }
+                    let labels = try target.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL") ?? 0 }
+                    guard try isSound(target) else { throw DatabaseError.storage(path: repaired, reason: "the repaired copy is not sound") }
+                    return (tables, orphans, labels, photos)
+                }()
+                guard let (tables, orphans, labels, photos) = copy else { return nil }
+                // Every connection to both files is closed here: the files can be moved.
+                guard !files.isOpenElsewhere() else {
+                    return DatabaseRepair(tables: tables, orphansDropped: orphans, labels: labels, photosToIndexAgain: photos,
+                                          repaired: repaired, damaged: nil)
+                }
+                let kept = "\(path).damaged-\(Int(Date().timeIntervalSince1970))"
+                for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                    try FileManager.default.moveItem(atPath: path + suffix, toPath: kept + suffix)
+                }
+                try? FileManager.default.removeItem(atPath: files.gallery)
+                try FileManager.default.moveItem(atPath: repaired, toPath: path)
+                return DatabaseRepair(tables: tables, orphansDropped: orphans, labels: labels, photosToIndexAgain: photos, repaired: path, damaged: kept)
+            }
+        } catch {
+            throw .storage(error, path: path)
+        }
+    }
+
+    /// Whether SQLite's full integrity check passes (it may itself stop on damage).
+    private static func isSound(_ database: DatabaseQueue) throws -> Bool {
+        do { return try database.read { db in try Self.integrityProblems(db, quick: false) }.isEmpty } catch where isDamage(error) {
+            return false
+        }
+    }
+
+    /// Whether an error is SQLite finding the file damaged.
+    private static func isDamage(_ error: any Error) -> Bool {
+        guard let error = error as? GRDB.DatabaseError else { return false }
+        return [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
+    }
+
+    /// Rows read at a time from a damaged table before a failing range is split.
+    private static let repairChunk: Int64 = 512
+
+    /// Copies every readable row of the target's tables (but its own bookkeeping) from `source`.
+    private static func copyTables(from source: DatabaseQueue, to target: DatabaseQueue) throws -> [DatabaseRepair.Table] {
+        let names = try target.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                AND name NOT IN ('grdb_migrations', '\(FaceStore.tagsTable)') ORDER BY name
+                """)
+        }
+        return try names.map { name in
+            let targetColumns = try target.read { db in try db.columns(in: name) }
+            let sourceColumns = Set(try source.read { db in try db.columns(in: name) }.map(\.name))
+            let columns = targetColumns.map(\.name).filter(sourceColumns.contains)
+            // A table whose row id is not one of its columns gets its row ids copied too.
+            let keys = targetColumns.filter { $0.primaryKeyIndex > 0 }
+            let rowidAlias = keys.count == 1 && keys[0].type.uppercased() == "INTEGER"
+            let copied = (rowidAlias ? [] : ["rowid"]) + columns
+            let list = copied.map { $0 == "rowid" ? $0 : $0.quotedDatabaseIdentifier }.joined(separator: ", ")
+            let insert = "INSERT OR IGNORE INTO \(name.quotedDatabaseIdentifier) (\(list)) VALUES (\(copied.map { _ in "?" }.joined(separator: ", ")))"
+            let select = "SELECT \(list) FROM \(name.quotedDatabaseIdentifier) WHERE rowid BETWEEN ? AND ?"
+            var count = 0, unreadable = 0
+            func copy(_ range: ClosedRange<Int64>) throws {
+                let rows: [Row]
+                do {
+                    rows = try source.read { db in try Row.fetchAll(db, sql: select, arguments: [range.lowerBound, range.upperBound]) }
+                } catch where isDamage(error) {
+                    guard range.count > 1 else { return unreadable += 1 }
+                    let middle = range.lowerBound + Int64(range.count / 2)
+                    try copy(range.lowerBound...middle - 1)
+                    return try copy(middle...range.upperBound)
+                }
+                try target.write { db in
+                    for row in rows { try db.execute(sql: insert, arguments: StatementArguments(row.databaseValues)) }
+                }
+                count += rows.count
+            }
+            let last = try lastRowID(of: name, in: source)
+            for start in stride(from: Int64(0), through: last, by: Int(repairChunk)) { try copy(start...min(start + repairChunk - 1, last)) }
+            return DatabaseRepair.Table(name: name, copied: count, unreadableRowIDs: unreadable)
+        }
+    }
+
+    /// The largest row id a table may hold: its own largest, or where that cannot be read, the largest any
+    /// AUTOINCREMENT counter has handed out.
+    private static func lastRowID(of table: String, in source: DatabaseQueue) throws -> Int64 {
+        do {
+            return try source.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM \(table.quotedDatabaseIdentifier)") } ?? 0
+        } catch {
+            return try source.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM sqlite_sequence") } ?? 0
+        }
+    }
+
+    /// Deletes the rows whose foreign keys point at lost rows, or sets those keys to NULL where the key says
+    /// ON DELETE SET NULL, until none is left; returns how many rows were deleted.
+    private static func dropOrphans(_ db: Database) throws -> Int {
+        var dropped = 0
+        while true {
+            let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+            guard !violations.isEmpty else { return dropped }
+            for violation in violations {
+                let table: String = violation["table"], rowid: Int64 = violation["rowid"], key: Int = violation["fkid"]
+                let foreignKey = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.quotedDatabaseIdentifier))").filter { $0["id"] == key }
+                if let column = foreignKey.first?["from"] as String?, foreignKey.first?["on_delete"] == "SET NULL" {
+                    try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = NULL WHERE rowid = ?",
+                                   arguments: [rowid])
+                } else {
+                    try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE rowid = ?", arguments: [rowid])
+                    dropped += db.changesCount
+                }
+            }
+        }
+    }
+
+    /// Deletes the descriptors and embeddings that do not read back (damage inside a value: SQLite checks
+    /// pages, not what they hold), so that their photos are indexed again; returns how many.
+    private static func dropDamagedFaceData(_ db: Database) throws -> Int {
+        var damaged: [(table: String, face: Int64)] = []
+        let descriptors = try Row.fetchCursor(db, sql: "SELECT face_id, parameters, descriptor FROM \(FaceStore.descriptorsTable)")
+        while let row = try descriptors.next() {
+            let face: Int64 = row["face_id"]
+            do {
+                _ = try FaceRecord.descriptor(face: face, parameters: try FaceRecord.parameters(face: face, row["parameters"]), stored: row["descriptor"])
+            } catch {
+                damaged.append((FaceStore.descriptorsTable, face))
+            }
+        }
+        let embeddings = try Row.fetchCursor(db, sql: "SELECT face_id, embedding FROM \(FaceStore.embeddingsTable)")
+        while let row = try embeddings.next() {
+            do { _ = try FaceRecord.embedding(face: row["face_id"], row["embedding"]) } catch { damaged.append((FaceStore.embeddingsTable, row["face_id"])) }
+        }
+        for (table, face) in damaged { try db.execute(sql: "DELETE FROM \(table) WHERE face_id = ?", arguments: [face]) }
+        return damaged.count
+    }
+
+    /// Marks for indexing again (a modification time and hash no file has) the photos with a face that lost
+    /// its descriptor or embedding, and where face rows were lost, the indexed photos left with none (which
+    /// includes those that had none); returns their paths.
+    private static func markIncompletePhotos(_ db: Database, facesLost: Bool) throws -> [String] {
+        let incomplete = """
+            SELECT image_id FROM faces WHERE id NOT IN (SELECT face_id FROM \(FaceStore.descriptorsTable))
+            OR (id NOT IN (SELECT face_id FROM \(FaceStore.embeddingsTable)) AND EXISTS (SELECT 1 FROM \(FaceStore.embeddingsTable)))
+            """ + (facesLost ? " UNION SELECT id FROM images WHERE status = 'indexed' AND id NOT IN (SELECT image_id FROM faces)" : "")
+        let paths = try String.fetchAll(db, sql: "SELECT path FROM images WHERE id IN (\(incomplete)) ORDER BY path")
+        try db.execute(sql: "UPDATE images SET modified = -1, hash = '' WHERE id IN (\(incomplete))")
+        return paths
+    }
+}
