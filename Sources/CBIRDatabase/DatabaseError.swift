@@ -39,7 +39,9 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
         case .invalidQuery(let reason): "invalid query: \(reason)"
         case .invalidName(let name, let reason):
-            "not a name: \(name.count > 40 ? name.prefix(40).debugDescription.dropLast() + "…\"" : name.debugDescription): \(reason)"
+            // A long name is shown by its start.
+            "not a name: \(name.count > 40 ? name.prefix(40).debugDescription.dropLast() + "…\"" : name.debugDescription): "
+                + reason
         case .probe(let path, let reason): reason.hasPrefix(path) ? reason : "\(path): \(reason)"
         case .processing(let reason): reason
         }

@@ -58,7 +58,8 @@ struct DatabaseFiles: Sendable {
     func whileLocked<Result>(_ body: () throws -> Result) throws -> Result {
         var descriptor = FileSystemPath.withCString(lock) { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
         if descriptor < 0 && (errno == EACCES || errno == EROFS) {
-            descriptor = FileSystemPath.withCString(lock) { open($0, O_RDONLY | O_CLOEXEC) }  // flock works on a read-only descriptor
+            // flock works on a read-only descriptor too.
+            descriptor = FileSystemPath.withCString(lock) { open($0, O_RDONLY | O_CLOEXEC) }
         }
         guard descriptor >= 0 else {
             throw DatabaseError.storage(path: path, reason: "cannot open the lock file \(lock): \(String(cString: strerror(errno)))")

@@ -15,7 +15,7 @@ public struct DatabaseRepair: Sendable {
     public let tables: [Table]
     /// Copied rows dropped: because what they belonged to was lost (a face whose photo's row was unreadable),
     /// or because their value does not read back (a damaged descriptor or embedding).
-    public let orphansDropped: Int
+    public let rowsDropped: Int
     /// Named faces kept.
     public let labels: Int
     /// Photos whose stored faces may have lost part of what was stored for them: the next `cbir index` of
@@ -39,50 +39,56 @@ extension CBIRDatabase {
     /// Returns nil, having changed nothing, when the database is sound.
     public static func repair(path: String, indexers: [any Indexer]) throws(DatabaseError) -> DatabaseRepair? {
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
-        let files = DatabaseFiles(path: path), repaired = path + ".repaired"
+        let files = DatabaseFiles(path: path)
         do {
             return try files.whileLocked { () throws -> DatabaseRepair? in
-                var damagedConfiguration = Configuration()
-                damagedConfiguration.readonly = true   // the damaged file stays as it was
-                let copy = try { () throws -> (tables: [DatabaseRepair.Table], orphans: Int, labels: Int, photos: [String])? in
-                    let damaged = try DatabaseQueue(path: path, configuration: damagedConfiguration)
-                    guard try !isSound(damaged) else { return nil }
-                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: repaired + suffix) }
-                    _ = try CBIRDatabase(path: repaired, indexers: indexers, context: RenderContext(device: .cpu))
-                    try? FileManager.default.removeItem(atPath: DatabaseFiles(path: repaired).lock)
-                    var configuration = Configuration()
-                    configuration.foreignKeysEnabled = false   // rows come in any order; orphans are dropped after
-                    let target = try DatabaseQueue(path: repaired, configuration: configuration)
-                    let tables = try copyTables(from: damaged, to: target)
-                    let orphans = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
-                    let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
-                    let photos = try target.write { db in try markIncompletePhotos(db, facesLost: facesLost) }
-                    let labels = try target.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL") ?? 0 }
-                    guard try isSound(target) else { throw DatabaseError.storage(path: repaired, reason: "the repaired copy is not sound") }
-                    return (tables, orphans, labels, photos)
-                }()
-                guard let (tables, orphans, labels, photos) = copy else { return nil }
-                // Every connection to both files is closed here: the files can be moved.
-                guard !files.isOpenElsewhere() else {
-                    return DatabaseRepair(tables: tables, orphansDropped: orphans, labels: labels, photosToIndexAgain: photos,
-                                          repaired: repaired, damaged: nil)
-                }
+                guard let saved = try saveReadableRows(of: path, to: path + ".repaired", indexers: indexers) else { return nil }
+                // Every connection to both files is closed now: the files can be moved.
+                guard !files.isOpenElsewhere() else { return saved }
                 let kept = "\(path).damaged-\(Int(Date().timeIntervalSince1970))"
                 for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                     try FileManager.default.moveItem(atPath: path + suffix, toPath: kept + suffix)
                 }
                 try? FileManager.default.removeItem(atPath: files.gallery)
-                try FileManager.default.moveItem(atPath: repaired, toPath: path)
-                return DatabaseRepair(tables: tables, orphansDropped: orphans, labels: labels, photosToIndexAgain: photos, repaired: path, damaged: kept)
+                try FileManager.default.moveItem(atPath: saved.repaired, toPath: path)
+                return DatabaseRepair(tables: saved.tables, rowsDropped: saved.rowsDropped, labels: saved.labels,
+                                      photosToIndexAgain: saved.photosToIndexAgain, repaired: path, damaged: kept)
             }
         } catch {
             throw .storage(error, path: path)
         }
     }
 
+    /// Copies the readable rows of the database at `path` into a new one at `repaired` (made with the
+    /// indexers' tables), and closes both; nil when the database is sound.
+    private static func saveReadableRows(of path: String, to repaired: String, indexers: [any Indexer]) throws -> DatabaseRepair? {
+        var readOnly = Configuration()
+        readOnly.readonly = true   // the damaged file stays as it was
+        let damaged = try DatabaseQueue(path: path, configuration: readOnly)
+        guard try !isSound(damaged) else { return nil }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: repaired + suffix) }
+        _ = try CBIRDatabase(path: repaired, indexers: indexers, context: RenderContext(device: .cpu))
+        try? FileManager.default.removeItem(atPath: DatabaseFiles(path: repaired).lock)
+        var unchecked = Configuration()
+        unchecked.foreignKeysEnabled = false   // rows come in any order; those left without what they belong to go after
+        let target = try DatabaseQueue(path: repaired, configuration: unchecked)
+        let tables = try copyTables(from: damaged, to: target)
+        let dropped = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
+        let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
+        let photos = try target.write { db in try markIncompletePhotos(db, facesLost: facesLost) }
+        let labels = try target.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
+        } ?? 0
+        guard try isSound(target) else { throw DatabaseError.storage(path: repaired, reason: "the repaired copy is not sound") }
+        return DatabaseRepair(tables: tables, rowsDropped: dropped, labels: labels, photosToIndexAgain: photos, repaired: repaired,
+                              damaged: nil)
+    }
+
     /// Whether SQLite's full integrity check passes (it may itself stop on damage).
     private static func isSound(_ database: DatabaseQueue) throws -> Bool {
-        do { return try database.read { db in try Self.integrityProblems(db, quick: false) }.isEmpty } catch where isDamage(error) {
+        do {
+            return try database.read { db in try Self.integrityProblems(db, quick: false) }.isEmpty
+        } catch where isDamage(error) {
             return false
         }
     }
@@ -105,21 +111,14 @@ extension CBIRDatabase {
                 """)
         }
         return try names.map { name in
-            let targetColumns = try target.read { db in try db.columns(in: name) }
-            let sourceColumns = Set(try source.read { db in try db.columns(in: name) }.map(\.name))
-            let columns = targetColumns.map(\.name).filter(sourceColumns.contains)
-            // A table whose row id is not one of its columns gets its row ids copied too.
-            let keys = targetColumns.filter { $0.primaryKeyIndex > 0 }
-            let rowidAlias = keys.count == 1 && keys[0].type.uppercased() == "INTEGER"
-            let copied = (rowidAlias ? [] : ["rowid"]) + columns
-            let list = copied.map { $0 == "rowid" ? $0 : $0.quotedDatabaseIdentifier }.joined(separator: ", ")
-            let insert = "INSERT OR IGNORE INTO \(name.quotedDatabaseIdentifier) (\(list)) VALUES (\(copied.map { _ in "?" }.joined(separator: ", ")))"
-            let select = "SELECT \(list) FROM \(name.quotedDatabaseIdentifier) WHERE rowid BETWEEN ? AND ?"
+            let (select, insert) = try copyStatements(name, from: source, to: target)
             var count = 0, unreadable = 0
             func copy(_ range: ClosedRange<Int64>) throws {
                 let rows: [Row]
                 do {
-                    rows = try source.read { db in try Row.fetchAll(db, sql: select, arguments: [range.lowerBound, range.upperBound]) }
+                    rows = try source.read { db in
+                        try Row.fetchAll(db, sql: select, arguments: [range.lowerBound, range.upperBound])
+                    }
                 } catch where isDamage(error) {
                     guard range.count > 1 else { return unreadable += 1 }
                     let middle = range.lowerBound + Int64(range.count / 2)
@@ -132,16 +131,34 @@ extension CBIRDatabase {
                 count += rows.count
             }
             let last = try lastRowID(of: name, in: source)
-            for start in stride(from: Int64(0), through: last, by: Int(repairChunk)) { try copy(start...min(start + repairChunk - 1, last)) }
+            for start in stride(from: Int64(0), through: last, by: Int(repairChunk)) {
+                try copy(start...min(start + repairChunk - 1, last))
+            }
             return DatabaseRepair.Table(name: name, copied: count, unreadableRowIDs: unreadable)
         }
+    }
+
+    /// The statements that read a range of a table's rows by row id from `source` and write one into
+    /// `target`: the columns both have, and the row id too where it is not one of them.
+    private static func copyStatements(_ table: String, from source: DatabaseQueue, to target: DatabaseQueue)
+        throws -> (select: String, insert: String) {
+        let targetColumns = try target.read { db in try db.columns(in: table) }
+        let sourceColumns = Set(try source.read { db in try db.columns(in: table) }.map(\.name))
+        let keys = targetColumns.filter { $0.primaryKeyIndex > 0 }
+        let rowidIsAColumn = keys.count == 1 && keys[0].type.uppercased() == "INTEGER"
+        let columns = (rowidIsAColumn ? [] : ["rowid"])
+            + targetColumns.map(\.name).filter(sourceColumns.contains).map(\.quotedDatabaseIdentifier)
+        let list = columns.joined(separator: ", "), quoted = table.quotedDatabaseIdentifier
+        return ("SELECT \(list) FROM \(quoted) WHERE rowid BETWEEN ? AND ?",
+                "INSERT OR IGNORE INTO \(quoted) (\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
     }
 
     /// The largest row id a table may hold: its own largest, or where that cannot be read, the largest any
     /// AUTOINCREMENT counter has handed out.
     private static func lastRowID(of table: String, in source: DatabaseQueue) throws -> Int64 {
         do {
-            return try source.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM \(table.quotedDatabaseIdentifier)") } ?? 0
+            let sql = "SELECT MAX(rowid) FROM \(table.quotedDatabaseIdentifier)"
+            return try source.read { db in try Int64.fetchOne(db, sql: sql) } ?? 0
         } catch {
             return try source.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM sqlite_sequence") } ?? 0
         }
@@ -155,13 +172,13 @@ extension CBIRDatabase {
             let violations = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
             guard !violations.isEmpty else { return dropped }
             for violation in violations {
-                let table: String = violation["table"], rowid: Int64 = violation["rowid"], key: Int = violation["fkid"]
-                let foreignKey = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table.quotedDatabaseIdentifier))").filter { $0["id"] == key }
-                if let column = foreignKey.first?["from"] as String?, foreignKey.first?["on_delete"] == "SET NULL" {
-                    try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET \(column.quotedDatabaseIdentifier) = NULL WHERE rowid = ?",
-                                   arguments: [rowid])
+                let table = (violation["table"] as String).quotedDatabaseIdentifier, rowid: Int64 = violation["rowid"]
+                let keys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_list(\(table))")
+                let key = keys.first { $0["id"] == violation["fkid"] as Int }
+                if let column = (key?["from"] as String?)?.quotedDatabaseIdentifier, key?["on_delete"] == "SET NULL" {
+                    try db.execute(sql: "UPDATE \(table) SET \(column) = NULL WHERE rowid = ?", arguments: [rowid])
                 } else {
-                    try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier) WHERE rowid = ?", arguments: [rowid])
+                    try db.execute(sql: "DELETE FROM \(table) WHERE rowid = ?", arguments: [rowid])
                     dropped += db.changesCount
                 }
             }
@@ -176,14 +193,20 @@ extension CBIRDatabase {
         while let row = try descriptors.next() {
             let face: Int64 = row["face_id"]
             do {
-                _ = try FaceRecord.descriptor(face: face, parameters: try FaceRecord.parameters(face: face, row["parameters"]), stored: row["descriptor"])
+                let parameters = try FaceRecord.parameters(face: face, row["parameters"])
+                _ = try FaceRecord.descriptor(face: face, parameters: parameters, stored: row["descriptor"])
             } catch {
                 damaged.append((FaceStore.descriptorsTable, face))
             }
         }
         let embeddings = try Row.fetchCursor(db, sql: "SELECT face_id, embedding FROM \(FaceStore.embeddingsTable)")
         while let row = try embeddings.next() {
-            do { _ = try FaceRecord.embedding(face: row["face_id"], row["embedding"]) } catch { damaged.append((FaceStore.embeddingsTable, row["face_id"])) }
+            let face: Int64 = row["face_id"]
+            do {
+                _ = try FaceRecord.embedding(face: face, row["embedding"])
+            } catch {
+                damaged.append((FaceStore.embeddingsTable, face))
+            }
         }
         for (table, face) in damaged { try db.execute(sql: "DELETE FROM \(table) WHERE face_id = ?", arguments: [face]) }
         return damaged.count
@@ -193,9 +216,10 @@ extension CBIRDatabase {
     /// its descriptor or embedding, and where face rows were lost, the indexed photos left with none (which
     /// includes those that had none); returns their paths.
     private static func markIncompletePhotos(_ db: Database, facesLost: Bool) throws -> [String] {
+        let (descriptors, embeddings) = (FaceStore.descriptorsTable, FaceStore.embeddingsTable)
         let incomplete = """
-            SELECT image_id FROM faces WHERE id NOT IN (SELECT face_id FROM \(FaceStore.descriptorsTable))
-            OR (id NOT IN (SELECT face_id FROM \(FaceStore.embeddingsTable)) AND EXISTS (SELECT 1 FROM \(FaceStore.embeddingsTable)))
+            SELECT image_id FROM faces WHERE id NOT IN (SELECT face_id FROM \(descriptors))
+            OR (id NOT IN (SELECT face_id FROM \(embeddings)) AND EXISTS (SELECT 1 FROM \(embeddings)))
             """ + (facesLost ? " UNION SELECT id FROM images WHERE status = 'indexed' AND id NOT IN (SELECT image_id FROM faces)" : "")
         let paths = try String.fetchAll(db, sql: "SELECT path FROM images WHERE id IN (\(incomplete)) ORDER BY path")
         try db.execute(sql: "UPDATE images SET modified = -1, hash = '' WHERE id IN (\(incomplete))")

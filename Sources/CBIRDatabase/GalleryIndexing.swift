@@ -71,7 +71,8 @@ extension CBIRDatabase {
         }
         let unlisted = listing.unreadableFolders.map { ($0.path, "cannot list the folder: \($0.reason)") } + listing.unusableEntries
         let failures = unlisted.map { path, error in
-            let record = ImageRecord(id: nil, path: path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed, error: error)
+            let record = ImageRecord(id: nil, path: path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
+                                     error: error)
             return FileWrite(path: path, outcome: .failed(error), write: replacement(record, writes: []))
         }
         try await commit(failures)

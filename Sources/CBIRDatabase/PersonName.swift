@@ -15,8 +15,10 @@ public enum PersonName {
         guard !stored.isEmpty else { throw refuse("it is empty or only spaces") }
         guard stored.count <= maximumLength else { throw refuse("\(stored.count) characters, more than \(maximumLength)") }
         guard !FileSystemPath.hasRawBytes(stored) else { throw refuse("it is not UTF-8 text") }
-        guard !stored.unicodeScalars.contains(where: { [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) })
-        else { throw refuse("it holds a line break or a control character") }
+        let breaks: [Unicode.GeneralCategory] = [.control, .lineSeparator, .paragraphSeparator]
+        guard !stored.unicodeScalars.contains(where: { breaks.contains($0.properties.generalCategory) }) else {
+            throw refuse("it holds a line break or a control character")
+        }
         return stored
     }
 

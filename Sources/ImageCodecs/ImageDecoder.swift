@@ -110,7 +110,9 @@ public enum ImageDecoder {
                 }
                 for column in 0..<outWidth {
                     let count = rows.count * (min((column + 1) * reduction, width) - column * reduction)
-                    for c in 0..<channels { out[c * pixels + row * outWidth + column] = UInt8((sums[column * channels + c] + count / 2) / count) }
+                    for c in 0..<channels {
+                        out[c * pixels + row * outWidth + column] = UInt8((sums[column * channels + c] + count / 2) / count)
+                    }
                 }
             }
         }
@@ -126,6 +128,10 @@ public enum ImageDecoder {
     }
 
     private static func readFile(_ path: String, limit: Int) throws(ImageCodecError) -> [UInt8] {
-        do { return try RegularFile.contents(of: path, limit: limit) } catch { throw .unreadable(path: path, reason: error.description) }
+        do {
+            return try RegularFile.contents(of: path, limit: limit)
+        } catch {
+            throw .unreadable(path: path, reason: error.description)
+        }
     }
 }

@@ -34,7 +34,8 @@ enum JPEGCodec {
         let gray = options.grayscale || colorspace == Int32(TJCS_GRAY.rawValue)
         let channels = gray ? 1 : 3
         let format = gray ? TJPF_GRAY : TJPF_RGB
-        return try ImageDecoder.decoding(width: outWidth, height: outHeight, channels: channels, path: path) { () throws(ImageCodecError) in
+        return try ImageDecoder.decoding(width: outWidth, height: outHeight, channels: channels,
+                                         path: path) { () throws(ImageCodecError) in
             var pixels = [UInt8](repeating: 0, count: outWidth * outHeight * channels)
             let status = bytes.withUnsafeBufferPointer { source in
                 pixels.withUnsafeMutableBufferPointer { target in

@@ -33,7 +33,9 @@ public final class HostMemory: @unchecked Sendable {
     public init?(mappingFileAt path: String) {
         guard let (file, size) = try? RegularFile.open(path) else { return nil }
         defer { close(file) }
-        guard size > 0, let pages = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED else { return nil }
+        guard size > 0, let pages = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED else {
+            return nil
+        }
         (byteCount, baseAddress, isWritable, mapped) = (size, pages, false, true)
     }
 

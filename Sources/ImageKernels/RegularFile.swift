@@ -68,7 +68,9 @@ public enum RegularFile {
         while filled < size {
             let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress.map { $0 + filled }, size - filled) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw .failed(count < 0 ? String(cString: strerror(errno)) : "the file shrank while being read") }
+            guard count > 0 else {
+                throw .failed(count < 0 ? String(cString: strerror(errno)) : "the file shrank while being read")
+            }
             filled += count
         }
         return bytes

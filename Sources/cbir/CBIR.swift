@@ -28,9 +28,10 @@ struct CBIR: AsyncParsableCommand {
             }
         } catch {
             // The tool's own errors are one line; the parser's usage and help are several.
-            let lines = exitCode(for: error) == .failure ? [fullMessage(for: error)] : fullMessage(for: error).components(separatedBy: "\n")
-            let message = lines.map(FileSystemPath.displayed).joined(separator: "\n")
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            let message = fullMessage(for: error)
+            let lines = exitCode(for: error) == .failure ? [message] : message.components(separatedBy: "\n")
+            let shown = lines.map(FileSystemPath.displayed).joined(separator: "\n")
+            if !shown.isEmpty { FileHandle.standardError.write(Data((shown + "\n").utf8)) }
             Foundation.exit(exitCode(for: error).rawValue)
         }
     }

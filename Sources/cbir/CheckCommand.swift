@@ -35,9 +35,10 @@ struct CheckCommand: ParsableCommand {
             return print("\(database.db): sound, nothing to repair")
         }
         for table in repair.tables {
-            print("\(table.name): \(table.copied) rows saved" + (table.unreadableRowIDs > 0 ? ", \(table.unreadableRowIDs) row ids unreadable" : ""))
+            let lost = table.unreadableRowIDs > 0 ? ", \(table.unreadableRowIDs) row ids unreadable" : ""
+            print("\(table.name): \(table.copied) rows saved" + lost)
         }
-        if repair.orphansDropped > 0 { print("\(repair.orphansDropped) rows dropped: damaged, or what they belonged to was lost") }
+        if repair.rowsDropped > 0 { print("\(repair.rowsDropped) rows dropped: damaged, or what they belonged to was lost") }
         print("\(repair.labels) named faces kept")
         if !repair.photosToIndexAgain.isEmpty {
             print("\(repair.photosToIndexAgain.count) photos may have lost faces; `cbir index` of their folders indexes them again:")

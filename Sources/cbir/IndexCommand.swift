@@ -42,7 +42,8 @@ struct IndexCommand: AsyncParsableCommand {
         guard (1...mostJobs).contains(jobs) else { throw ValidationError("--jobs must be at least 1 and at most \(mostJobs)") }
         guard (1...mostFiles).contains(batch) else { throw ValidationError("--batch must be at least 1 and at most \(mostFiles)") }
         guard jobs * batch <= CBIRDatabase.maximumFilesInFlight else {
-            throw ValidationError("--jobs × --batch must be at most \(CBIRDatabase.maximumFilesInFlight): their files are held in memory together")
+            let most = CBIRDatabase.maximumFilesInFlight
+            throw ValidationError("--jobs × --batch must be at most \(most): their files are held in memory together")
         }
     }
 

@@ -37,7 +37,11 @@ struct LabelsCommand: AsyncParsableCommand {
             print("\(export): \(labels.count) labels" + (unreadable > 0 ? " (\(unreadable) damaged parts of the database skipped)" : ""))
         } else if let importFile {
             let labels: [FaceLabel], bytes: [UInt8]
-            do { bytes = try RegularFile.contents(of: importFile) } catch { throw CommandFailure("\(importFile): cannot read: \(error)") }
+            do {
+                bytes = try RegularFile.contents(of: importFile)
+            } catch {
+                throw CommandFailure("\(importFile): cannot read: \(error)")
+            }
             do { labels = try JSONDecoder().decode([FaceLabel].self, from: Data(bytes)) } catch {
                 throw CommandFailure("\(importFile): not a labels file: \(error.localizedDescription)")
             }

@@ -45,17 +45,24 @@ import Testing
             #expect(path == truncated && offset == bytes.count / 2)
         }
 
+        /// The offset and reason of the malformed-file error reading `damaged` (written to a file) gives.
+        func malformed(_ damaged: Data, _ name: String) throws -> (offset: Int, reason: String)? {
+            let path = folder + "/" + name
+            try damaged.write(to: URL(fileURLWithPath: path))
+            do {
+                _ = try DlibNetwork(contentsOf: path)
+                Issue.record("\(name) was read")
+                return nil
+            } catch {
+                guard case .malformed(path, let offset, let reason) = error else { throw error }
+                return (offset, reason)
+            }
+        }
+
         var corrupt = bytes
         corrupt[300] = 0x7F   // inside the input layer's name: a bad length
-        let malformed = folder + "/malformed.dat"
-        try corrupt.write(to: URL(fileURLWithPath: malformed))
-        do {
-            _ = try DlibNetwork(contentsOf: malformed)
-            Issue.record("a damaged network was read")
-        } catch {
-            guard case .malformed(let path, let offset, let reason) = error else { throw error }
-            #expect(path == malformed && offset > 0 && offset < 400 && !reason.isEmpty, "\(error)")
-        }
+        let badLength = try malformed(corrupt, "malformed.dat")
+        #expect(badLength.map { $0.offset > 0 && $0.offset < 400 && !$0.reason.isEmpty } == true, "\(String(describing: badLength))")
 
         // The first convolution's parameters (32 × 3 × 7 × 7 weights and 32 biases: 4736 × 1 × 1 × 1) declared as
         // four dimensions of 2^28 − 1, whose product overflows: malformed, where it used to trap.
@@ -63,15 +70,8 @@ import Testing
         let start = try #require(bytes.firstRange(of: header)).lowerBound
         var huge = bytes
         huge.replaceSubrange(start + 2..<start + header.count, with: Array(repeating: [UInt8]([0x04, 0xFF, 0xFF, 0xFF, 0x0F]), count: 4).joined())
-        let tensor = folder + "/huge-tensor.dat"
-        try huge.write(to: URL(fileURLWithPath: tensor))
-        do {
-            _ = try DlibNetwork(contentsOf: tensor)
-            Issue.record("a network with an impossible tensor was read")
-        } catch {
-            guard case .malformed(_, let offset, let reason) = error else { throw error }
-            #expect(offset == start && reason.contains("more than the file's"), "\(error)")
-        }
+        let impossible = try malformed(huge, "huge-tensor.dat")
+        #expect(impossible.map { $0.offset == start && $0.reason.contains("more than the file's") } == true, "\(String(describing: impossible))")
 
         let landmarks = try Data(contentsOf: URL(fileURLWithPath: Self.landmarks))
         let cut = folder + "/landmarks.dat"

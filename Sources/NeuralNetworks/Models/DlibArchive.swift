@@ -99,8 +99,8 @@ struct DlibArchive {
             return overflow ? .max : product
         }
         guard count <= 1 << 28, count * 4 <= bytes.count else {
-            throw malformed("a tensor of \(dimensions.map(String.init).joined(separator: "×")) values, more than the file's \(bytes.count) bytes hold",
-                            at: start)
+            let shape = dimensions.map(String.init).joined(separator: "×")
+            throw malformed("a tensor of \(shape) values, more than the file's \(bytes.count) bytes hold", at: start)
         }
         let raw = try take(count * 4)
         let values = raw.withUnsafeBytes { buffer in

@@ -23,7 +23,8 @@ struct FlatBuffer {
 
     /// The error for something at `position` that extends to `end`, past the file's end.
     func pastTheEnd(_ position: Int, _ end: Int) -> ModelError {
-        .malformed(path: path, offset: position, reason: "refers to byte \(end), past the end of the file (\(bytes.count) bytes): cut short or damaged")
+        .malformed(path: path, offset: position,
+                   reason: "refers to byte \(end), past the end of the file (\(bytes.count) bytes): cut short or damaged")
     }
 
     /// The little-endian integer of type `T` at `offset`.
@@ -40,7 +41,8 @@ struct FlatBuffer {
     func table(at position: Int) throws(ModelError) -> Table {
         let vtable = position - Int(try integer(at: position, as: Int32.self))
         guard vtable >= 0, vtable <= bytes.count - 4 else {
-            throw .malformed(path: path, offset: position, reason: "its field list at byte \(vtable) lies outside the file (\(bytes.count) bytes)")
+            throw .malformed(path: path, offset: position,
+                             reason: "its field list at byte \(vtable) lies outside the file (\(bytes.count) bytes)")
         }
         let vtableSize = Int(try integer(at: vtable, as: UInt16.self))
         guard vtableSize >= 4, vtableSize % 2 == 0, vtable + vtableSize <= bytes.count else {
@@ -85,7 +87,9 @@ struct FlatBuffer {
         func vector(_ id: Int, elementSize: Int) throws(ModelError) -> (start: Int, count: Int)? {
             guard let at = try target(id) else { return nil }
             let count = Int(try buffer.integer(at: at, as: UInt32.self))
-            guard count <= (buffer.bytes.count - at - 4) / elementSize else { throw buffer.pastTheEnd(at, at + 4 + count * elementSize) }
+            guard count <= (buffer.bytes.count - at - 4) / elementSize else {
+                throw buffer.pastTheEnd(at, at + 4 + count * elementSize)
+            }
             return (at + 4, count)
         }
 
