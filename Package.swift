@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "NeuralNetworks", targets: ["NeuralNetworks"]),
         .library(name: "FaceRecognition", targets: ["FaceRecognition"]),
         .library(name: "FaceDetection", targets: ["FaceDetection"]),
-        .library(name: "CBIRDatabase", targets: ["CBIRDatabase"]),
+        .library(name: "Catalog", targets: ["Catalog"]),
         .executable(name: "cbir", targets: ["cbir"]),
     ],
     dependencies: [
@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
 
         // Database
-        .target(name: "CBIRDatabase", dependencies: [
+        .target(name: "Catalog", dependencies: [
             "NeuralNetworks",
             "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -59,7 +59,7 @@ let package = Package(
 
         // Tools
         .executableTarget(name: "cbir", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "CBIRDatabase",
+            "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "Catalog",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "BenchmarkSupport", dependencies: [
@@ -72,7 +72,7 @@ let package = Package(
             "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
         ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py", "faces.json"]),
         .executableTarget(name: "index-bench", dependencies: [
-            "CBIRDatabase", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
+            "Catalog", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Benchmarks/index-bench"),
         .executableTarget(name: "cluster-bench", dependencies: [
@@ -97,8 +97,8 @@ let package = Package(
         .testTarget(name: "cbirTests", dependencies: [
             "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "CBIRDatabaseTests", dependencies: [
-            "CBIRDatabase", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport",
+        .testTarget(name: "CatalogTests", dependencies: [
+            "Catalog", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]

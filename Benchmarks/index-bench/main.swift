@@ -1,5 +1,5 @@
 import BenchmarkSupport
-import CBIRDatabase
+import Catalog
 import FaceDetection
 import FaceRecognition
 import Foundation
@@ -80,7 +80,7 @@ print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
 print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
 print("database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,")
-print("describe, store; \(CBIRDatabase.indexingConcurrency) batches of \(CBIRDatabase.indexingBatch) files in flight at once, each batch one transaction),")
+print("describe, store; \(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files in flight at once, each batch one transaction),")
 print("with dlib embeddings (5 landmarks, chip, ResNet) and without them.\n")
 print("| device | embeddings | photos | faces | seconds | photos/s | faces/s |")
 print("|---|---|---:|---:|---:|---:|---:|")
@@ -88,28 +88,28 @@ var databases: [String] = []
 for device in choices {
     for embeddings in [true, false] {
         let path = "\(work)/\(label(device))-\(embeddings).sqlite"
-        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: device.map { RenderContext(device: $0) },
-                                                                                embeddings: embeddings)])
-        let run = try await database.index(folder: gallery) { progress in
+        let database = try Catalog(path: path), context = device.map { RenderContext(device: $0) }
+        let faces = try FaceAnalysis(context: context, embeddings: embeddings)
+        let run = try await database.index(folder: gallery, analyses: [faces], context: context) { progress in
             if progress.done % 100 == 0 { note("\(label(device)): \(progress.done) of \(progress.total)") }
         }
-        let faces = try database.statistics().faces
-        print(String(format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", label(device), embeddings ? "yes" : "no", run.indexed, faces,
-                     run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed))
+        let found = try database.statistics().faces
+        print(String(format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", label(device), embeddings ? "yes" : "no", run.indexed, found,
+                     run.elapsed, Double(run.indexed) / run.elapsed, Double(found) / run.elapsed))
         if embeddings { databases.append(path) }
     }
 }
 
 // The face detectors, each stage on its fastest device, with embeddings.
-print("\nFace detectors (`FaceIndexer(detector:)`, auto, with embeddings; seconds: the median of \(runs) passes, each into a new database).\n")
+print("\nFace detectors (`FaceAnalysis(detector:)`, auto, with embeddings; seconds: the median of \(runs) passes, each into a new database).\n")
 print("| detector | photos | faces | seconds | photos/s | faces/s | ÷ haar's time |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 var haarSeconds = 0.0
 for detector in FaceFinderKind.allCases {
     var seconds: [Double] = [], faces = 0, indexed = 0
     for _ in 0..<runs {
-        let database = try CBIRDatabase(path: "\(work)/\(detector)-\(UUID().uuidString).sqlite", indexers: [try FaceIndexer(detector: detector)])
-        let run = try await database.index(folder: gallery) { progress in
+        let database = try Catalog(path: "\(work)/\(detector)-\(UUID().uuidString).sqlite")
+        let run = try await database.index(folder: gallery, analyses: [try FaceAnalysis(detector: detector)]) { progress in
             if progress.done % 100 == 0 { note("\(detector): \(progress.done) of \(progress.total)") }
         }
         (faces, indexed) = (try database.statistics().faces, run.indexed)
@@ -123,27 +123,27 @@ for detector in FaceFinderKind.allCases {
 
 // Files in flight at once, one a batch: one, two and one a core (the default), with embeddings, each stage on
 // its fastest device; then batches of 1 to 16 files at the default number in flight.
-let counts = Array(Set([1, 2, CBIRDatabase.indexingConcurrency])).sorted()
+let counts = Array(Set([1, 2, Catalog.indexingConcurrency])).sorted()
 /// One indexing pass into a new database: the table row after its first column.
 func indexingRun(concurrency: Int, batch: Int) async throws -> String {
-    let database = try CBIRDatabase(path: "\(work)/\(UUID().uuidString).sqlite", indexers: [try FaceIndexer()])
-    let run = try await database.index(folder: gallery, concurrency: concurrency, batch: batch) { progress in
+    let database = try Catalog(path: "\(work)/\(UUID().uuidString).sqlite")
+    let run = try await database.index(folder: gallery, analyses: [try FaceAnalysis()], concurrency: concurrency, batch: batch) { progress in
         if progress.done % 100 == 0 { note("\(concurrency) at once, \(batch) a batch: \(progress.done) of \(progress.total)") }
     }
     let faces = try database.statistics().faces
     return String(format: "%d | %.1f | %.1f | %.1f |", run.indexed, run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed)
 }
 print("\nFiles in flight at once, each on its own (auto, with embeddings, batches of one file; the table above ran")
-print("\(CBIRDatabase.indexingConcurrency) batches of \(CBIRDatabase.indexingBatch) files at once, the default: one batch a core, 2 to 16).\n")
+print("\(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files at once, the default: one batch a core, 2 to 16).\n")
 print("| files at once | photos | seconds | photos/s | faces/s |")
 print("|---:|---:|---:|---:|---:|")
 for concurrency in counts { print("| \(concurrency) | " + (try await indexingRun(concurrency: concurrency, batch: 1))) }
-print("\nFiles a batch (auto, with embeddings, \(CBIRDatabase.indexingConcurrency) batches in flight; a batch's faces are described")
+print("\nFiles a batch (auto, with embeddings, \(Catalog.indexingConcurrency) batches in flight; a batch's faces are described")
 print("and embedded together and the batch is stored in one transaction).\n")
 print("| files a batch | photos | seconds | photos/s | faces/s |")
 print("|---:|---:|---:|---:|---:|")
-for batch in Array(Set([1, 4, CBIRDatabase.indexingBatch, 16])).sorted() {
-    print("| \(batch) | " + (try await indexingRun(concurrency: CBIRDatabase.indexingConcurrency, batch: batch)))
+for batch in Array(Set([1, 4, Catalog.indexingBatch, 16])).sorted() {
+    print("| \(batch) | " + (try await indexingRun(concurrency: Catalog.indexingConcurrency, batch: batch)))
 }
 
 // Grow the first database to the face target with copies of its images and faces (each copy a new image),
@@ -181,7 +181,7 @@ do {
     }
     _ = try queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
 }
-let database = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: RenderContext(device: .cpu))])
+let database = try Catalog(path: grown)
 let statistics = try database.statistics()
 let probePath = sources + "/test/obama1.jpg"
 print("\nQueries: \(statistics.faces) faces in \(statistics.images) images (the indexed gallery and copies of it), probe")
@@ -193,30 +193,33 @@ print("|---|---|---:|---:|")
 let galleryFile = grown + "-faces"
 /// The median of a new process's first query over three databases opened afresh (the gallery file removed
 /// before each, unless `withFile`), and the last database and query, for the next queries.
-func firstQuery(_ matcher: Matcher, on device: Device?, withFile: Bool) async throws -> (seconds: Double, database: CBIRDatabase, query: FaceQuery) {
-    var firsts: [Double] = [], last: (CBIRDatabase, FaceQuery)?
+func firstQuery(_ matcher: Matcher, on device: Device?,
+                withFile: Bool) async throws -> (seconds: Double, database: Catalog, query: FaceQuery, context: RenderContext) {
+    var firsts: [Double] = [], last: (Catalog, FaceQuery, RenderContext)?
+    let context = try RenderContext.orDefault(device.map { RenderContext(device: $0) }, for: .search)
+    let faces = try FaceAnalysis(context: context)
     for _ in 0..<3 {
         if !withFile { try? FileManager.default.removeItem(atPath: galleryFile) }
-        let database = try CBIRDatabase(path: grown, indexers: [try FaceIndexer(context: device.map { RenderContext(device: $0) })])
-        let probe = try database.probe(photo: probePath).face
+        let database = try Catalog(path: grown)
+        let probe = try database.probe(photo: probePath, with: faces, context: context).face
         let query = FaceQuery(probe: try probe.faceDescriptor(), embedding: try probe.faceEmbedding(), matcher: matcher)
         let start = DispatchTime.now().uptimeNanoseconds
-        _ = try await query.run(on: database) { _ in }
+        _ = try await query.run(on: database, context: context) { _ in }
         firsts.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-        last = (database, query)
+        last = (database, query, context)
     }
-    guard let (database, query) = last else { throw CancellationError() }
-    return (firsts.sorted()[1], database, query)
+    guard let (database, query, context) = last else { throw CancellationError() }
+    return (firsts.sorted()[1], database, query, context)
 }
 var fileRows: [String] = []
 for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
     for device in choices {
         // The library's probe path finds and describes the face; the timings are of the search alone.
-        let (first, fresh, query) = try await firstQuery(matcher, on: device, withFile: false)
+        let (first, fresh, query, context) = try await firstQuery(matcher, on: device, withFile: false)
         var times: [Double] = []
         for _ in 0..<runs {
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = try await query.run(on: fresh) { _ in }
+            _ = try await query.run(on: fresh, context: context) { _ in }
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
         print(String(format: "| %@ | %@ | %.3f | %.4f |", matcher.rawValue, label(device), first, times.sorted()[times.count / 2]))

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import FaceDetection
 import ImageKernels
 
@@ -21,17 +21,16 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         if repair { return try repairDatabase() }
-        let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
+        let store = try database.open()
         let check = try store.check()
         for problem in check.problems { print(problem) }
         print("\(database.db): \(check.images) images, \(check.faces) faces: "
               + (check.isSound ? "sound" : "\(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")"))
-        if !check.isSound { throw CommandFailure(DatabaseError.recovery(database.db)) }
+        if !check.isSound { throw CommandFailure(CatalogError.recovery(database.db)) }
     }
 
     private func repairDatabase() throws {
-        let indexer = try FaceIndexer(context: RenderContext(device: .cpu), embeddings: false)
-        guard let repair = try CBIRDatabase.repair(path: database.db, indexers: [indexer]) else {
+        guard let repair = try Catalog.repair(path: database.db) else {
             return print("\(database.db): sound, nothing to repair")
         }
         for table in repair.tables {

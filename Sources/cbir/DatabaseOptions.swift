@@ -1,28 +1,24 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import FaceDetection
 import FaceRecognition
 import Foundation
 import ImageCodecs
 import ImageKernels
 
-/// The `--db` option of the database commands, and opening the database with the face indexer.
+/// The `--db` option of the database commands, and opening the catalog.
 struct DatabaseOptions: ParsableArguments {
     @Option(help: "The database file.")
     var db = "cbir.sqlite"
 
-    /// Opens the database with the face indexer on `context` (nil: each kind of work on its fastest device): read-only unless the command writes (so that
-    /// a read-only file can be searched), and created only by `index`: asking an absent database a
-    /// question is an error, not an empty answer.
-    /// Commands that neither index nor search pass `embeddings: false` and do not load the network; those
-    /// that find faces pass the `detector` asked for.
-    func open(context: RenderContext?, access: CBIRDatabase.Access = .readOnly, create: Bool = false,
-              embeddings: Bool = true, detector: FaceFinderKind = .haar) throws -> CBIRDatabase {
+    /// Opens the catalog (no model, no device): read-only unless the command writes (so that a read-only
+    /// file can be searched), and created only by `index`: asking an absent database a question is an
+    /// error, not an empty answer.
+    func open(access: Catalog.Access = .readOnly, create: Bool = false) throws -> Catalog {
         guard create || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
-        return try CBIRDatabase(path: db, indexers: [try FaceIndexer(context: context, detector: detector, embeddings: embeddings)], context: context,
-                                access: access)
+        return try Catalog(path: db, access: access)
     }
 }
 
@@ -33,6 +29,11 @@ struct DetectorOption: ParsableArguments {
         faces and faces cut by the frame). Either can probe a database the other indexed.
         """)
     var detector = FaceFinderKind.haar
+
+    /// The faces' analysis with this detector on `context` (nil: each stage on the device that runs it fastest).
+    func faces(context: RenderContext?) throws -> FaceAnalysis {
+        try FaceAnalysis(context: context, detector: detector)
+    }
 }
 
 extension FaceFinderKind: ExpressibleByArgument {}

@@ -11,7 +11,7 @@ struct Devices: ParsableCommand {
         abstract: "List OpenCL platforms and devices and the CPU device; * marks the default.",
         discussion: """
             With auto (the default), detection (cascades; BlazeFace), describing, embedding and search each run on the device that ran \
-            a short job of that kind fastest here: timed once per machine and kept in \(DeviceCalibration.shared.file).
+            a short job of that kind fastest here: timed once per machine and kept in \(DeviceCalibration.defaultFile).
             """)
 
     @Flag(help: "Time every kind of work again.")

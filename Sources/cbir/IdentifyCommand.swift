@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import FaceRecognition
 import ImageKernels
 
@@ -52,9 +52,9 @@ struct IdentifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: try deviceOptions.context(), detector: detector.detector)
-        let result = try await store.identify(photo: probe.probe, face: probe.choice, matcher: matcher,
-                                              weights: try weights.weightMap(), threshold: threshold)
+        let store = try database.open(), context = try deviceOptions.context()
+        let result = try await store.identify(photo: probe.probe, face: probe.choice, faces: try detector.faces(context: context),
+                                              matcher: matcher, weights: try weights.weightMap(), threshold: threshold, context: context)
         if json {
             try printJSON(Report(name: result.name, distance: result.nearest?.distance, nearest: result.nearest))
             return

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import Foundation
 import ImageCodecs
 import ImageKernels
@@ -28,30 +28,32 @@ struct IndexCommand: AsyncParsableCommand {
     var keepMissing = false
 
     @Option(help: "Batches indexed at once (one a core, 2 to 16).")
-    var jobs = CBIRDatabase.indexingConcurrency
+    var jobs = Catalog.indexingConcurrency
 
     @Option(help: "Files a batch (at most 64; --jobs × --batch at most 256): analysed together, stored in one transaction.")
-    var batch = CBIRDatabase.indexingBatch
+    var batch = Catalog.indexingBatch
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var detector: DetectorOption
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
-        let (mostJobs, mostFiles) = (CBIRDatabase.maximumIndexingConcurrency, CBIRDatabase.maximumIndexingBatch)
+        let (mostJobs, mostFiles) = (Catalog.maximumIndexingConcurrency, Catalog.maximumIndexingBatch)
         guard (1...mostJobs).contains(jobs) else { throw ValidationError("--jobs must be at least 1 and at most \(mostJobs)") }
         guard (1...mostFiles).contains(batch) else { throw ValidationError("--batch must be at least 1 and at most \(mostFiles)") }
-        guard jobs * batch <= CBIRDatabase.maximumFilesInFlight else {
-            let most = CBIRDatabase.maximumFilesInFlight
+        guard jobs * batch <= Catalog.maximumFilesInFlight else {
+            let most = Catalog.maximumFilesInFlight
             throw ValidationError("--jobs × --batch must be at most \(most): their files are held in memory together")
         }
     }
 
     func run() async throws {
-        let store = try database.open(context: try deviceOptions.context(), access: .readWrite, create: true, detector: detector.detector)
+        let store = try database.open(access: .readWrite, create: true), context = try deviceOptions.context()
+        let faces = try detector.faces(context: context)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
-        let run = try await store.index(folder: folder, keepMissing: keepMissing, concurrency: jobs, batch: batch) { progress in step.show(progress) }
+        let run = try await store.index(folder: folder, analyses: [faces], context: context, keepMissing: keepMissing, concurrency: jobs,
+                                        batch: batch) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
         print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
@@ -60,7 +62,7 @@ struct IndexCommand: AsyncParsableCommand {
               + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print("\(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) failed files")
-        print("people: \(try await store.clusterPeople())")
+        print("people: \(try await store.clusterPeople(context: context))")
     }
 }
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import ImageKernels
 
 /// `cbir label`: names a stored face, for `identify`.
@@ -29,7 +29,7 @@ struct LabelCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+        let store = try database.open(access: .readWrite)
         let id: Int64
         if let number = Int64(target) {
             id = number

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import Foundation
 import ImageKernels
 
@@ -29,7 +29,7 @@ struct LabelsCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let export {
-            let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
+            let store = try database.open()
             let (labels, unreadable) = try store.labels()
             do { try FaceLabel.encoder.encode(labels).write(to: URL(fileURLWithPath: export)) } catch {
                 throw CommandFailure("\(export): cannot write: \(error.localizedDescription)")
@@ -45,7 +45,7 @@ struct LabelsCommand: AsyncParsableCommand {
             do { labels = try JSONDecoder().decode([FaceLabel].self, from: Data(bytes)) } catch {
                 throw CommandFailure("\(importFile): not a labels file: \(error.localizedDescription)")
             }
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let unmatched = try await store.importLabels(labels)
             for label in unmatched { print("no face for \(label.label) at \(label.x),\(label.y) in \(label.path)") }
             print("\(database.db): \(labels.count - unmatched.count) of \(labels.count) labels applied")

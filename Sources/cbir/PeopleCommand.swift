@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import FaceRecognition
 import Foundation
 import ImageCodecs
@@ -36,7 +36,7 @@ struct PeopleCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() throws {
-            let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
+            let store = try database.open()
             let people = try store.people().filter { all || !$0.hidden }
             if let sheet {
                 let faces = Dictionary(try store.faces(people.compactMap(\.representative)).compactMap { face in face.id.map { ($0, face) } }) { a, _ in a }
@@ -86,9 +86,10 @@ struct PeopleCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try database.open(context: try devices.context(), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let summary = try await store.clusterPeople(recluster: recluster,
-                                                        clustering: FaceClustering(threshold: threshold, minimumClusterSize: minimumSize))
+                                                        clustering: FaceClustering(threshold: threshold, minimumClusterSize: minimumSize),
+                                                        context: try devices.context())
             print(summary.description)
         }
     }
@@ -113,7 +114,7 @@ struct PeopleCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let found = try store.person(person)
             let stored = try await store.name(person: found.id, as: name)
             print("person \(found.id): \(stored ?? "no name")")
@@ -133,7 +134,7 @@ struct PeopleCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let found = try store.person(person)
             try await store.hide(person: found.id, !undo)
             print("person \(found.id): \(undo ? "shown" : "hidden")")
@@ -154,7 +155,7 @@ struct PeopleCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let (from, to) = (try store.person(person), try store.person(into))
             try await store.merge(person: from.id, into: to.id)
             print("person \(from.id) merged into person \(to.id): \(from.faces + to.faces) faces")
@@ -176,7 +177,7 @@ struct PeopleCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let faces = try faceIDs(arguments.dropLast()), person = try store.person(arguments[arguments.count - 1])
             try await store.assign(faces: faces, to: person.id)
             print("\(faces.count) face\(faces.count == 1 ? "" : "s") moved to person \(person.id)")
@@ -191,7 +192,7 @@ struct PeopleCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let ids = try faces.ids()
             print("person \(try await store.split(faces: ids)): \(ids.count) face\(ids.count == 1 ? "" : "s")")
         }
@@ -205,7 +206,7 @@ struct PeopleCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+            let store = try database.open(access: .readWrite)
             let ids = try faces.ids()
             try await store.assign(faces: ids, to: nil)
             print("\(ids.count) face\(ids.count == 1 ? "" : "s") in no person")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import Foundation
 import ImageCodecs
 import ImageKernels
@@ -23,7 +23,7 @@ struct PhotosCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
-        let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
+        let store = try database.open()
         let found = try store.person(person)
         let paths = try store.photos(of: found.id)
         if let sheet {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import FaceRecognition
 import Foundation
 import ImageCodecs
@@ -59,9 +59,9 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(context: try deviceOptions.context(), detector: detector.detector)
-        let result = try await store.search(photo: probe.probe, face: probe.choice, matcher: matcher,
-                                            weights: try weights.weightMap(), radius: radius, top: top)
+        let store = try database.open(), context = try deviceOptions.context()
+        let result = try await store.search(photo: probe.probe, face: probe.choice, faces: try detector.faces(context: context), matcher: matcher,
+                                            weights: try weights.weightMap(), radius: radius, top: top, context: context)
         let face = result.probe.face
         let report = Report(database: database.db,
                             probe: .init(path: probe.probe, face: result.probe.number, faces: result.probe.count, x: face.x,
@@ -86,7 +86,7 @@ struct QueryCommand: AsyncParsableCommand {
     }
 
     /// The probe face, then each matching image's best face, captioned with rank, distance and file name.
-    private func writeSheet(_ report: Report, probeThumbnail: Data, store: CBIRDatabase, to path: String) throws {
+    private func writeSheet(_ report: Report, probeThumbnail: Data, store: Catalog, to path: String) throws {
         let thumbnails = Dictionary(uniqueKeysWithValues: try store.faces(report.images.map(\.bestFace)).compactMap { face in
             face.id.map { ($0, face.thumbnail) }
         })

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import ImageKernels
 
 /// `cbir remove`: forgets photos.
@@ -15,7 +15,7 @@ struct RemoveCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
-        let store = try database.open(context: RenderContext(device: .cpu), access: .readWrite, embeddings: false)
+        let store = try database.open(access: .readWrite)
         let removed = try await store.remove(path: path)
         guard removed > 0 else { throw CommandFailure("\(path): not in \(database.db)") }
         print("removed \(removed) file\(removed == 1 ? "" : "s")")

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CBIRDatabase
+import Catalog
 import ImageKernels
 
 /// `cbir stats`: what the database holds.
@@ -15,7 +15,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func run() throws {
-        let store = try database.open(context: RenderContext(device: .cpu), embeddings: false)
+        let store = try database.open()
         let statistics = try store.statistics()
         if json {
             try printJSON(statistics)

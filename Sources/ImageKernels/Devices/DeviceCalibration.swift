@@ -97,7 +97,8 @@ public final class DeviceCalibration: @unchecked Sendable {
     static let build = "portable"
     #endif
 
-    static var defaultFile: String {
+    /// The file the shared calibration keeps its timings in (see the type's description).
+    public static var defaultFile: String {
         let environment = ProcessInfo.processInfo.environment
         let folder = environment["FACESEARCH_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.cache") + "/facesearch"

@@ -1,4 +1,4 @@
-import CBIRDatabase
+import Catalog
 import FaceRecognition
 import Foundation
 import GRDB
@@ -12,14 +12,14 @@ import Testing
     @Test func descriptorsMoveToTheirTableUnchanged() async throws {
         let folder = try IndexingTests.temporaryFolder(), path = folder + "/cbir.sqlite"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let indexer = try FaceIndexer(context: RenderContext(device: .cpu), embeddings: false)
+        let faces = try FaceAnalysis(context: RenderContext(device: .cpu), embeddings: false)
         let probe = IndexingTests.photos + "/test/obama1.jpg"
         let matchers = [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn]
         var before: [Matcher: [FaceHit]] = [:], descriptors: [Int64: [Float]] = [:]
         do {
-            let database = try CBIRDatabase(path: path, indexers: [indexer])
-            _ = try await database.index(folder: IndexingTests.photos + "/train")
-            for matcher in matchers { before[matcher] = try await database.search(photo: probe, matcher: matcher, top: 30).faces }
+            let database = try Catalog(path: path)
+            _ = try await database.index(folder: IndexingTests.photos + "/train", analyses: [faces], context: faces.context)
+            for matcher in matchers { before[matcher] = try await database.search(photo: probe, faces: faces, matcher: matcher, top: 30).faces }
             let ids = try database.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM faces") }
             for face in try database.faces(ids) { descriptors[try #require(face.id)] = try face.faceDescriptor().histograms }
         }
@@ -43,7 +43,7 @@ import Testing
         }
         try old.close()
 
-        let database = try CBIRDatabase(path: path, indexers: [indexer])
+        let database = try Catalog(path: path)
         let check = try database.check()
         #expect(check.problems.count == 1 && check.problems[0].contains("face \(damaged): damaged descriptor: 3 values"), "\(check.problems)")
         let sizes = try database.read { db in try Int.fetchAll(db, sql: "SELECT length(descriptor) FROM face_descriptors WHERE face_id != ?",
@@ -56,7 +56,7 @@ import Testing
         }
         for matcher in matchers {
             let expected = try #require(before[matcher]).filter { $0.face != damaged }
-            let after = try await database.search(photo: probe, matcher: matcher, top: 30).faces
+            let after = try await database.search(photo: probe, faces: faces, matcher: matcher, top: 30).faces
             #expect(Array(after.prefix(expected.count)) == expected, "\(matcher)")
         }
     }

@@ -66,12 +66,12 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     }
 
     /// The stored embedding, or nil when the face has none yet.
-    public func faceEmbedding() throws(DatabaseError) -> [Float]? {
-        try embedding.map { data throws(DatabaseError) in try Self.embedding(face: id ?? -1, data) }
+    public func faceEmbedding() throws(CatalogError) -> [Float]? {
+        try embedding.map { data throws(CatalogError) in try Self.embedding(face: id ?? -1, data) }
     }
 
     /// A stored embedding blob read back.
-    static func embedding(face: Int64, _ data: Data) throws(DatabaseError) -> [Float] {
+    static func embedding(face: Int64, _ data: Data) throws(CatalogError) -> [Float] {
         guard data.count == FaceEmbedder.length * 4 else {
             throw .storage(path: "faces", reason: "face \(face): an embedding of \(data.count) bytes, not \(FaceEmbedder.length * 4)")
         }
@@ -79,26 +79,26 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     }
 
     /// The stored descriptor, checked against its parameters.
-    public func faceDescriptor() throws(DatabaseError) -> FaceDescriptor {
+    public func faceDescriptor() throws(CatalogError) -> FaceDescriptor {
         try Self.descriptor(face: id ?? -1, parameters: try Self.parameters(face: id ?? -1, parameters), stored: descriptor)
     }
 
     /// Stored descriptor parameters read back.
-    static func parameters(face: Int64, _ text: String) throws(DatabaseError) -> DescriptorParameters {
+    static func parameters(face: Int64, _ text: String) throws(CatalogError) -> DescriptorParameters {
         do { return try JSONDecoder().decode(DescriptorParameters.self, from: Data(text.utf8)) } catch {
             throw .storage(path: "faces", reason: "face \(face): unreadable descriptor parameters")
         }
     }
 
     /// A stored descriptor read back, checked against its parameters.
-    static func descriptor(face: Int64, parameters: DescriptorParameters, stored: Data) throws(DatabaseError) -> FaceDescriptor {
+    static func descriptor(face: Int64, parameters: DescriptorParameters, stored: Data) throws(CatalogError) -> FaceDescriptor {
         do { return try FaceDescriptor(parameters: parameters, encoded: stored) } catch {
             throw .storage(path: "faces", reason: "face \(face): \(error)")
         }
     }
 
     /// A descriptor's parameters and histograms in their stored form.
-    static func encode(_ descriptor: FaceDescriptor) throws(DatabaseError) -> (parameters: String, descriptor: Data) {
+    static func encode(_ descriptor: FaceDescriptor) throws(CatalogError) -> (parameters: String, descriptor: Data) {
         let parameters: Data
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys  // the same text for the same parameters, run after run

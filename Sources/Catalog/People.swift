@@ -1,5 +1,6 @@
 import FaceRecognition
 import GRDB
+import ImageKernels
 
 /// A person: faces grouped by clustering or by hand, with an optional name (a face's name is its person's).
 public struct Person: Sendable, Codable, Equatable {
@@ -28,15 +29,16 @@ public struct ClusteringSummary: Sendable, Codable, Equatable, CustomStringConve
     }
 }
 
-extension CBIRDatabase {
+extension Catalog {
     /// Groups faces into people by their embeddings (``FaceClustering``). By default incrementally: faces
     /// that clustering has not seen join an existing person or start new ones, and existing people never
     /// merge. `recluster` regroups every face in no person or in an unnamed one, around the faces assigned
     /// by hand and the named people (who keep their faces), each old unnamed person kept (its id) for the
     /// new cluster holding most of its faces. Faces assigned by hand never change. The
     /// faces are read, clustered, and the result written in one transaction: an interrupted run leaves the
-    /// previous assignment whole.
-    public func clusterPeople(recluster: Bool = false, clustering: FaceClustering = FaceClustering()) throws(DatabaseError) -> ClusteringSummary {
+    /// previous assignment whole. Clusters on `context` (by default the device that searches fastest here).
+    public func clusterPeople(recluster: Bool = false, clustering: FaceClustering = FaceClustering(),
+                              context: RenderContext? = nil) throws(CatalogError) -> ClusteringSummary {
         let faces = try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
@@ -65,7 +67,10 @@ extension CBIRDatabase {
             return ClusteringSummary(faces: ids.count, changed: 0, newPeople: 0, people: try read { db in try Self.peopleCount(db) })
         }
         let labels: [Int?]
-        do { labels = try clustering.clusters(of: embeddings, length: FaceEmbedder.length, start: start, context: context) } catch {
+        do {
+            labels = try clustering.clusters(of: embeddings, length: FaceEmbedder.length, start: start,
+                                             context: try RenderContext.orDefault(context, for: .search))
+        } catch {
             throw .processing("clustering faces: \(error)")
         }
         // Each cluster's person: its anchored group's, else (reclustering) the old person most of its faces
@@ -108,12 +113,12 @@ extension CBIRDatabase {
     }
 
     /// Every person with faces, or a name, most faces first.
-    public nonisolated func people() throws(DatabaseError) -> [Person] {
+    public nonisolated func people() throws(CatalogError) -> [Person] {
         try read { db in try Self.people(db) }
     }
 
     /// The person a user means: by id (a number) or by name (spelt as ``PersonName`` stores it or not).
-    public nonisolated func person(_ reference: String) throws(DatabaseError) -> Person {
+    public nonisolated func person(_ reference: String) throws(CatalogError) -> Person {
         let found = try read { db in
             try Int64(reference).map { try Self.people(db, where: "persons.id = ?", $0) }
                 ?? Self.people(db, where: "name = ?", PersonName.normalized(reference))
@@ -134,7 +139,7 @@ extension CBIRDatabase {
     }
 
     /// The paths of the photos a person is in, in path order.
-    public nonisolated func photos(of person: Int64) throws(DatabaseError) -> [String] {
+    public nonisolated func photos(of person: Int64) throws(CatalogError) -> [String] {
         try read { db in
             try String.fetchAll(db, sql: """
                 SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
@@ -143,7 +148,7 @@ extension CBIRDatabase {
     }
 
     /// A person's faces with their photos' paths, in path order.
-    public nonisolated func faces(of person: Int64) throws(DatabaseError) -> [(path: String, face: FaceRecord)] {
+    public nonisolated func faces(of person: Int64) throws(CatalogError) -> [(path: String, face: FaceRecord)] {
         try read { db in
             try Row.fetchAll(db, sql: """
                 SELECT faces.*, path AS photo_path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path, x
@@ -154,12 +159,12 @@ extension CBIRDatabase {
     /// Names a person, or clears its name with nil, and returns the name as stored (``PersonName``). Two
     /// people cannot share a name: merge them instead.
     @discardableResult
-    public func name(person: Int64, as name: String?) throws(DatabaseError) -> String? {
+    public func name(person: Int64, as name: String?) throws(CatalogError) -> String? {
         let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requirePerson(person, db)
             if let name, let other = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ? AND id != ?", arguments: [name, person]) {
-                throw DatabaseError.invalidQuery("person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
+                throw CatalogError.invalidQuery("person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
             }
             try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, person])
         }
@@ -167,7 +172,7 @@ extension CBIRDatabase {
     }
 
     /// Hides a person from the lists (strangers, say), or shows it again; its faces stay as they are.
-    public func hide(person: Int64, _ hidden: Bool = true) throws(DatabaseError) {
+    public func hide(person: Int64, _ hidden: Bool = true) throws(CatalogError) {
         try write { db in
             try Self.requirePerson(person, db)
             try db.execute(sql: "UPDATE persons SET hidden = ? WHERE id = ?", arguments: [hidden, person])
@@ -176,7 +181,7 @@ extension CBIRDatabase {
 
     /// Moves every face of `person` into `target` by hand, and forgets `person`; the target keeps its name,
     /// or takes the other's when it has none.
-    public func merge(person: Int64, into target: Int64) throws(DatabaseError) {
+    public func merge(person: Int64, into target: Int64) throws(CatalogError) {
         guard person != target else { throw .invalidQuery("person \(person) cannot be merged with itself") }
         try write { db in
             try Self.requirePerson(person, db)
@@ -190,7 +195,7 @@ extension CBIRDatabase {
     }
 
     /// Puts faces into a person by hand (nil: into none); people left with no faces and no name go.
-    public func assign(faces: [Int64], to person: Int64?) throws(DatabaseError) {
+    public func assign(faces: [Int64], to person: Int64?) throws(CatalogError) {
         try write { db in
             if let person { try Self.requirePerson(person, db) }
             try Self.requireFaces(faces, db)
@@ -199,7 +204,7 @@ extension CBIRDatabase {
     }
 
     /// Takes faces out of their people into a new person of their own, by hand; returns it.
-    public func split(faces: [Int64]) throws(DatabaseError) -> Int64 {
+    public func split(faces: [Int64]) throws(CatalogError) -> Int64 {
         try write { db in
             try Self.requireFaces(faces, db)
             try db.execute(sql: "INSERT INTO persons DEFAULT VALUES")
@@ -212,7 +217,7 @@ extension CBIRDatabase {
     /// Names a face: puts it by hand into the person of that name (made if there is none), or with nil
     /// takes it out of every person. Returns the name as stored (``PersonName``).
     @discardableResult
-    public func label(face: Int64, as name: String?) throws(DatabaseError) -> String? {
+    public func label(face: Int64, as name: String?) throws(CatalogError) -> String? {
         let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requireFaces([face], db)
@@ -225,7 +230,7 @@ extension CBIRDatabase {
     static func person(named name: String, _ db: Database) throws -> Int64 {
         try db.execute(sql: "INSERT INTO persons (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [name])
         guard let person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name]) else {
-            throw DatabaseError.notFound("person \(name)")
+            throw CatalogError.notFound("person \(name)")
         }
         return person
     }
@@ -263,14 +268,14 @@ extension CBIRDatabase {
 
     private static func requirePerson(_ person: Int64, _ db: Database) throws {
         guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM persons WHERE id = ?)", arguments: [person]) == true else {
-            throw DatabaseError.notFound("person \(person)")
+            throw CatalogError.notFound("person \(person)")
         }
     }
 
     private static func requireFaces(_ faces: [Int64], _ db: Database) throws {
-        guard !faces.isEmpty else { throw DatabaseError.invalidQuery("no faces given") }
+        guard !faces.isEmpty else { throw CatalogError.invalidQuery("no faces given") }
         let found = try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE id IN (\(FaceStore.list(faces)))")
-        if let missing = faces.first(where: { !found.contains($0) }) { throw DatabaseError.notFound("face \(missing)") }
+        if let missing = faces.first(where: { !found.contains($0) }) { throw CatalogError.notFound("face \(missing)") }
     }
 
     /// Forgets people with no faces and no name: what clustering or moving faces left behind.

@@ -62,12 +62,12 @@ struct DatabaseFiles: Sendable {
             descriptor = FileSystemPath.withCString(lock) { open($0, O_RDONLY | O_CLOEXEC) }
         }
         guard descriptor >= 0 else {
-            throw DatabaseError.storage(path: path, reason: "cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
+            throw CatalogError.storage(path: path, reason: "cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw DatabaseError.storage(path: path, reason: "cannot lock \(lock): \(String(cString: strerror(errno)))")
+                throw CatalogError.storage(path: path, reason: "cannot lock \(lock): \(String(cString: strerror(errno)))")
             }
         }
         return try body()

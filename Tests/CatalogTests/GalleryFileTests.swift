@@ -1,4 +1,4 @@
-import CBIRDatabase
+import Catalog
 import FaceRecognition
 import Foundation
 import GRDB
@@ -15,15 +15,16 @@ import TestSupport
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try IndexingTests.context(), photos = IndexingTests.photos
         let path = folder + "/cbir.sqlite", file = path + "-faces", backup = folder + "/backup.sqlite"
-        func opened() throws -> CBIRDatabase { try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)]) }
-        func hits(_ database: CBIRDatabase) async throws -> [String] {
-            try await database.search(photo: photos + "/test/obama1.jpg", matcher: .weightedChiSquare, top: 100)
+        let faces = try FaceAnalysis(context: context)
+        func opened() throws -> Catalog { try Catalog(path: path) }
+        func hits(_ database: Catalog) async throws -> [String] {
+            try await database.search(photo: photos + "/test/obama1.jpg", faces: faces, matcher: .weightedChiSquare, top: 100)
                 .faces.map { "\($0.path) \($0.x),\($0.y) \($0.distance)" }
         }
         let database = try opened()
-        for subfolder in ["/train/obama", "/train/biden"] { _ = try await database.index(folder: photos + subfolder) }
+        for subfolder in ["/train/obama", "/train/biden"] { _ = try await database.index(folder: photos + subfolder, analyses: [faces], context: context) }
         try DatabaseQueue(path: path).backup(to: DatabaseQueue(path: backup))
-        _ = try await database.index(folder: photos + "/train")
+        _ = try await database.index(folder: photos + "/train", analyses: [faces], context: context)
         #expect(!FileManager.default.fileExists(atPath: file))
         let all = try await hits(database)
         #expect(all.count >= 9 && FileManager.default.fileExists(atPath: file), "the first query wrote the file")
@@ -45,7 +46,7 @@ import TestSupport
 
         // The backup restored, other photos indexed: their faces take the ids of those in the file.
         try DatabaseQueue(path: backup).backup(to: DatabaseQueue(path: path))
-        _ = try await database.index(folder: photos + "/test")
+        _ = try await database.index(folder: photos + "/test", analyses: [faces], context: context)
         let restored = try await hits(opened())
         try FileManager.default.removeItem(atPath: file)
         let fromDatabase = try await hits(opened())

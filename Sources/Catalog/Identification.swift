@@ -29,7 +29,7 @@ public struct Identification: Query {
     /// `matcher` compares faces one by one: embeddings, NBNN per face or weighted chi-square; `threshold`
     /// defaults to the matcher's.
     public init(probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding, weights: WeightMap = .reference,
-                threshold: Float? = nil) throws(DatabaseError) {
+                threshold: Float? = nil) throws(CatalogError) {
         guard !matcher.ranksImages else {
             throw .invalidQuery("identify compares faces one by one: use \(Matcher.embedding.rawValue), \(Matcher.nbnnPerFace.rawValue) or \(Matcher.weightedChiSquare.rawValue), not \(matcher.rawValue)")
         }
@@ -39,17 +39,18 @@ public struct Identification: Query {
         self.threshold = threshold ?? Self.defaultThreshold(for: matcher)
     }
 
-    /// Searches the labelled faces on the database's context.
-    public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
-        let store = try database.faceIndexer().store
-        let labelled = try database.read { db in try store.labelledFaces(db) }
+    /// Searches the labelled faces on `context`.
+    public func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
+        let labelled = try catalog.read { [store = catalog.store] db in try store.labelledFaces(db) }
         var collector = NearestAmong(faces: labelled)
         if labelled.isEmpty {
             updates(.started)
         } else {
-            guard try database.search(probe, embedding: embedding, options: options, into: &collector, updates: updates) else { return nil }
+            guard try catalog.search(probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates) else {
+                return nil
+            }
         }
-        let nearest = try database.hits(collector.nearest.map { [$0] } ?? []).first
+        let nearest = try catalog.hits(collector.nearest.map { [$0] } ?? []).first
         let result = Result(name: nearest.flatMap { $0.distance <= threshold ? $0.label : nil }, nearest: nearest)
         updates(.completed(result))
         return result

@@ -5,10 +5,11 @@ import GRDB
 import ImageCodecs
 import ImageKernels
 
-/// The built-in indexer: finds the faces of each photo, aligns and describes them in one batch on the
-/// device (LBP descriptors, and dlib's embeddings from 5-point face chips), and stores each face with its
-/// box, eyes, descriptor, embedding and a thumbnail in the `faces` table.
-public struct FaceIndexer: Indexer {
+/// The faces of photos: finds them, aligns and describes them in one batch on the device (LBP descriptors,
+/// and dlib's embeddings from 5-point face chips), and stores each face with its box, eyes, descriptor,
+/// embedding and a thumbnail in the catalog's `faces` table. Built (its models loaded) by what indexes
+/// or probes photos; the catalog has the faces' tables without it.
+public struct FaceAnalysis: PhotoAnalysis {
     /// Finds the faces: ``FaceFinder`` or BlazeFace, by the ``FaceFinderKind`` asked for.
     public let finder: any FaceFinding
     public let describer: FaceDescriber
@@ -23,21 +24,19 @@ public struct FaceIndexer: Indexer {
 
     public var name: String { "faces" }
 
-    /// Faces are cut out as the detector boxes them (margin 0), the crop the reference system's 8×8
-    /// weight map was made for: with that map it ranks the right person first for 10 of 12 wild test
-    /// faces, against 7 for crops with a 10 % margin (README, "Face database").
-    /// Where the faces are stored.
-    public let store = FaceStore()
+    /// The statements on the faces' tables.
+    private let store = FaceStore()
     /// The context every stage renders on, when one was given; nil when each stage renders on the device
     /// that runs its kind of work fastest here (``Device/best(for:)``).
     public let context: RenderContext?
 
-    /// An indexer on `context`, or by default each stage (detection, description, embedding) on a new
-    /// context on the device that runs it fastest here, finding faces with `detector`.
+    /// An analysis on `context`, or by default each stage (detection, description, embedding) on a new
+    /// context on the device that runs it fastest here, finding faces with `detector`. Faces are cut out as
+    /// the detector boxes them (`margin` 0), the crop the reference system's 8×8 weight map was made for.
     /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
     /// setup command).
     public init(context: RenderContext? = nil, detector: FaceFinderKind = .haar, parameters: DescriptorParameters = .standard,
-                minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(DatabaseError) {
+                minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(CatalogError) {
         do {
             finder = try detector.finder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
@@ -46,15 +45,6 @@ public struct FaceIndexer: Indexer {
         self.context = context
         self.minimumFaceSize = minimumFaceSize
         self.margin = margin
-    }
-
-    public func createTables(_ db: Database) throws {
-        try store.createTable(db)
-    }
-
-    public var tableChanges: [(name: String, change: @Sendable (Database) throws -> Void)] {
-        [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons), ("embedding table", FaceStore.moveEmbeddings),
-         ("descriptor table", FaceStore.moveDescriptors), ("tags", FaceStore.addTags)]
     }
 
     /// A photo's faces, strongest first, in the file's pixels, with their descriptors and thumbnails.
@@ -112,16 +102,23 @@ public struct FaceIndexer: Indexer {
                           thumbnail: Data(try ImageEncoder.jpeg(thumbnail, quality: 85)), embedding: embedding?.littleEndianBytes)
     }
 
-    /// Embeddings for faces stored without them (databases indexed before embeddings), from the photo
-    /// they were found in; nil without an embedder.
-    public func embeddings(of faces: [FaceRecord], in photo: Photo) throws -> [(face: Int64, embedding: [Float])]? {
-        guard let embedder else { return nil }
+    /// Whether some face of the image lacks an embedding (databases indexed before embeddings) that this
+    /// analysis, with an embedder, can add.
+    public func isIncomplete(image: Int64, _ db: Database) throws -> Bool {
+        try embedder != nil && store.lacksEmbeddings(image: image, db)
+    }
+
+    /// The write that gives the image's faces their missing embeddings, made from its photo.
+    public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws -> @Sendable (Database) throws -> Void {
+        guard let embedder else { return { _ in } }
+        let faces = try catalog.read { [store] db in try store.faces(ofImage: image, db) }.filter { $0.embedding == nil }
         let boxes = faces.map { face in
             func scaled(_ value: Int) -> Int { Int((Double(value) / photo.scale).rounded()) }
-            return FaceObservation(rect: PixelRect(x: scaled(face.x), y: scaled(face.y), width: scaled(face.width), height: scaled(face.height)),
-                                   eyes: nil, neighbours: face.neighbours).landmarkBox
+            let rect = PixelRect(x: scaled(face.x), y: scaled(face.y), width: scaled(face.width), height: scaled(face.height))
+            return FaceObservation(rect: rect, eyes: nil, neighbours: face.neighbours).landmarkBox
         }
-        return zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map { ($0, $1) }
+        let embeddings = zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map { ($0, $1) }
+        return { [store] db in try store.setEmbeddings(embeddings, db) }
     }
 
     /// The faces of a photo, in its decoded pixels, and their aligned gray crops.

@@ -1,6 +1,7 @@
 import FaceRecognition
 import Foundation
 import ImageCodecs
+import ImageKernels
 
 /// Which face of a probe photo to ask about.
 public enum FaceChoice: Sendable, Equatable {
@@ -10,7 +11,7 @@ public enum FaceChoice: Sendable, Equatable {
     case number(Int)
 
     /// The chosen one of a photo's faces (sorted left to right), by its index.
-    public func index(among faces: [FaceRecord], of path: String) throws(DatabaseError) -> Int {
+    public func index(among faces: [FaceRecord], of path: String) throws(CatalogError) -> Int {
         guard !faces.isEmpty else { throw .probe(path: path, reason: "no face found") }
         switch self {
         case .largest:
@@ -53,17 +54,17 @@ public struct PhotoIdentification: Sendable {
     public let nearest: FaceHit?
 }
 
-extension CBIRDatabase {
-    /// The chosen face of a photo, found, aligned and described by the face indexer on the database's
-    /// context, exactly as indexing would store it.
-    public nonisolated func probe(photo path: String, face choice: FaceChoice = .largest) throws(DatabaseError) -> ProbeFace {
-        let indexer = try faceIndexer()
+extension Catalog {
+    /// The chosen face of a photo, found, aligned and described by `analysis`, exactly as indexing with it
+    /// would store it; the photo is decoded on `context`.
+    public nonisolated func probe(photo path: String, face choice: FaceChoice = .largest, with analysis: FaceAnalysis,
+                                  context: RenderContext) throws(CatalogError) -> ProbeFace {
         guard !files.contains(path) else { throw .probe(path: path, reason: "a file of the database itself, not a photo") }
         let faces: [FaceRecord]
         do {
             let photo = try Photo(path: path, bytes: try ImageDecoder.contents(of: path), context: context)
-            faces = try indexer.analyze(photo).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
-        } catch let error as DatabaseError {
+            faces = try analysis.analyze(photo).sorted { ($0.x, $0.y) < ($1.x, $1.y) }
+        } catch let error as CatalogError {
             throw error
         } catch {
             throw .probe(path: path, reason: "\(error)")
@@ -72,26 +73,32 @@ extension CBIRDatabase {
         return ProbeFace(path: path, face: faces[index], number: index + 1, count: faces.count)
     }
 
-    /// The `top` stored faces and images nearest a face of a photo: the whole path from the photo to the
-    /// matches (decode, detect, choose the face, describe, search, collect). Throws `CancellationError`
+    /// The `top` stored faces and images nearest a face of a photo, found with `faces`: the whole path from
+    /// the photo to the matches (decode, detect, choose the face, describe, search, collect), on `context`
+    /// (by default the analysis's, else the device that searches fastest here). Throws `CancellationError`
     /// when the task is cancelled.
-    public nonisolated func search(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .embedding,
-                                   weights: WeightMap = .reference, radius: Int? = nil, top: Int = 10) async throws -> PhotoMatches {
-        let probe = try probe(photo: path, face: face)
+    public nonisolated func search(photo path: String, face: FaceChoice = .largest, faces: FaceAnalysis, matcher: Matcher = .embedding,
+                                   weights: WeightMap = .reference, radius: Int? = nil, top: Int = 10,
+                                   context: RenderContext? = nil) async throws -> PhotoMatches {
+        let context = try RenderContext.orDefault(context ?? faces.context, for: .search)
+        let probe = try probe(photo: path, face: face, with: faces, context: context)
         let query = FaceQuery(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(), matcher: matcher,
                               weights: weights, radius: radius, count: top)
-        guard let result = try await query.run(on: self, updates: { _ in }) else { throw CancellationError() }
+        guard let result = try await query.run(on: self, context: context, updates: { _ in }) else { throw CancellationError() }
         return PhotoMatches(probe: probe, faces: result.faces, images: result.images)
     }
 
-    /// The name of a face of a photo, after its nearest labelled face (see ``Identification``). Throws
-    /// `CancellationError` when the task is cancelled.
-    public nonisolated func identify(photo path: String, face: FaceChoice = .largest, matcher: Matcher = .embedding,
-                                     weights: WeightMap = .reference, threshold: Float? = nil) async throws -> PhotoIdentification {
-        let probe = try probe(photo: path, face: face)
+    /// The name of a face of a photo, found with `faces`, after its nearest labelled face (see
+    /// ``Identification``), on `context` as for ``search(photo:face:faces:matcher:weights:radius:top:context:)``.
+    /// Throws `CancellationError` when the task is cancelled.
+    public nonisolated func identify(photo path: String, face: FaceChoice = .largest, faces: FaceAnalysis, matcher: Matcher = .embedding,
+                                     weights: WeightMap = .reference, threshold: Float? = nil,
+                                     context: RenderContext? = nil) async throws -> PhotoIdentification {
+        let context = try RenderContext.orDefault(context ?? faces.context, for: .search)
+        let probe = try probe(photo: path, face: face, with: faces, context: context)
         let query = try Identification(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(),
                                        matcher: matcher, weights: weights, threshold: threshold)
-        guard let result = try await query.run(on: self, updates: { _ in }) else { throw CancellationError() }
+        guard let result = try await query.run(on: self, context: context, updates: { _ in }) else { throw CancellationError() }
         return PhotoIdentification(probe: probe, name: result.name, nearest: result.nearest)
     }
 }

@@ -29,10 +29,10 @@ final class GalleryCache: @unchecked Sendable {
     /// The faces' embeddings, per device.
     private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
 
-    /// The gallery of every stored face described with `parameters`, on the database context's device, up
-    /// to date. Faces described with other parameters are an error: comparing them would be silently wrong.
-    func gallery(of database: CBIRDatabase, parameters: DescriptorParameters) throws(DatabaseError) -> Gallery {
-        let store = try database.faceIndexer().store, path = database.files.gallery, context = database.context
+    /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
+    /// Faces described with other parameters are an error: comparing them would be silently wrong.
+    func gallery(of database: Catalog, parameters: DescriptorParameters, context: RenderContext) throws(CatalogError) -> Gallery {
+        let store = database.store, path = database.files.gallery
         let file: GalleryFile<Gallery> = (read: { tag in
             (try? Gallery(contentsOf: path, parameters: parameters, tag: tag, context: context)).map { ($0, Set($0.faceIDs.map(\.rawValue))) }
         }, write: { gallery, tag in try? gallery.write(to: path, tag: tag) })
@@ -43,10 +43,10 @@ final class GalleryCache: @unchecked Sendable {
         }
     }
 
-    /// The gallery of every stored face's embedding on the database context's device, up to date.
-    func embeddingGallery(of database: CBIRDatabase) throws(DatabaseError) -> EmbeddingGallery {
-        let store = try database.faceIndexer().store
-        return try cached(&embeddings, ObjectIdentifier(database.context.device), make: EmbeddingGallery(context: database.context),
+    /// The gallery of every stored face's embedding on `context`'s device, up to date.
+    func embeddingGallery(of database: Catalog, context: RenderContext) throws(CatalogError) -> EmbeddingGallery {
+        let store = database.store
+        return try cached(&embeddings, ObjectIdentifier(context.device), make: EmbeddingGallery(context: context),
                           from: database, tag: { db in try store.tag(FaceStore.embeddingsTable, db) }, ids: store.idsWithEmbeddings,
                           file: nil) { gallery, ids, db in
             try store.embeddings(ids, db) { batch in try gallery.append(batch) }
@@ -62,10 +62,10 @@ final class GalleryCache: @unchecked Sendable {
     /// for every stored face while the gallery is empty). A gallery filled with every face that way is written
     /// to its file for the next process. A gallery left half updated by an error is rebuilt next time.
     private func cached<Key: Hashable, Faces: FaceGallery>(_ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
-                                                           from database: CBIRDatabase, tag: @escaping @Sendable (Database) throws -> Data,
+                                                           from database: Catalog, tag: @escaping @Sendable (Database) throws -> Data,
                                                            ids: @escaping @Sendable (Database) throws -> Set<Int64>, file: GalleryFile<Faces>?,
                                                            append: @escaping @Sendable (Faces, [Int64]?, Database) throws -> Void)
-    throws(DatabaseError) -> Faces {
+    throws(CatalogError) -> Faces {
         lock.lock()
         defer { lock.unlock() }
         let start = entries.removeValue(forKey: key) ?? Entry(gallery: make())
@@ -82,9 +82,9 @@ final class GalleryCache: @unchecked Sendable {
                     try append(gallery, added, db)
                 }
             } catch RecognitionError.damagedDescriptor(let reason) {
-                throw DatabaseError.storage(path: "faces", reason: reason)
+                throw CatalogError.storage(path: "faces", reason: reason)
             } catch let error as RecognitionError {
-                throw DatabaseError.processing("\(error)")
+                throw CatalogError.processing("\(error)")
             }
             if known.isEmpty { file?.write(gallery, current) }
             return Entry(gallery: gallery, faces: stored, tag: current)

@@ -1,8 +1,7 @@
 import Foundation
 import GRDB
-import ImageKernels
 
-/// What ``CBIRDatabase/repair(path:indexers:)`` saved from a damaged database.
+/// What ``Catalog/repair(path:)`` saved from a damaged database.
 public struct DatabaseRepair: Sendable {
     /// One table's rows: copied, and the row ids that could not be read (a row there, if any, is lost).
     public struct Table: Sendable, Equatable {
@@ -28,21 +27,22 @@ public struct DatabaseRepair: Sendable {
     public let damaged: String?
 }
 
-extension CBIRDatabase {
-    /// Saves what can still be read of a damaged database into a new one with the same tables: every row
-    /// of every table is tried, in ranges of row ids split down to single rows where a range cannot be
+extension Catalog {
+    /// Saves what can still be read of a damaged database into a new one with the same tables (the
+    /// catalog's, and those of analyses that the damaged one has, as it declares them): every row of every
+    /// table is tried, in ranges of row ids split down to single rows where a range cannot be
     /// read, so damage costs only the rows on damaged pages (indexes are rebuilt, not copied). Rows left
     /// pointing at lost ones are dropped or unlinked as their foreign keys say. Photos whose faces lost a
     /// descriptor or an embedding, or all their faces, are marked to be indexed again. Unless another
     /// process has the damaged file open, the repaired one then takes its place and the damaged one (with
     /// its write-ahead log) is kept beside it as `<path>.damaged-<time>`. Writers wait while it runs.
     /// Returns nil, having changed nothing, when the database is sound.
-    public static func repair(path: String, indexers: [any Indexer]) throws(DatabaseError) -> DatabaseRepair? {
+    public static func repair(path: String) throws(CatalogError) -> DatabaseRepair? {
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
         let files = DatabaseFiles(path: path)
         do {
             return try files.whileLocked { () throws -> DatabaseRepair? in
-                guard let saved = try saveReadableRows(of: path, to: path + ".repaired", indexers: indexers) else { return nil }
+                guard let saved = try saveReadableRows(of: path, to: path + ".repaired") else { return nil }
                 // Every connection to both files is closed now: the files can be moved.
                 guard !files.isOpenElsewhere() else { return saved }
                 let kept = "\(path).damaged-\(Int(Date().timeIntervalSince1970))"
@@ -59,19 +59,20 @@ extension CBIRDatabase {
         }
     }
 
-    /// Copies the readable rows of the database at `path` into a new one at `repaired` (made with the
-    /// indexers' tables), and closes both; nil when the database is sound.
-    private static func saveReadableRows(of path: String, to repaired: String, indexers: [any Indexer]) throws -> DatabaseRepair? {
+    /// Copies the readable rows of the database at `path` into a new catalog at `repaired`, and closes both;
+    /// nil when the database is sound.
+    private static func saveReadableRows(of path: String, to repaired: String) throws -> DatabaseRepair? {
         var readOnly = Configuration()
         readOnly.readonly = true   // the damaged file stays as it was
         let damaged = try DatabaseQueue(path: path, configuration: readOnly)
         guard try !isSound(damaged) else { return nil }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: repaired + suffix) }
-        _ = try CBIRDatabase(path: repaired, indexers: indexers, context: RenderContext(device: .cpu))
+        _ = try Catalog(path: repaired)
         try? FileManager.default.removeItem(atPath: DatabaseFiles(path: repaired).lock)
         var unchecked = Configuration()
         unchecked.foreignKeysEnabled = false   // rows come in any order; those left without what they belong to go after
         let target = try DatabaseQueue(path: repaired, configuration: unchecked)
+        try copyAnalysesTables(from: damaged, to: target)
         let tables = try copyTables(from: damaged, to: target)
         let dropped = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
         let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
@@ -79,7 +80,7 @@ extension CBIRDatabase {
         let labels = try target.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
         } ?? 0
-        guard try isSound(target) else { throw DatabaseError.storage(path: repaired, reason: "the repaired copy is not sound") }
+        guard try isSound(target) else { throw CatalogError.storage(path: repaired, reason: "the repaired copy is not sound") }
         return DatabaseRepair(tables: tables, rowsDropped: dropped, labels: labels, photosToIndexAgain: photos, repaired: repaired,
                               damaged: nil)
     }
@@ -97,6 +98,20 @@ extension CBIRDatabase {
     private static func isDamage(_ error: any Error) -> Bool {
         guard let error = error as? GRDB.DatabaseError else { return false }
         return [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode)
+    }
+
+    /// Makes in `target` the tables (with their indexes and triggers) that analyses made in `source` and a
+    /// new catalog lacks, as `source` declares them, and records their migrations as applied there.
+    private static func copyAnalysesTables(from source: DatabaseQueue, to target: DatabaseQueue) throws {
+        let known = try target.read { db in try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
+        let (schema, migrations) = try source.read { db in
+            (try Row.fetchAll(db, sql: "SELECT type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type = 'table' DESC"),
+             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+        }
+        try target.write { db in
+            for row in schema where !known.contains(row["tbl_name"] as String) { try db.execute(sql: row["sql"]) }
+            for migration in migrations { try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations VALUES (?)", arguments: [migration]) }
+        }
     }
 
     /// Rows read at a time from a damaged table before a failing range is split.

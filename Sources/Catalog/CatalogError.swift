@@ -3,7 +3,7 @@ import GRDB
 
 /// Why a database operation failed. Image problems met while indexing are not errors of this kind:
 /// they are recorded with the image and indexing goes on.
-public enum DatabaseError: Error, Sendable, CustomStringConvertible {
+public enum CatalogError: Error, Sendable, CustomStringConvertible {
     /// The database file could not be opened, migrated, read or written.
     case storage(path: String, reason: String)
     /// The database cannot be written: its permissions, an immutable flag, a read-only file system. Reading
@@ -33,7 +33,7 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
         case .storage(let path, let reason): "\(path): database error: \(reason)"
         case .readOnly(let path): "the database is read-only: \(path)"
         case .damaged(let path, let reason): "\(path): the database is damaged (\(reason)). \(Self.recovery(path))"
-        case .busy(let path): "\(path): another process has kept the database locked for \(Int(CBIRDatabase.busyTimeout)) s; try again later"
+        case .busy(let path): "\(path): another process has kept the database locked for \(Int(Catalog.busyTimeout)) s; try again later"
         case .unreadableFolder(let path, let reason): "\(path): cannot index: \(reason)"
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
@@ -48,11 +48,11 @@ public enum DatabaseError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-extension DatabaseError {
+extension CatalogError {
     /// An error met on the database at `path`, in a few words: SQLite's own message without the statement
     /// (which can list thousands of row ids), damage, read-only files and locks told apart.
-    static func storage(_ error: any Error, path: String) -> DatabaseError {
-        if let error = error as? DatabaseError { return error }
+    static func storage(_ error: any Error, path: String) -> CatalogError {
+        if let error = error as? CatalogError { return error }
         guard let error = error as? GRDB.DatabaseError else { return .storage(path: path, reason: "\(error)") }
         let message = error.message ?? "SQLite error \(error.resultCode.rawValue)"
         switch error.resultCode {

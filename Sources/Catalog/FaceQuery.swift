@@ -13,11 +13,11 @@ public enum QueryState<Result: Sendable>: Sendable {
     case cancelled
 }
 
-/// A question asked of the database. Runs as a task: cancelling the task cancels the query.
+/// A question asked of the catalog, on a device. Runs as a task: cancelling the task cancels the query.
 public protocol Query: Sendable {
     associatedtype Result: Sendable
-    /// Runs the query, reporting its state; returns nil when cancelled.
-    func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result?
+    /// Runs the query on `context`, reporting its state; returns nil when cancelled.
+    func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result?
 }
 
 /// A stored face that matched, nearest first.
@@ -61,12 +61,14 @@ public struct FaceQuery: Query {
         self.count = count
     }
 
-    /// Searches the stored faces on the database's context.
-    public func run(on database: CBIRDatabase, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
+    /// Searches the stored faces on `context`.
+    public func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
         var collector = BothCollectors(TopFaces(count), TopImages(count))
-        guard try database.search(probe, embedding: embedding, options: options, into: &collector, updates: updates) else { return nil }
-        let faces = try database.hits(collector.first.matches)
-        let paths = try database.paths(of: collector.second.matches.map(\.image.rawValue))
+        guard try catalog.search(probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates) else {
+            return nil
+        }
+        let faces = try catalog.hits(collector.first.matches)
+        let paths = try catalog.paths(of: collector.second.matches.map(\.image.rawValue))
         let images = collector.second.matches.compactMap { match in
             paths[match.image.rawValue].map {
                 ImageHit(image: match.image.rawValue, path: $0, distance: match.distance, bestFace: match.bestFace.rawValue)
@@ -78,23 +80,23 @@ public struct FaceQuery: Query {
     }
 }
 
-extension CBIRDatabase {
-    /// Searches the stored faces with the probe's LBP descriptor or embedding, as the matcher needs, into
+extension Catalog {
+    /// Searches the stored faces on `context` with the probe's LBP descriptor or embedding, as the matcher needs, into
     /// `collector`, reporting the query started and half done once the gallery is up to date; false,
     /// reported cancelled, when the query's task was cancelled meanwhile.
     nonisolated func search<Result, Collector: MatchCollector>(_ probe: FaceDescriptor, embedding: [Float]?, options: SearchOptions,
-                                                                into collector: inout Collector,
+                                                                context: RenderContext, into collector: inout Collector,
                                                                 updates: (QueryState<Result>) -> Void) throws -> Bool {
         updates(.started)
         if options.matcher == .embedding {
             guard let embedding else {
-                throw DatabaseError.invalidQuery("the probe face has no embedding: index with the embedding models (\(ModelCache.setupCommand))")
+                throw CatalogError.invalidQuery("the probe face has no embedding: index with the embedding models (\(ModelCache.setupCommand))")
             }
-            let gallery = try galleries.embeddingGallery(of: self)
+            let gallery = try galleries.embeddingGallery(of: self, context: context)
             guard proceeds(updates) else { return false }
             try gallery.search(embedding, into: &collector)
         } else {
-            let gallery = try galleries.gallery(of: self, parameters: probe.parameters)
+            let gallery = try galleries.gallery(of: self, parameters: probe.parameters, context: context)
             guard proceeds(updates) else { return false }
             try gallery.search(probe, options: options, into: &collector)
         }
@@ -112,8 +114,7 @@ extension CBIRDatabase {
     }
 
     /// The stored faces that matched, with their images' paths and labels, in the matches' order.
-    nonisolated func hits(_ matches: [FaceMatch]) throws(DatabaseError) -> [FaceHit] {
-        let store = try faceIndexer().store
-        return try read { db in try store.hits(matches, db) }
+    nonisolated func hits(_ matches: [FaceMatch]) throws(CatalogError) -> [FaceHit] {
+        try read { [store] db in try store.hits(matches, db) }
     }
 }

@@ -12,11 +12,11 @@ public struct DatabaseCheck: Sendable, Codable, Equatable {
     public var isSound: Bool { problems.isEmpty }
 }
 
-extension CBIRDatabase {
+extension Catalog {
     /// Checks the whole file: SQLite's `integrity_check` (every page and index), every face's descriptor,
     /// its parameters and its embedding read back, and every face's image present and indexed. Reads only;
     /// a file too damaged to open or to run the check on is an error.
-    public nonisolated func check() throws(DatabaseError) -> DatabaseCheck {
+    public nonisolated func check() throws(CatalogError) -> DatabaseCheck {
         var problems: [String]
         do {
             problems = try read { db in try Self.integrityProblems(db, quick: false) }
@@ -52,7 +52,7 @@ extension CBIRDatabase {
         var problems: [String] = []
         do {
             guard let text = row["parameters"] as String?, let stored = row["descriptor"] as Data? else {
-                throw DatabaseError.storage(path: "faces", reason: "face \(id): no descriptor")
+                throw CatalogError.storage(path: "faces", reason: "face \(id): no descriptor")
             }
             _ = try FaceRecord.descriptor(face: id, parameters: try FaceRecord.parameters(face: id, text), stored: stored)
             if let embedding = row["embedding"] as Data? { _ = try FaceRecord.embedding(face: id, embedding) }

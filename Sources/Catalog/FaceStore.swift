@@ -10,7 +10,7 @@ public struct FaceStore: Sendable {
 
     public init() {}
 
-    func createTable(_ db: Database) throws {
+    static func createTable(_ db: Database) throws {
         try db.create(table: Self.table) { t in
             t.autoIncrementedPrimaryKey("id")
             t.column("image_id", .integer).notNull().indexed().references(ImageRecord.databaseTableName, onDelete: .cascade)
@@ -253,7 +253,7 @@ public struct FaceStore: Sendable {
             if text != knownText {
                 let stored = try FaceRecord.parameters(face: id, text)
                 guard stored == parameters else {
-                    throw DatabaseError.mismatch("face \(id) was described with \(stored), the probe with \(parameters)")
+                    throw CatalogError.mismatch("face \(id) was described with \(stored), the probe with \(parameters)")
                 }
                 knownText = text
             }

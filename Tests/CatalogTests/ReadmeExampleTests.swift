@@ -1,4 +1,4 @@
-import CBIRDatabase
+import Catalog
 import Foundation
 import Testing
 import TestSupport
@@ -11,9 +11,10 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let datasets = SharedData.root
-        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer()])   // each stage on its fastest device
-        let run = try await database.index(folder: "\(datasets)/wild-photos/train")     // resumable, idempotent
-        let found = try await database.search(photo: "\(datasets)/wild-photos/test/obama1.jpg", matcher: .nbnn, top: 3)
+        let catalog = try Catalog(path: folder + "/cbir.sqlite")                          // no model, no device
+        let faces = try FaceAnalysis()                                                  // each stage on its fastest device
+        let run = try await catalog.index(folder: "\(datasets)/wild-photos/train", analyses: [faces])   // resumable, idempotent
+        let found = try await catalog.search(photo: "\(datasets)/wild-photos/test/obama1.jpg", faces: faces, top: 3)   // by embedding
         print(found.probe.face.width, found.images.map(\.path))                          // nearest first
         #expect(run.indexed == 9)
         #expect(found.images.count == 3 && found.images.first?.path.contains("/train/obama/") == true)

@@ -22,10 +22,10 @@ public struct FaceLabel: Sendable, Codable, Equatable {
         return encoder
     }
 
-    var box: CBIRDatabase.FaceBox { (x, y, width, height) }
+    var box: Catalog.FaceBox { (x, y, width, height) }
 }
 
-extension CBIRDatabase {
+extension Catalog {
     /// A face's box in its photo's own pixels.
     typealias FaceBox = (x: Int, y: Int, width: Int, height: Int)
 
@@ -64,7 +64,7 @@ extension CBIRDatabase {
 
     /// Every labelled face with its photo and box, by face id. On a damaged file the faces are read in
     /// chunks and chunks that cannot be read are skipped: `unreadableChunks` counts them.
-    public nonisolated func labels() throws(DatabaseError) -> (labels: [FaceLabel], unreadableChunks: Int) {
+    public nonisolated func labels() throws(CatalogError) -> (labels: [FaceLabel], unreadableChunks: Int) {
         do {
             return (try read { db in try Self.faceLabels(db, sql: Self.labelledFaces + " ORDER BY faces.id") }, 0)
         } catch .damaged {
@@ -88,8 +88,8 @@ extension CBIRDatabase {
     /// box most, if by at least half (intersection over union), which joins the person of that name by
     /// hand. Returns the labels that found no face. A label that is not a name (``PersonName``) refuses
     /// them all.
-    public func importLabels(_ labels: [FaceLabel]) throws(DatabaseError) -> [FaceLabel] {
-        let names = try labels.map { label throws(DatabaseError) in try PersonName.stored(label.label) }
+    public func importLabels(_ labels: [FaceLabel]) throws(CatalogError) -> [FaceLabel] {
+        let names = try labels.map { label throws(CatalogError) in try PersonName.stored(label.label) }
         return try write { db in
             var unmatched: [FaceLabel] = [], facesByName: [String: [Int64]] = [:]
             for (label, name) in zip(labels, names) {

@@ -9,9 +9,9 @@ public enum PersonName {
     public static let maximumLength = 100
 
     /// `name` as it is stored, or why it cannot be a name.
-    public static func stored(_ name: String) throws(DatabaseError) -> String {
+    public static func stored(_ name: String) throws(CatalogError) -> String {
         let stored = normalized(name)
-        func refuse(_ reason: String) -> DatabaseError { .invalidName(name: name, reason: reason) }
+        func refuse(_ reason: String) -> CatalogError { .invalidName(name: name, reason: reason) }
         guard !stored.isEmpty else { throw refuse("it is empty or only spaces") }
         guard stored.count <= maximumLength else { throw refuse("\(stored.count) characters, more than \(maximumLength)") }
         guard !FileSystemPath.hasRawBytes(stored) else { throw refuse("it is not UTF-8 text") }

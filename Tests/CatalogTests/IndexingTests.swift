@@ -1,4 +1,4 @@
-import CBIRDatabase
+import Catalog
 import FaceRecognition
 import Foundation
 import GRDB
@@ -7,17 +7,19 @@ import ImageKernels
 import Testing
 import TestSupport
 
-/// A user-defined indexer, registered from outside the module: each photo's mean colour.
-struct MeanColourIndexer: Indexer {
+/// A user-defined analysis, from outside the module, with a table of its own: each photo's mean colour.
+struct MeanColourAnalysis: PhotoAnalysis {
     var name: String { "mean colour" }
 
-    func createTables(_ db: Database) throws {
-        try db.create(table: "mean_colours") { t in
-            t.column("image_id", .integer).notNull().references("images", onDelete: .cascade)
-            t.column("red", .double).notNull()
-            t.column("green", .double).notNull()
-            t.column("blue", .double).notNull()
-        }
+    var migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] {
+        [("table", { db in
+            try db.create(table: "mean_colours") { t in
+                t.column("image_id", .integer).notNull().references("images", onDelete: .cascade)
+                t.column("red", .double).notNull()
+                t.column("green", .double).notNull()
+                t.column("blue", .double).notNull()
+            }
+        })]
     }
 
     func analyze(_ photo: Photo) throws -> [Double] {
@@ -48,24 +50,24 @@ struct MeanColourIndexer: Indexer {
     }
 
     /// Index train/, then ask with test/obama1.jpg: every matcher ranks an Obama photo first. A second run
-    /// finds nothing to do; the user's indexer stored a row per photo beside the faces.
+    /// finds nothing to do; the user's analysis stored a row per photo beside the faces.
     @Test func indexTrainAndFindObama() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try Self.context()
-        let faces = try FaceIndexer(context: context)
-        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces, MeanColourIndexer()])
-        let first = try await database.index(folder: Self.photos + "/train")
+        let faces = try FaceAnalysis(context: context)
+        let database = try Catalog(path: folder + "/cbir.sqlite")
+        let first = try await database.index(folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
         #expect(first.total == 9 && first.indexed == 9 && first.failed == 0)
         let statistics = try database.statistics()
         #expect(statistics.images == 9 && statistics.faces >= 9)
         #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mean_colours") } == 9)
 
-        let again = try await database.index(folder: Self.photos + "/train")
+        let again = try await database.index(folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
         #expect(again.unchanged == 9 && again.indexed == 0)
 
         for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
-            let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", matcher: matcher, top: 3)
+            let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", faces: faces, matcher: matcher, top: 3)
             #expect(result.probe.count == 1 && result.probe.number == 1)
             #expect(result.images.first?.path.contains("/train/obama/") == true, "\(matcher): \(result.images)")
         }
@@ -79,9 +81,10 @@ struct MeanColourIndexer: Indexer {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try Self.context()
         var stored: [[String: [FaceRecord]]] = []
+        let faces = try FaceAnalysis(context: context)
         for (batch, concurrency) in [(1, 1), (8, 2)] {
-            let database = try CBIRDatabase(path: folder + "/batch-\(batch).sqlite", indexers: [try FaceIndexer(context: context)])
-            let run = try await database.index(folder: Self.photos, concurrency: concurrency, batch: batch)
+            let database = try Catalog(path: folder + "/batch-\(batch).sqlite")
+            let run = try await database.index(folder: Self.photos, analyses: [faces], context: context, concurrency: concurrency, batch: batch)
             #expect(run.indexed == run.total && run.failed == 0, "\(run)")
             let paths = try database.read { db in try String.fetchAll(db, sql: "SELECT path FROM images") }
             stored.append(Dictionary(uniqueKeysWithValues: try paths.map { ($0, try database.faces(inImageAtPath: $0)) }))
@@ -89,10 +92,10 @@ struct MeanColourIndexer: Indexer {
         let (alone, batched) = (stored[0], stored[1])
         #expect(alone.count >= 25 && Set(alone.keys) == Set(batched.keys))
         #expect(alone.values.reduce(0) { $0 + $1.count } >= 25, "the photos have faces")
-        for (path, faces) in alone {
+        for (path, found) in alone {
             let others = batched[path] ?? []
-            #expect(faces.count == others.count, "\(path)")
-            for (face, other) in zip(faces, others) {
+            #expect(found.count == others.count, "\(path)")
+            for (face, other) in zip(found, others) {
                 let box: [Int] = [face.x, face.y, face.width, face.height], otherBox: [Int] = [other.x, other.y, other.width, other.height]
                 #expect(box == otherBox, "\(path)")
                 #expect(face.leftEyeX == other.leftEyeX && face.rightEyeY == other.rightEyeY && face.angle == other.angle, "\(path)")
@@ -111,19 +114,19 @@ struct MeanColourIndexer: Indexer {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try Self.context(), path = folder + "/cbir.sqlite"
-        let old = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context, embeddings: false)])
-        _ = try await old.index(folder: Self.photos + "/train")
+        let old = try Catalog(path: path)
+        _ = try await old.index(folder: Self.photos + "/train", analyses: [try FaceAnalysis(context: context, embeddings: false)], context: context)
         let faces = try old.statistics().faces
         #expect(try old.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)") } == faces)
 
-        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
-        let upgrade = try await database.index(folder: Self.photos + "/train")
+        let database = try Catalog(path: path), analysis = try FaceAnalysis(context: context)
+        let upgrade = try await database.index(folder: Self.photos + "/train", analyses: [analysis], context: context)
         #expect(upgrade.upgraded == 9 && upgrade.indexed == 0 && upgrade.failed == 0, "\(upgrade)")
         #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)") } == 0)
         #expect(try database.statistics().faces == faces)
-        let again = try await database.index(folder: Self.photos + "/train")
+        let again = try await database.index(folder: Self.photos + "/train", analyses: [analysis], context: context)
         #expect(again.unchanged == 9 && again.upgraded == 0)
-        let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", top: 3)
+        let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", faces: analysis, top: 3)
         #expect(result.images.prefix(2).allSatisfy { $0.path.contains("/train/obama/") }, "\(result.images)")
     }
 
@@ -133,9 +136,9 @@ struct MeanColourIndexer: Indexer {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try Self.context()
-        let faces = try FaceIndexer(context: context)
-        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [faces])
-        let probeFace = try database.probe(photo: Self.photos + "/test/obama1.jpg").face
+        let faces = try FaceAnalysis(context: context)
+        let database = try Catalog(path: folder + "/cbir.sqlite")
+        let probeFace = try database.probe(photo: Self.photos + "/test/obama1.jpg", with: faces, context: context).face
         let probe = try probeFace.faceDescriptor(), embedding = try probeFace.faceEmbedding()
         let indexing = Process()
         indexing.executableURL = try CommandRunner(product: "cbir").executable
@@ -145,7 +148,7 @@ struct MeanColourIndexer: Indexer {
         try indexing.run()
         var seenMidway: [Int] = []
         while indexing.isRunning {
-            let result = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database) { _ in })
+            let result = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) { _ in })
             let stored = try database.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT image_id) FROM faces") ?? 0
             }
@@ -155,13 +158,13 @@ struct MeanColourIndexer: Indexer {
         }
         indexing.waitUntilExit()
         #expect(indexing.terminationStatus == 0)
-        let everything = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database) { _ in })
+        let everything = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) { _ in })
         #expect(seenMidway.contains { $0 < everything.images.count } && seenMidway.allSatisfy { $0 <= everything.images.count }, "\(seenMidway)")
         #expect(seenMidway == seenMidway.sorted(), "the gallery only grows while indexing adds")
 
         #expect(everything.images.contains { $0.path.contains("/train/obama/") })
         #expect(try await database.remove(path: Self.photos + "/train/obama") == 2)
-        let after = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database) { _ in })
+        let after = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) { _ in })
         #expect(after.images.count == everything.images.count - 2 && !after.images.contains { $0.path.contains("/train/obama/") })
     }
 
@@ -179,15 +182,15 @@ struct MeanColourIndexer: Indexer {
         try copy("/train/obama/obama.jpg", to: "a.jpg")
         try copy("/train/biden/biden.jpg", to: "b.jpg")
         let context = try Self.context()
-        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
-        #expect(try await database.index(folder: gallery).indexed == 2)
+        let database = try Catalog(path: folder + "/cbir.sqlite"), faces = try FaceAnalysis(context: context)
+        #expect(try await database.index(folder: gallery, analyses: [faces], context: context).indexed == 2)
         let before = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
         let facesOfB = try database.faces(inImageAtPath: gallery + "/b.jpg")
 
         let later = Date(timeIntervalSince1970: (before[0].modified + 3600).rounded())
         try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: gallery + "/a.jpg")
         try copy("/train/obama/obama2.jpg", to: "b.jpg")
-        let run = try await database.index(folder: gallery)
+        let run = try await database.index(folder: gallery, analyses: [faces], context: context)
         #expect(run.unchanged == 1 && run.indexed == 1 && run.failed == 0)
         let after = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
         #expect(after.count == 2)
@@ -198,7 +201,7 @@ struct MeanColourIndexer: Indexer {
         #expect(try database.statistics().faces == (try database.faces(inImageAtPath: gallery + "/a.jpg")).count + newFacesOfB.count)
 
         let changes = try await database.write { db in db.totalChangesCount }
-        #expect(try await database.index(folder: gallery).unchanged == 2)
+        #expect(try await database.index(folder: gallery, analyses: [faces], context: context).unchanged == 2)
         #expect(try await database.write { db in db.totalChangesCount } == changes, "an unchanged gallery writes nothing")
     }
 
@@ -211,14 +214,14 @@ struct MeanColourIndexer: Indexer {
         let path = folder + "/cbir.sqlite"
         try FileManager.default.createSymbolicLink(atPath: folder + "/link to the database", withDestinationPath: path)
         let context = try Self.context()
-        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: context)])
-        let first = try await database.index(folder: folder)
+        let database = try Catalog(path: path), faces = try FaceAnalysis(context: context)
+        let first = try await database.index(folder: folder, analyses: [faces], context: context)
         #expect(first.total == 1 && first.indexed == 1 && first.failed == 0)
-        let second = try await database.index(folder: folder)
+        let second = try await database.index(folder: folder, analyses: [faces], context: context)
         #expect(second.total == 1 && second.unchanged == 1)
-        let refused = #expect(throws: (any Error).self) { try database.probe(photo: folder + "/link to the database") }
+        let refused = #expect(throws: (any Error).self) { try database.probe(photo: folder + "/link to the database", with: faces, context: context) }
         #expect(refused.map { "\($0)" }?.contains("a file of the database itself") == true)
-        #expect(try database.probe(photo: folder + "/biden.jpg").count == 1)
+        #expect(try database.probe(photo: folder + "/biden.jpg", with: faces, context: context).count == 1)
     }
 
     /// Corrupt, truncated, empty, non-image and huge-header files, broken links and FIFOs are recorded with
@@ -244,8 +247,8 @@ struct MeanColourIndexer: Indexer {
         #expect(mkfifo(gallery + "/pipe.jpg", 0o644) == 0)
 
         let context = try Self.context()
-        let database = try CBIRDatabase(path: folder + "/cbir.sqlite", indexers: [try FaceIndexer(context: context)])
-        let run = try await database.index(folder: gallery)
+        let database = try Catalog(path: folder + "/cbir.sqlite"), faces = try FaceAnalysis(context: context)
+        let run = try await database.index(folder: gallery, analyses: [faces], context: context)
         #expect(run.total == 9 && run.indexed >= 2)
         let records = try database.read { db in try ImageRecord.fetchAll(db) }
         let failed = Dictionary(uniqueKeysWithValues: records.filter { $0.status == .failed }.map {

@@ -3,81 +3,85 @@ import GRDB
 import ImageCodecs
 import ImageKernels
 
-/// The face database: one SQLite file (WAL mode, so queries read while indexing writes), images and what
-/// each registered indexer stores for them. An actor, like the reference system's serial database
-/// thread: every write is one transaction on it, from any task.
-public actor CBIRDatabase {
+/// The catalog of photos: one SQLite file (WAL mode, so queries read while indexing writes) with every
+/// table the project knows — images, faces, their descriptors and embeddings, people — and its records,
+/// checks and repair. It opens with no model and no device: analysing photos is the business of the
+/// analyses an indexing run or a probe is handed (``PhotoAnalysis``, ``FaceAnalysis``). An actor, like the
+/// reference system's serial database thread: every write is one transaction on it, from any task.
+public actor Catalog {
     /// The database file.
     public nonisolated let path: String
     /// It and the files beside it.
     nonisolated let files: DatabaseFiles
-    /// The indexers run on every image, by name.
-    public nonisolated let indexers: [any Indexer]
-    /// What photos are decoded and faces searched on: one device for indexing and searching.
-    public nonisolated let context: RenderContext
     /// A pool of connections (WAL: reads beside a write); for a read-only file in a read-only folder, one
     /// connection that reads it as immutable.
     let pool: any DatabaseWriter
+    /// The statements on the faces' tables.
+    nonisolated let store = FaceStore()
     /// Search galleries kept between queries.
     nonisolated let galleries = GalleryCache()
 
     /// How long a writer waits for another process's transaction before giving up, in seconds.
     public static let busyTimeout: TimeInterval = 30
 
-    /// Whether a database is opened to be written or only read.
+    /// Whether a catalog is opened to be written or only read.
     public enum Access: Sendable {
         /// Creates the file if needed, brings its tables up to date and checks it (`PRAGMA quick_check`):
         /// nothing is written into a damaged file.
         case readWrite
         /// Reads a file that may not be writable (permissions, an immutable flag); its tables must be up to
-        /// date (an older database is upgraded by the next `index`).
+        /// date (an older database is upgraded by the next writer).
         case readOnly
     }
 
-    /// Opens the database at `path` for `access` (by default creating it and bringing its tables up to date,
-    /// the indexers' included). Photos are decoded and searched on `context`: by default the one the face
-    /// indexer was given, else a new one on the device that searches fastest here (``Device/best(for:)``).
+    /// Opens the catalog at `path` for `access` (by default creating it and bringing its tables up to date).
     /// Writers from other processes are waited for up to `busyTimeout`.
-    public init(path: String = "cbir.sqlite", indexers: [any Indexer], context: RenderContext? = nil,
-                access: Access = .readWrite) throws(DatabaseError) {
-        let names = indexers.map(\.name)
-        guard Set(names).count == names.count else {
-            throw .storage(path: path, reason: "two indexers share a name: \(names.sorted().joined(separator: ", "))")
-        }
+    public init(path: String = "cbir.sqlite", access: Access = .readWrite) throws(CatalogError) {
         self.path = path
         files = DatabaseFiles(path: path)
-        self.indexers = indexers
-        do {
-            self.context = try RenderContext.orDefault(context ?? indexers.lazy.compactMap { ($0 as? FaceIndexer)?.context }.first,
-                                                       for: .search)
-        } catch {
-            throw .processing("\(path): \(error)")
-        }
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.readonly = access == .readOnly
         if access == .readWrite, try Self.isReadOnly(path) { throw .readOnly(path: path) }
-        let migrator = Self.migrator(indexers)
+        let migrator = CatalogSchema.migrator()
         do {
             switch access {
             case .readWrite:
                 pool = try files.whileLocked {
                     let pool = try Self.connect(path, configuration: configuration)
-                    let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
-                    try migrator.migrate(pool)
-                    // A migration that rewrote most of the file (descriptors moved to their compact table)
-                    // leaves most of its pages free: the file gives them back once.
-                    if try pool.read({ db in try migrator.appliedIdentifiers(db) != applied && Self.isMostlyFree(db) }) { try pool.vacuum() }
+                    try Self.migrate(pool, with: migrator, path: path)
                     let problems = try pool.read { db in try Self.integrityProblems(db, quick: true) }
-                    guard problems.isEmpty else { throw DatabaseError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
+                    guard problems.isEmpty else { throw CatalogError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
                     return pool
                 }
             case .readOnly:
                 pool = try Self.connect(path, configuration: configuration)
                 guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
-                    throw DatabaseError.storage(path: path, reason: "made by an older version; `cbir index` upgrades it")
+                    throw CatalogError.storage(path: path, reason: "made by an older version; `cbir index` upgrades it")
                 }
             }
+        } catch {
+            throw .storage(error, path: path)
+        }
+    }
+
+    /// Runs the migrations `migrator` has and the file lacks. A migration that rewrote most of the file
+    /// (descriptors moved to their compact table) leaves most of its pages free: the file gives them back once.
+    private static func migrate(_ pool: any DatabaseWriter, with migrator: DatabaseMigrator, path: String) throws {
+        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        try migrator.migrate(pool)
+        if try pool.read({ db in try migrator.appliedIdentifiers(db) != applied && Self.isMostlyFree(db) }) { try pool.vacuum() }
+    }
+
+    /// Makes the tables of `analyses` that the file lacks, as writers' opens do, before a run indexes with them.
+    func prepare(_ analyses: [any PhotoAnalysis]) throws(CatalogError) {
+        let names = analyses.map(\.name)
+        guard Set(names).count == names.count else {
+            throw .invalidQuery("two analyses share a name: \(names.sorted().joined(separator: ", "))")
+        }
+        guard analyses.contains(where: { !$0.migrations.isEmpty }) else { return }
+        do {
+            try files.whileLocked { try Self.migrate(pool, with: CatalogSchema.migrator(adding: analyses), path: path) }
         } catch {
             throw .storage(error, path: path)
         }
@@ -102,7 +106,7 @@ public actor CBIRDatabase {
     }
 
     /// Whether an existing database file, or the folder a new one would go in, cannot be written.
-    private static func isReadOnly(_ path: String) throws(DatabaseError) -> Bool {
+    private static func isReadOnly(_ path: String) throws(CatalogError) -> Bool {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard FileManager.default.fileExists(atPath: path) else {
             guard FileManager.default.fileExists(atPath: folder) else { throw .storage(path: path, reason: "no such folder: \(folder)") }
@@ -112,38 +116,13 @@ public actor CBIRDatabase {
         return access(path, W_OK) != 0 || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
     }
 
-    /// The tables' migrations: images, then each indexer's tables and their later changes.
-    private static func migrator(_ indexers: [any Indexer]) -> DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("images") { db in
-            try db.create(table: ImageRecord.databaseTableName) { t in
-                t.autoIncrementedPrimaryKey("id")
-                t.column("path", .text).notNull().unique()
-                t.column("size", .integer).notNull()
-                t.column("modified", .double).notNull()
-                t.column("hash", .text).notNull()
-                t.column("width", .integer).notNull()
-                t.column("height", .integer).notNull()
-                t.column("status", .text).notNull()
-                t.column("error", .text)
-            }
-        }
-        for indexer in indexers {
-            migrator.registerMigration("indexer \(indexer.name)") { db in try indexer.createTables(db) }
-            for (name, change) in indexer.tableChanges {
-                migrator.registerMigration("indexer \(indexer.name) \(name)", migrate: change)
-            }
-        }
-        return migrator
-    }
-
     /// Reads in a snapshot, concurrently with writes.
-    public nonisolated func read<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
+    public nonisolated func read<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
         do { return try pool.read(body) } catch { throw .storage(error, path: path) }
     }
 
     /// Writes in one transaction.
-    public func write<T>(_ body: @Sendable (Database) throws -> T) throws(DatabaseError) -> T {
+    public func write<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
         do { return try pool.write(body) } catch { throw .storage(error, path: path) }
     }
 
@@ -158,40 +137,29 @@ public actor CBIRDatabase {
     }
 
     /// The stored record of a file, if any.
-    public nonisolated func image(atPath path: String) throws(DatabaseError) -> ImageRecord? {
+    public nonisolated func image(atPath path: String) throws(CatalogError) -> ImageRecord? {
         let path = Self.storedPath(path)
         return try read { db in try ImageRecord.filter(Column("path") == path).fetchOne(db) }
     }
 
-    /// The registered face indexer, whose store holds the faces.
-    nonisolated func faceIndexer() throws(DatabaseError) -> FaceIndexer {
-        guard let indexer = indexers.lazy.compactMap({ $0 as? FaceIndexer }).first else {
-            throw .invalidQuery("\(path): no face indexer is registered")
-        }
-        return indexer
-    }
-
     /// Stored faces by id, in no particular order.
-    public nonisolated func faces(_ ids: [Int64]) throws(DatabaseError) -> [FaceRecord] {
-        let store = try faceIndexer().store
-        return try read { db in try store.faces(ids, db) }
+    public nonisolated func faces(_ ids: [Int64]) throws(CatalogError) -> [FaceRecord] {
+        try read { [store] db in try store.faces(ids, db) }
     }
 
     /// The stored faces of a file, left to right.
-    public nonisolated func faces(inImageAtPath path: String) throws(DatabaseError) -> [FaceRecord] {
+    public nonisolated func faces(inImageAtPath path: String) throws(CatalogError) -> [FaceRecord] {
         guard let image = try image(atPath: path), let id = image.id else { throw .notFound(path) }
-        let store = try faceIndexer().store
-        return try read { db in try store.faces(ofImage: id, db) }
+        return try read { [store] db in try store.faces(ofImage: id, db) }
     }
 
-    /// The write that replaces whatever was stored for the record's path by the record and the indexers'
+    /// The write that replaces whatever was stored for the record's path by the record and the analyses'
     /// rows: inside one transaction, a crash leaves the old version or the new one, never a mix. Faces
     /// assigned to people by hand pass their assignments to the new faces with the same boxes.
     nonisolated func replacement(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void])
         -> @Sendable (Database) throws -> Void {
-        let hasFaces = (try? faceIndexer()) != nil
-        return { db in
-            let assignments = hasFaces ? try Self.handAssignments(at: record.path, db) : []
+        { db in
+            let assignments = try Self.handAssignments(at: record.path, db)
             try ImageRecord.filter(Column("path") == record.path).deleteAll(db)
             var record = record
             try record.insert(db)
@@ -205,9 +173,9 @@ public actor CBIRDatabase {
         try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
     }
 
-    /// Forgets a file, or every file under a folder, and (through the indexers' foreign keys) everything
+    /// Forgets a file, or every file under a folder, and (through the foreign keys of every table) everything
     /// stored for them. Returns how many files were forgotten.
-    public func remove(path: String) throws(DatabaseError) -> Int {
+    public func remove(path: String) throws(CatalogError) -> Int {
         let path = Self.storedPath(path), folder = Self.folderPrefix(path)
         return try write { db in
             try db.execute(sql: "DELETE FROM images WHERE path = ? OR substr(path, 1, ?) = ?",
@@ -225,9 +193,8 @@ public actor CBIRDatabase {
         public let labels: Int
     }
 
-    public nonisolated func statistics() throws(DatabaseError) -> Statistics {
-        let store = try faceIndexer().store
-        return try read { db in
+    public nonisolated func statistics() throws(CatalogError) -> Statistics {
+        try read { [store] db in
             let faces = try store.counts(db)
             return Statistics(images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
                               failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(db),
@@ -236,7 +203,7 @@ public actor CBIRDatabase {
     }
 
     /// Paths of stored images by id.
-    nonisolated func paths(of images: [Int64]) throws(DatabaseError) -> [Int64: String] {
+    nonisolated func paths(of images: [Int64]) throws(CatalogError) -> [Int64: String] {
         try read { db in
             Dictionary(try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(FaceStore.list(images)))")
                 .map { ($0[0] as Int64, $0[1] as String) }) { first, _ in first }

@@ -1,4 +1,4 @@
-import CBIRDatabase
+import Catalog
 import Foundation
 import GRDB
 import ImageKernels
@@ -39,7 +39,7 @@ import Testing
             }
         }
         try old.close()
-        let database = try CBIRDatabase(path: path, indexers: [try FaceIndexer(context: RenderContext(device: .cpu), embeddings: false)])
+        let database = try Catalog(path: path)
         let people = try database.people()
         #expect(people.map(\.name) == ["Ada"] && people.first?.faces == 2, "\(people)")
         #expect(try database.labels().labels.map(\.x) == [0, 60])

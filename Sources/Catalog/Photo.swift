@@ -1,0 +1,26 @@
+import ImageCodecs
+import ImageKernels
+
+/// A photo as analyses see it: decoded once, reduced to the size indexing works at, in colour (or gray
+/// where the file is gray), with the factor back to the file's own pixels.
+public struct Photo: Sendable {
+    /// The file.
+    public let path: String
+    /// The decoded pixels (1, 3 or 4 planes of `uint8`).
+    public let pixels: PixelBuffer
+    /// One gray plane of the same size.
+    public let gray: PixelBuffer
+    /// Original pixels per decoded pixel (1, 2, 4 or 8).
+    public let scale: Double
+
+    /// How photos are decoded for indexing and probing: reduced to a long side of at least 640 pixels.
+    public static let decoding = DecodingOptions(minimumLongSide: 640)
+
+    /// Decodes a file's bytes as indexing does; the gray plane is rendered on `context`.
+    public init(path: String, bytes: [UInt8], context: RenderContext) throws {
+        pixels = try ImageDecoder.decode(bytes, path: path, options: Self.decoding)
+        gray = pixels.descriptor.channels == 1 ? pixels : try context.render(Image(pixels).grayscale())
+        scale = Double(ImageDecoder.reduction(of: bytes, options: Self.decoding))
+        self.path = path
+    }
+}
