@@ -309,6 +309,22 @@ import TestSupport
         }
     }
 
+    /// The commands that only read or change rows open the catalog without a model and without OpenCL:
+    /// with no models folder they work, and pocl's kernel cache stays empty.
+    @Test func readingCommandsNeedNoModels() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite", cache = folder + "/pocl-cache"
+        #expect(try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"]).status == 0)
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let environment = ["FACESEARCH_MODELS": "/nonexistent", "POCL_CACHE_DIR": cache, "XDG_CACHE_HOME": cache]
+        for command in [["stats"], ["photos", "1"], ["people"], ["labels", "--export", folder + "/labels.json"], ["check"],
+                        ["label", "1", "Ada"], ["people", "name", "Ada", "Ada Lovelace"], ["remove", Self.photos + "/train/biden"]] {
+            let output = try cbir.run(command + ["--db", db], environment: environment)
+            #expect(output.status == 0, "\(command): \(output.standardError)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache).isEmpty)
+    }
+
     /// A models folder that cannot be entered, or a file where the folder should be, is said to be so, not
     /// "missing".
     @Test func unreadableModelsFolder() throws {
