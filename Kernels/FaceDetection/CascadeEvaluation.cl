@@ -244,9 +244,10 @@ __kernel void cascade_detect(__global const uint* sums, __global const uint* squ
             for (int i = 0; i < 16; ++i) k[i] = cascade_load8(p, o[i], step);
 #define CELL(i) as_int8(k[i] - k[(i) + 1] - k[(i) + 4] + k[(i) + 5])
             int8 centre = CELL(5);
-            int8 code = (CELL(0) >= centre & 128) | (CELL(1) >= centre & 64) | (CELL(2) >= centre & 32)
-                      | (CELL(6) >= centre & 16) | (CELL(10) >= centre & 8) | (CELL(9) >= centre & 4)
-                      | (CELL(8) >= centre & 2) | (CELL(4) >= centre & 1);
+            // A vector comparison is -1 (every bit) where true: masked, it is the code's bit.
+            int8 code = ((CELL(0) >= centre) & 128) | ((CELL(1) >= centre) & 64) | ((CELL(2) >= centre) & 32)
+                      | ((CELL(6) >= centre) & 16) | ((CELL(10) >= centre) & 8) | ((CELL(9) >= centre) & 4)
+                      | ((CELL(8) >= centre) & 2) | ((CELL(4) >= centre) & 1);
 #undef CELL
             // Each lane's subset word picked by a shuffle and its bit by a per-lane shift: no lane-by-lane loads.
             int8 words = shuffle(vload8(0, ints + layout[NODE_SUBSETS] + 8 * node), as_uint8(code >> 5));

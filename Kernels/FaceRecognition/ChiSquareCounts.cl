@@ -20,7 +20,9 @@ __kernel void chisquare_counts(__global const uchar* counts, __global const int*
     int slot = get_global_id(0);
     if (slot >= slots) return;
     int bitmapBytes = (bins + 7) / 8;
+#ifdef FACE_SUM
     float sum = 0.0f;
+#endif
     for (int jj = 0; jj < probeCount; ++jj) {
         int b = probeBlocks[jj];
         int at = offsets[(size_t)slot * blocks + b];
@@ -28,8 +30,11 @@ __kernel void chisquare_counts(__global const uchar* counts, __global const int*
         if (at >= 0) {
             __global const uchar* bitmap = counts + at;
             __global const uchar* next = bitmap + bitmapBytes;
-            __global const float* p = probe + (size_t)jj * bins;
+#ifdef ASYMMETRIC
             __global const float* inverse = inverses + (size_t)jj * bins;
+#else
+            __global const float* p = probe + (size_t)jj * bins;
+#endif
             float scale = scales[b], terms = 0.0f;
             for (int word = 0; word < (bitmapBytes + 7) / 8; ++word) {
                 // 64 bins at a time (the buffer has 8 bytes to spare past the last bitmap).

@@ -8,6 +8,7 @@ struct CBIR: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cbir",
         abstract: "Face search on an OpenCL/CPU image-kernel framework.",
+        version: "0.1.0",
         subcommands: [Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
                       LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
                       RemoveCommand.self, PeopleCommand.self, PhotosCommand.self])
@@ -27,12 +28,16 @@ struct CBIR: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            // The tool's own errors are one line; the parser's usage and help are several.
-            let message = fullMessage(for: error)
-            let lines = exitCode(for: error) == .failure ? [message] : message.components(separatedBy: "\n")
-            let shown = lines.map(FileSystemPath.displayed).joined(separator: "\n")
-            if !shown.isEmpty { FileHandle.standardError.write(Data((shown + "\n").utf8)) }
-            Foundation.exit(exitCode(for: error).rawValue)
+            // What was asked for (help, the version, a completion script) goes to stdout as it is. Errors go to
+            // stderr, file names' odd bytes escaped: the tool's own are one line, the parser's usage several.
+            let message = fullMessage(for: error), code = exitCode(for: error)
+            if code == .success {
+                FileHandle.standardOutput.write(Data((message + "\n").utf8))
+            } else {
+                let lines = code == .failure ? [message] : message.components(separatedBy: "\n")
+                FileHandle.standardError.write(Data((lines.map(FileSystemPath.displayed).joined(separator: "\n") + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 }
@@ -44,15 +49,30 @@ func print(_ line: String) {
 
 extension DeviceChoice: ExpressibleByArgument {}
 
-/// The `--device` option shared by commands that render.
+/// The `--device` and `--verbose` options shared by commands that render.
 struct DeviceOptions: ParsableArguments {
     @Option(help: "Device to render on: \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", ")). Default: auto (each kind of work on the device it runs fastest on: cbir devices), or $\(Device.environmentVariable).")
     var device: DeviceChoice?
 
+    @OptionGroup var verbosity: Verbosity
+
     /// A context on the device asked for (`--device`, else `IMAGEKERNELS_DEVICE` when it names one), or nil
-    /// with `auto`: then each kind of work renders on the device that runs it fastest here.
+    /// with `auto`: then each kind of work renders on the device that runs it fastest here. With
+    /// `--verbose`, the devices report what they otherwise keep quiet from here on.
     func context() throws -> RenderContext? {
+        verbosity.apply()
         let choice = try device ?? DeviceChoice.fromEnvironment
         return choice == .auto ? nil : RenderContext(device: try Device.select(choice))
+    }
+}
+
+/// The `--verbose` option: the OpenCL compiler's build logs and each device calibration on stderr.
+struct Verbosity: ParsableArguments {
+    @Flag(help: "Report the OpenCL compiler's build logs and each device calibration (or set \(Device.verboseVariable)=1).")
+    var verbose = false
+
+    /// Makes the devices verbose for the rest of the process, when asked.
+    func apply() {
+        if verbose { setenv(Device.verboseVariable, "1", 1) }
     }
 }

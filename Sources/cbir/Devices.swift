@@ -17,9 +17,12 @@ struct Devices: ParsableCommand {
     @Flag(help: "Time every kind of work again.")
     var calibrate = false
 
+    @OptionGroup var verbosity: Verbosity
+
     static let workloads: [Workload] = [.detection, .blazeFace, .describing, .embedding, .search]
 
     func run() throws {
+        verbosity.apply()
         let best = try Device.best
         func line(_ device: Device) -> String {
             let c = device.capabilities

@@ -27,6 +27,46 @@ import TestSupport
         #expect(forced.standardOutput.contains("Work: all on cpu"))
     }
 
+    /// What a user asks for (help, the version, a completion script) comes on stdout; a usage error on
+    /// stderr with exit code 64.
+    @Test func helpVersionAndCompletionScripts() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        let help = try cbir.run(["index", "--help"])
+        #expect(help.status == 0 && help.standardOutput.contains("USAGE: cbir index") && help.standardError.isEmpty, "\(help)")
+        let version = try cbir.run(["--version"])
+        #expect(version.status == 0 && version.standardOutput.split(separator: ".").count == 3, "\(version)")
+        let script = temporaryPath("completion.bash")
+        let bash = try cbir.run(["--generate-completion-script", "bash"])
+        #expect(bash.status == 0 && bash.standardOutput.hasPrefix("#!/bin/bash"))
+        try Data(bash.standardOutput.utf8).write(to: URL(fileURLWithPath: script))
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        #expect(try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(["-n", script]).status == 0, "the script parses")
+        let usage = try cbir.run(["index"])
+        #expect(usage.status == 64 && usage.standardOutput.isEmpty && usage.standardError.contains("Missing expected argument"))
+    }
+
+    /// A first run on a machine (empty kernel cache, no device calibration) says one line about timing its
+    /// devices and nothing of the OpenCL compiler; `--verbose` shows each program's build.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here"))
+    func aFirstRunIsQuiet() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        /// `cbir` with the arguments made for a folder of its own, where its kernel cache and calibration start empty.
+        func fresh(_ arguments: (String) -> [String]) throws -> CommandRunner.Output {
+            let folder = temporaryPath("first-run")
+            try FileManager.default.createDirectory(atPath: folder + "/pocl", withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            return try cbir.run(arguments(folder),
+                                environment: ["POCL_CACHE_DIR": folder + "/pocl", "FACESEARCH_CACHE": folder, "IMAGEKERNELS_VERBOSE": ""])
+        }
+        let detect = try fresh { _ in ["detect", Self.photo, "--device", "opencl"] }
+        #expect(detect.status == 0 && !detect.standardError.contains("warning"), "\(detect.standardError)")
+        let verbose = try fresh { _ in ["detect", Self.photo, "--device", "opencl", "--verbose"] }
+        #expect(verbose.standardError.contains("imagekernels: built CascadeEvaluation"), "\(verbose.standardError)")
+        let index = try fresh { ["index", SharedData.root + "/wild-photos/train/obama", "--db", $0 + "/cbir.sqlite"] }
+        let timing = index.standardError.split(separator: "\n").filter { $0.hasPrefix("imagekernels:") }
+        #expect(index.status == 0 && timing.count == 1 && timing[0].contains("timing each kind of work"), "\(index.standardError)")
+    }
+
     @Test func missingOpenCLPlatformFallsBackToTheCPU() throws {
         // The ICD loader reads vendors from OCL_ICD_VENDORS: an empty folder means no platform at all.
         let noVendors = temporaryPath("no-icd")

@@ -147,6 +147,13 @@ extension Device {
     /// testing the fallback to the CPU device from outside a process.
     public static let failingBuildsVariable = "IMAGEKERNELS_FAIL_BUILDS"
 
+    /// The environment variable that, set to 1, reports what is otherwise kept quiet: the OpenCL compiler's
+    /// build logs and each kind of work's device calibration.
+    public static let verboseVariable = "IMAGEKERNELS_VERBOSE"
+
+    /// Whether `IMAGEKERNELS_VERBOSE` is 1 (read each time, so that a tool can set it after starting).
+    public static var isVerbose: Bool { ProcessInfo.processInfo.environment[verboseVariable] == "1" }
+
     /// The device contexts get when none is named: `IMAGEKERNELS_DEVICE`'s choice, by default `auto` (an
     /// OpenCL GPU, else the CPU device). Throws for a value that is not a choice, naming the
     /// valid ones, and for a named kind of device that is not there.

@@ -78,6 +78,8 @@ public final class DeviceCalibration: @unchecked Sendable {
     /// The processor, its threads, the build's instruction set and the devices timed.
     let machine: String
     private let lock = NSLock()
+    /// Whether this process has said that it times workloads (once, unless verbose).
+    private var reported = false
 
     public init(file: String, devices: [Device], runs: Int = 3) {
         self.file = file
@@ -124,7 +126,12 @@ public final class DeviceCalibration: @unchecked Sendable {
                 return Calibration(workload: workload.name, version: workload.version, machine: machine,
                                    timings: devices.map { .init(device: $0.description, seconds: nil, failure: "the only device: not timed") })
             }
-            Device.log("timing \(workload.name) on \(devices.count) devices to choose one (once per machine; kept in \(file))")
+            if Device.isVerbose {
+                Device.log("timing \(workload.name) on \(devices.count) devices to choose one (once per machine; kept in \(file))")
+            } else if !reported {
+                Device.log("timing each kind of work on the \(devices.count) devices here to choose where it runs (once per machine; kept in \(file))")
+            }
+            reported = true
             let calibration = Calibration(workload: workload.name, version: workload.version, machine: machine,
                                           timings: devices.map { time(workload, on: $0) })
             stored[workload.name] = calibration

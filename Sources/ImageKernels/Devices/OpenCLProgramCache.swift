@@ -1,7 +1,10 @@
 import COpenCL
 import Foundation
 
-/// Built programs and their kernels for one OpenCL context, each built once per (source, options).
+/// Built programs and their kernels for one OpenCL context, each built once per (source, options). The
+/// compiler's warnings are inhibited (`-w`), since some OpenCL compilers print their count on standard
+/// error, unless ``Device/isVerbose``: then each program's build log is reported. A failed build's log
+/// is in its error either way.
 final class OpenCLProgramCache: @unchecked Sendable {
     private let context: cl_context
     private let device: cl_device_id
@@ -54,11 +57,16 @@ final class OpenCLProgramCache: @unchecked Sendable {
             throw .openCL(call: "clCreateProgramWithSource(\(program.name))", code: status)
         }
         var device: cl_device_id? = self.device
-        let buildStatus = clBuildProgram(created, 1, &device, program.options, nil, nil)
+        let verbose = Device.isVerbose
+        let buildStatus = clBuildProgram(created, 1, &device, program.options + (verbose ? "" : " -w"), nil, nil)
         guard buildStatus == CL_SUCCESS else {
             let log = buildLog(created)
             clReleaseProgram(created)
             throw .buildFailed(program: program.name, log: log.isEmpty ? "status \(buildStatus)" : log)
+        }
+        if verbose {
+            let log = buildLog(created)
+            Device.log("built \(program.name) (\(program.options.trimmingCharacters(in: .whitespaces)))" + (log.isEmpty ? "" : ":\n" + log))
         }
         programs[program] = created
         return created
