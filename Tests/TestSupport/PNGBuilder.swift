@@ -55,13 +55,3 @@ public enum PNGBuilder {
         [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
     }
 }
-
-/// Where the shared datasets are: `$SHARED_DATASETS`, else `../shared/datasets` beside the repository.
-public enum SharedData {
-    public static let root: String = {
-        if let override = ProcessInfo.processInfo.environment["SHARED_DATASETS"] { return override }
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        components.removeLast(4)
-        return components.joined(separator: "/") + "/shared/datasets"
-    }()
-}

@@ -45,6 +45,21 @@ import TestSupport
         #expect(usage.status == 64 && usage.standardOutput.isEmpty && usage.standardError.contains("Missing expected argument"))
     }
 
+    /// The README's first command on what setup fetched, needing nothing outside the repository: the sample
+    /// gallery indexed and searched with the sample probe (Obama) ranks every Obama photo before Biden.
+    @Test func theMainJobOnTheSamplePhotos() throws {
+        let cbir = try CommandRunner(product: "cbir")
+        let database = temporaryPath("samples.sqlite")
+        defer { ["", "-wal", "-shm", "-lock", "-faces"].forEach { try? FileManager.default.removeItem(atPath: database + $0) } }
+        let index = try cbir.run(["index", SamplePhotos.root + "/gallery", "--db", database])
+        #expect(index.status == 0 && index.standardError.contains("6 indexed, 0 unchanged, 0 failed"), "\(index)")
+        let query = try cbir.run(["query", SamplePhotos.root + "/probe/obama3.jpg", "--db", database, "--top", "6"])
+        let ranked = query.standardOutput.split(separator: "\n").drop { $0 != "images:" }.dropFirst()
+            .prefix { $0.hasPrefix("  ") }.compactMap { $0.split(separator: "/").last?.split(separator: " ").first }
+        #expect(query.status == 0 && ranked.count >= 4 && ranked.last == "biden.jpg", "\(query)")
+        #expect(ranked.dropLast().allSatisfy { $0.hasPrefix("obama") || $0 == "32bit.png" }, "\(ranked)")
+    }
+
     /// A first run on a machine (empty kernel cache, no device calibration) says one line about timing its
     /// devices and nothing of the OpenCL compiler; `--verbose` shows each program's build.
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here"))
