@@ -54,7 +54,7 @@ public struct FaceSet {
 
     /// The largest face `finder` finds in a photo (of 40 px or more, as the cascades search), and the
     /// photo's gray plane.
-    static func largestFace(in photo: PixelBuffer, finder: any FaceFinding,
+    static func largestFace(in photo: PixelBuffer, finder: any FaceFinder,
                             context: RenderContext) throws -> (face: FaceObservation?, gray: PixelBuffer) {
         let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
         let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize)
@@ -65,7 +65,7 @@ public struct FaceSet {
     /// needs the face's box, even in a cropped face. Where it finds none, the median of the boxes it found in
     /// the set's other images (which are cropped alike), in proportion to the image; the whole image when it
     /// found none at all.
-    public func withFaceBoxes(finder: any FaceFinding, context: RenderContext) throws -> FaceSet {
+    public func withFaceBoxes(finder: any FaceFinder, context: RenderContext) throws -> FaceSet {
         let found = try self.faces.map { person in
             try person.map { photo, _ in
                 try Self.largestFace(in: photo, finder: finder, context: context).face?.landmarkBox
@@ -90,7 +90,7 @@ public struct FaceSet {
     /// The same people with each photo replaced by the aligned `size` × `size` gray crop of its largest
     /// face (and, for embeddings, that face's landmark box in the photo); photos where no face is found are
     /// left out and counted.
-    public func largestFaces(finder: any FaceFinding, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
+    public func largestFaces(finder: any FaceFinder, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
         var missed = 0
         var people: [(name: String, images: [PixelBuffer])] = [], faces: [[(photo: PixelBuffer, box: PixelRect)]] = []
         for person in self.people {

@@ -32,6 +32,9 @@ struct ClusterBench: ParsableCommand {
     @Option(help: "Another folder of person sub-folders to measure quality on (repeatable).")
     var dataset: [String] = []
 
+    @Option(help: "The face finder of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")).")
+    var detector = DetectorChoice.default
+
     @Option(parsing: .upToNextOption, help: "Sizes of the grown gallery to time.")
     var sizes: [Int] = [10_000, 100_000]
 
@@ -48,7 +51,7 @@ struct ClusterBench: ParsableCommand {
         let devices = device.devices(progress: progress)
         guard !devices.isEmpty else { throw ValidationFailure("no device to time") }
         let context = RenderContext(device: .cpu)
-        let embedder = try FaceEmbedder(context: context), finder = try FaceFinder(context: context)
+        let embedder = try FaceEmbedder(context: context), finder = try detector.finder(context: context)
         var sets: [(name: String, people: [[[Float]]])] = []
         for folder in [datasets + "/orl"] + dataset {
             progress("\(folder): finding and embedding faces")

@@ -8,8 +8,9 @@ import ImageKernels
 // OpenCV's frontal-face Haar and LBP models and OpenCV's usual parameters (scale 1.1, minNeighbors 5,
 // faces ≥ 40 px). Prints a markdown table: medians of --runs runs after a warm-up. Then MediaPipe's
 // BlazeFace models (the whole photo, and tiled for faces ≥ 40 px) against the cascades on each device,
-// photos decoded once, and every detector's precision and recall against the faces checked by eye
-// (--truth, default Benchmarks/detect-bench/faces.json).
+// photos decoded once, and the detectors as `cbir` builds them by name (with their fallbacks); every
+// detector's precision and recall against the faces checked by eye (--truth, default
+// Benchmarks/detect-bench/faces.json).
 //
 // Usage: detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets] [--truth faces.json]
 
@@ -117,10 +118,11 @@ let benchPhotos = try photos.map { photo in
     let bytes = try ImageDecoder.contents(of: root + "/" + photo)
     let reduction = ImageDecoder.reduction(of: bytes, options: grayScaled)
     return BenchPhoto(name: photo, colour: try ImageDecoder.decode(bytes, path: photo),
+                      fullGray: try ImageDecoder.decode(bytes, path: photo, options: DecodingOptions(grayscale: true)),
                       gray: try ImageDecoder.decode(bytes, path: photo, options: grayScaled), reduction: reduction)
 }
 struct BenchPhoto {
-    let name: String, colour: PixelBuffer, gray: PixelBuffer, reduction: Int
+    let name: String, colour: PixelBuffer, fullGray: PixelBuffer, gray: PixelBuffer, reduction: Int
 }
 /// Faces of at least 40 px, as for the cascades above: BlazeFace tiles the photo where the whole of it
 /// would show such faces smaller than the model finds.
@@ -147,6 +149,16 @@ for model in BlazeFaceDetector.Model.allCases {
             }
         }))
     }
+}
+// The detectors as `cbir detect --detector NAME` builds them (`DetectorChoice`), with their fallbacks, on
+// the full-size photo (BlazeFace on its colours, the cascades on its gray plane), not tiled.
+for choice in DetectorChoice.named {
+    let finders = try devices.map { try choice.finder(tiles: false, context: RenderContext(device: $0)) }
+    contenders.append(("--detector \(choice)", { photo, device in
+        try finders[device].faces(in: photo.colour, gray: photo.fullGray, minimumFaceSize: smallestFace).map {
+            Box(x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width), height: Double($0.rect.height))
+        }
+    }))
 }
 var haarTotal = 0.0, found: [[String: [Box]]] = []
 for (name, detect) in contenders {

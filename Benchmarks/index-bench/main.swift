@@ -105,7 +105,7 @@ print("\nFace detectors (`FaceAnalysis(detector:)`, auto, with embeddings; secon
 print("| detector | photos | faces | seconds | photos/s | faces/s | ÷ haar's time |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 var haarSeconds = 0.0
-for detector in FaceFinderKind.allCases {
+for detector in DetectorChoice.named {
     var seconds: [Double] = [], faces = 0, indexed = 0
     for _ in 0..<runs {
         let database = try Catalog(path: "\(work)/\(detector)-\(UUID().uuidString).sqlite")
@@ -117,7 +117,7 @@ for detector in FaceFinderKind.allCases {
     }
     let median = seconds.sorted()[seconds.count / 2]
     if detector == .haar { haarSeconds = median }
-    print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.2f |", detector.rawValue, indexed, faces, median, Double(indexed) / median,
+    print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.2f |", "\(detector)", indexed, faces, median, Double(indexed) / median,
                  Double(faces) / median, median / haarSeconds))
 }
 

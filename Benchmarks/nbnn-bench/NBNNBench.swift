@@ -40,8 +40,8 @@ struct NBNNBench: ParsableCommand {
     @Flag(help: "Before describing, find the largest face of each image and crop it aligned (eyes level).")
     var detect = false
 
-    @Option(help: "The face finder of --detect, and of the embeddings' face boxes: haar or blazeface.")
-    var detector: FaceFinderKind = .haar
+    @Option(help: "The face finder of --detect, and of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")).")
+    var detector = DetectorChoice.default
 
     @Flag(help: "Skip the speed tables.")
     var accuracyOnly = false
@@ -118,5 +118,3 @@ struct NBNNBench: ParsableCommand {
         } ?? .cpu
     }
 }
-
-extension FaceFinderKind: ExpressibleByArgument {}

@@ -10,8 +10,8 @@ import ImageKernels
 /// embedding and a thumbnail in the catalog's `faces` table. Built (its models loaded) by what indexes
 /// or probes photos; the catalog has the faces' tables without it.
 public struct FaceAnalysis: PhotoAnalysis {
-    /// Finds the faces: ``FaceFinder`` or BlazeFace, by the ``FaceFinderKind`` asked for.
-    public let finder: any FaceFinding
+    /// Finds the faces: ``CascadeFaceFinder`` or BlazeFace, by the ``DetectorChoice`` asked for.
+    public let finder: any FaceFinder
     public let describer: FaceDescriber
     /// Makes the faces' embeddings; nil indexes LBP descriptors alone.
     public let embedder: FaceEmbedder?
@@ -35,7 +35,7 @@ public struct FaceAnalysis: PhotoAnalysis {
     /// the detector boxes them (`margin` 0), the crop the reference system's 8×8 weight map was made for.
     /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
     /// setup command).
-    public init(context: RenderContext? = nil, detector: FaceFinderKind = .haar, parameters: DescriptorParameters = .standard,
+    public init(context: RenderContext? = nil, detector: DetectorChoice = .default, parameters: DescriptorParameters = .standard,
                 minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(CatalogError) {
         do {
             finder = try detector.finder(context: context)

@@ -19,10 +19,12 @@ public struct BlazeFaceDetection: Hashable, Sendable {
     }
 
     /// As the cascades report faces: the box clipped to a `width` × `height` photo, the eyes (from the
-    /// keypoints, the one further left first) and the merged anchors as the supporting detections.
+    /// keypoints, the one further left first) and the merged anchors as the supporting detections, with
+    /// the score and keypoints.
     public func observation(clippedTo width: Int, _ height: Int) -> FaceObservation {
         let eyes = keypoints[0].x <= keypoints[1].x ? (keypoints[0], keypoints[1]) : (keypoints[1], keypoints[0])
-        return FaceObservation(rect: rect(clippedTo: width, height), eyes: (left: eyes.0, right: eyes.1), neighbours: anchors)
+        return FaceObservation(rect: rect(clippedTo: width, height), eyes: (left: eyes.0, right: eyes.1), neighbours: anchors,
+                               score: score, keypoints: keypoints)
     }
 
     /// The same face boxed as the cascades box faces, for indexing, which crops and places landmarks by

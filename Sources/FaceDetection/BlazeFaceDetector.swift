@@ -4,7 +4,7 @@ import NeuralNetworks
 /// MediaPipe's BlazeFace face detector on the neural layer: a photo letterboxed into the model's square,
 /// one network run, then MediaPipe's decoding. It finds tilted and profile faces the cascades miss and
 /// gives six keypoints (eyes, nose, mouth, ears) with each box.
-public final class BlazeFaceDetector: FaceFinding {
+public final class BlazeFaceDetector: FaceFinder {
     /// MediaPipe's two face detection models (`scripts/setup.sh` fetches both from the mediapipe wheel).
     public enum Model: String, Sendable, CaseIterable {
         /// 128 × 128, for faces near the camera (selfies, portraits): 896 anchors.
@@ -37,6 +37,10 @@ public final class BlazeFaceDetector: FaceFinding {
     public let model: Model
     /// Detections scoring below this are dropped before suppression.
     public let threshold: Float
+    /// Whether the full-range model also searches squares of a photo for faces of the minimum size that
+    /// are too small to find in the whole of it, as a ``FaceFinder`` (indexing does; `cbir detect` only
+    /// with `--tile`).
+    public let tiles: Bool
     public let context: RenderContext
     private let network: LoadedNetwork
     private let anchors: [ImagePoint]
@@ -45,8 +49,10 @@ public final class BlazeFaceDetector: FaceFinding {
 
     /// Loads `model` from `path` (the model cache by default) onto `context`'s device; `threshold`
     /// defaults to the model's ``Model/defaultThreshold``.
-    public init(model: Model = .fullRange, path: String? = nil, threshold: Float? = nil, context: RenderContext? = nil) throws(DetectionError) {
+    public init(model: Model = .fullRange, path: String? = nil, threshold: Float? = nil, tiles: Bool = true,
+                context: RenderContext? = nil) throws(DetectionError) {
         self.model = model
+        self.tiles = tiles && model == .fullRange
         self.threshold = threshold ?? model.defaultThreshold
         do { self.context = try RenderContext.orDefault(context, for: .blazeFace) } catch { throw .render(error) }
         let path = path ?? ModelCache.path(of: model.fileName)
@@ -92,11 +98,11 @@ public final class BlazeFaceDetector: FaceFinding {
         return regions.count > 1 ? BlazeFaceDecoding.weightedSuppression(faces, overlap: 0.3) : faces
     }
 
-    /// The faces of `photo` at least `minimumFaceSize` pixels wide (the full-range model searches squares
+    /// The faces of `photo` at least `minimumFaceSize` pixels wide (with ``tiles``, squares are searched
     /// where the whole photo would show them too small), boxed as the cascades box faces
     /// (``BlazeFaceDetection/boxedAsCascades``), their eyes from the keypoints.
     public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
-        let d = photo.descriptor, found = try faces(in: photo, minimumFaceSize: model == .fullRange ? minimumFaceSize : nil)
+        let d = photo.descriptor, found = try faces(in: photo, minimumFaceSize: tiles ? minimumFaceSize : nil)
         return found.filter { $0.width >= Float(minimumFaceSize) }.map { $0.boxedAsCascades.observation(clippedTo: d.width, d.height) }
     }
 

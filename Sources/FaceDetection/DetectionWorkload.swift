@@ -2,11 +2,11 @@ import Foundation
 import ImageKernels
 
 extension Workload {
-    /// Finding faces: ``FaceFinder`` (pyramid, Haar cascade, LBP fallback, eyes) on a made-up 640 × 480 photo
+    /// Finding faces: ``CascadeFaceFinder`` (pyramid, Haar cascade, LBP fallback, eyes) on a made-up 640 × 480 photo
     /// of smooth shapes over grain (the device it picks here is the one that detects faster in real photos,
     /// `Benchmarks/RESULTS.md`); timed so that `auto` detects on the faster device (``Device/best(for:)``).
     public static let detection = Workload(name: "detection", version: 2) { context in
-        let finder = try FaceFinder(context: context), photo = try madeUpPhoto()
+        let finder = try CascadeFaceFinder(context: context), photo = try madeUpPhoto()
         return { _ = try finder.faces(in: photo) }
     }
 

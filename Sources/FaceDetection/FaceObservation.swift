@@ -29,6 +29,11 @@ public struct FaceObservation: Hashable, Sendable {
     public var isAligned: Bool { eyes != nil }
     /// Raw detections merged into this face: the detector's confidence.
     public let neighbours: Int
+    /// The probability that this is a face, 0…1, from detectors that score (BlazeFace); nil from the cascades.
+    public let score: Float?
+    /// Landmarks the detector placed, in its order (BlazeFace: right eye, left eye, nose tip, mouth centre,
+    /// right ear, left ear); empty from the cascades.
+    public let keypoints: [ImagePoint]
 
     /// The box dlib's landmark model expects for this face: the cascades' boxes are about 12 % wider than
     /// those of dlib's HOG detector, which the model was trained on, and sit about 9 % of their width
@@ -40,14 +45,18 @@ public struct FaceObservation: Hashable, Sendable {
                          width: Int(side.rounded()), height: Int(side.rounded()))
     }
 
-    public init(rect: PixelRect, eyes: (left: ImagePoint, right: ImagePoint)?, neighbours: Int) {
+    public init(rect: PixelRect, eyes: (left: ImagePoint, right: ImagePoint)?, neighbours: Int, score: Float? = nil,
+                keypoints: [ImagePoint] = []) {
         self.rect = rect
         self.eyes = eyes
         self.neighbours = neighbours
+        self.score = score
+        self.keypoints = keypoints
     }
 
     public static func == (a: FaceObservation, b: FaceObservation) -> Bool {
         a.rect == b.rect && a.neighbours == b.neighbours && a.eyes?.left == b.eyes?.left && a.eyes?.right == b.eyes?.right
+            && a.score == b.score && a.keypoints == b.keypoints
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -55,5 +64,7 @@ public struct FaceObservation: Hashable, Sendable {
         hasher.combine(neighbours)
         hasher.combine(eyes?.left)
         hasher.combine(eyes?.right)
+        hasher.combine(score)
+        hasher.combine(keypoints)
     }
 }

@@ -22,13 +22,14 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
-/// The `--detector` option of the commands that find faces: indexing, and probing.
+/// The `--detector` option of the commands that find faces: detecting, indexing and probing.
 struct DetectorOption: ParsableArguments {
     @Option(help: """
-        Face detector: haar (OpenCV's cascades) or blazeface (MediaPipe's BlazeFace, full range: faster, and finds tilted \
-        faces and faces cut by the frame). Either can probe a database the other indexed.
+        Face detector: \(DetectorChoice.names.joined(separator: ", ")). blazeface (the default): MediaPipe's BlazeFace, \
+        full range, its short-range model where that finds nothing; haar: OpenCV's Haar cascade, its LBP cascade where \
+        that finds nothing; lbp, blazeface-short, or a cascade file alone. Any can probe a database another indexed.
         """)
-    var detector = FaceFinderKind.haar
+    var detector = DetectorChoice.default
 
     /// The faces' analysis with this detector on `context` (nil: each stage on the device that runs it fastest).
     func faces(context: RenderContext?) throws -> FaceAnalysis {
@@ -36,7 +37,9 @@ struct DetectorOption: ParsableArguments {
     }
 }
 
-extension FaceFinderKind: ExpressibleByArgument {}
+extension DetectorChoice: ExpressibleByArgument {
+    public static var defaultCompletionKind: CompletionKind { .list(named.map(\.description)) }
+}
 
 /// A probe photo and which of its faces to ask about.
 struct ProbeOptions: ParsableArguments {

@@ -12,16 +12,19 @@ struct DetectCommand: ParsableCommand {
         discussion: """
             Prints one line per face, strongest first: x, y, width, height, the raw detections that support it, \
             and the lean of the line through its eyes in degrees (clockwise on screen) with the eye centres, \
-            or "no eyes" when the eye search failed (the face is then cropped unrotated). BlazeFace's faces \
-            also print their score; its eyes are two of its six keypoints, and of the cascade options only \
-            --min-size applies, with --tile.
+            or "no eyes" when the eye search failed (the face is then cropped unrotated). Faces are found and \
+            boxed as `cbir index` finds them, with the same fallbacks; BlazeFace's boxes sit where the cascades' \
+            would (a tenth of their width higher than its own). BlazeFace's faces also print their score; its \
+            eyes are two of its six keypoints, and of the cascade options only --min-size applies, with --tile.
             """)
 
     @Argument(help: "Images (JPEG, PNG, PGM/PPM).")
     var images: [String]
 
-    @Option(help: "haar, lbp, blazeface (full range), blazeface-short, or the path of an OpenCV cascade XML file.")
-    var model = "haar"
+    @OptionGroup var detectorOption: DetectorOption
+
+    @Option(help: "Deprecated: the same as --detector.")
+    var model: DetectorChoice?
 
     @Option(parsing: .unconditional, help: "Smallest face searched, in pixels.")
     var minSize = 40
@@ -55,8 +58,8 @@ struct DetectCommand: ParsableCommand {
             let x, y, width, height, neighbours: Int
             let angle: Float
             let eyes: Eyes?
-            var score: Float? = nil
-            var keypoints: [ImagePoint]? = nil
+            let score: Float?
+            let keypoints: [ImagePoint]?
         }
         struct Eyes: Encodable {
             let left, right: ImagePoint
@@ -67,54 +70,44 @@ struct DetectCommand: ParsableCommand {
         let faces: [Face]
     }
 
+    /// The detector asked for, by `--detector` or the deprecated `--model`.
+    var detector: DetectorChoice { model ?? detectorOption.detector }
+
     func validate() throws {
         guard !images.isEmpty else { throw ValidationError("give at least one image") }
         guard draw == nil || images.count == 1 else { throw ValidationError("--draw takes exactly one image") }
         guard minSize >= 0, minNeighbors >= 0 else { throw ValidationError("--min-size and --min-neighbors cannot be negative") }
         guard scaleFactor > 1.0001, scaleFactor < 10 else { throw ValidationError("--scale-factor must be above 1 and below 10") }
-        guard !tile || model == BlazeFaceDetector.Model.fullRange.rawValue else {
-            throw ValidationError("--tile is for --model blazeface (the short-range model sees false faces in tiles)")
+        guard !tile || detector == .blazeFace else {
+            throw ValidationError("--tile is for --detector blazeface (the short-range model sees false faces in tiles)")
         }
     }
 
-    typealias Found = (size: ImageDescriptor, faces: [(FaceObservation, BlazeFaceDetection?)])
-
-    /// Each photo's faces: the cascades' on its gray pixels, or BlazeFace's (with scores and keypoints)
-    /// on its colours.
-    func detector() throws -> (String) throws -> Found {
-        if let blazeFace = BlazeFaceDetector.Model(rawValue: model) {
-            let detector = try BlazeFaceDetector(model: blazeFace, context: try deviceOptions.context())
-            return { image in
-                let photo = try ImageDecoder.decode(contentsOf: image), size = photo.descriptor
-                return (size, try detector.faces(in: photo, minimumFaceSize: tile ? minSize : nil).map { ($0.observation(clippedTo: size.width, size.height), $0) })
-            }
-        }
-        let path = switch model {
-        case "haar": CascadeModel.frontalFaceHaarPath
-        case "lbp": CascadeModel.frontalFaceLBPPath
-        default: model
-        }
+    /// Each photo's size and faces, found as indexing finds them: the cascades on its gray pixels,
+    /// BlazeFace (with scores and keypoints) on its colours.
+    func finder() throws -> (String) throws -> (size: ImageDescriptor, faces: [FaceObservation]) {
         let options = DetectionOptions(scaleFactor: scaleFactor, minNeighbors: minNeighbors, minSize: minSize)
-        let finder = try FaceFinder(faceModel: try CascadeModel(contentsOf: path),
-                                    eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options,
-                                    context: try deviceOptions.context())
-        return { image in
-            let gray = try ImageDecoder.decode(contentsOf: image, options: DecodingOptions(grayscale: true))
-            return (gray.descriptor, try finder.faces(in: gray).map { ($0, nil) })
+        let finder = try detector.finder(options: options, tiles: tile, context: try deviceOptions.context())
+        let decoding = DecodingOptions(grayscale: !detector.readsColour)
+        return { [minSize] image in
+            let photo = try ImageDecoder.decode(contentsOf: image, options: decoding)
+            let gray = photo.descriptor.channels == 1 ? photo : try finder.context.render(Image(photo).grayscale())
+            return (photo.descriptor, try finder.faces(in: photo, gray: gray, minimumFaceSize: minSize))
         }
     }
 
     func run() throws {
-        let detect = try detector()
+        if model != nil { FileHandle.standardError.write(Data("cbir detect: --model is deprecated; use --detector\n".utf8)) }
+        let find = try finder()
         var reports: [Report] = []
         for image in images {
-            let (size, found) = try detect(image)
-            reports.append(Report(path: image, width: size.width, height: size.height, faces: found.map { face, blazeFace in
+            let (size, found) = try find(image)
+            reports.append(Report(path: image, width: size.width, height: size.height, faces: found.map { face in
                 .init(x: face.rect.x, y: face.rect.y, width: face.rect.width, height: face.rect.height, neighbours: face.neighbours,
                       angle: face.angle * 180 / .pi, eyes: face.eyes.map { Report.Eyes(left: $0.left, right: $0.right) },
-                      score: blazeFace?.score, keypoints: blazeFace?.keypoints)
+                      score: face.score, keypoints: face.keypoints.isEmpty ? nil : face.keypoints)
             }))
-            if let draw { try ImageEncoder.write(FaceSheet.marked(try ImageDecoder.decode(contentsOf: image), found.map(\.0)), to: draw) }
+            if let draw { try ImageEncoder.write(FaceSheet.marked(try ImageDecoder.decode(contentsOf: image), found), to: draw) }
         }
         if json {
             try printJSON(reports)

@@ -50,12 +50,14 @@ struct MeanColourAnalysis: PhotoAnalysis {
     }
 
     /// Index train/, then ask with test/obama1.jpg: every matcher ranks an Obama photo first. A second run
-    /// finds nothing to do; the user's analysis stored a row per photo beside the faces.
+    /// finds nothing to do; the user's analysis stored a row per photo beside the faces. The faces are the
+    /// cascades' crops, which the LBP matchers' reference weight map was made for (on BlazeFace's, weighted
+    /// χ² and RNBNN put rose_leslie/img2.jpg first, 89.6 against obama.jpg's 90.2).
     @Test func indexTrainAndFindObama() async throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try Self.context()
-        let faces = try FaceAnalysis(context: context)
+        let faces = try FaceAnalysis(context: context, detector: .haar)
         let database = try Catalog(path: folder + "/cbir.sqlite")
         let first = try await database.index(folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
         #expect(first.total == 9 && first.indexed == 9 && first.failed == 0)
@@ -66,7 +68,7 @@ struct MeanColourAnalysis: PhotoAnalysis {
         let again = try await database.index(folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
         #expect(again.unchanged == 9 && again.indexed == 0)
 
-        for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
+        for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
             let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", faces: faces, matcher: matcher, top: 3)
             #expect(result.probe.count == 1 && result.probe.number == 1)
             #expect(result.images.first?.path.contains("/train/obama/") == true, "\(matcher): \(result.images)")

@@ -6,8 +6,8 @@ import TestSupport
 
 /// Eye search and aligned crops on real faces.
 @Suite struct AlignmentTests {
-    static func finder() throws -> FaceFinder {
-        try FaceFinder(context: RenderContext(device: try TestDevices.device(DetectionTests.fastest)))
+    static func finder() throws -> CascadeFaceFinder {
+        try CascadeFaceFinder(context: RenderContext(device: try TestDevices.device(DetectionTests.fastest)))
     }
 
     /// A photo turned by a known angle about the face's centre gives back that angle (against the

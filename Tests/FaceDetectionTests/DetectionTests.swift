@@ -136,7 +136,7 @@ import TestSupport
         let photo = try ImageDecoder.decode(contentsOf: "\(SharedData.root)/wild-photos/misc/two_people.jpg",
                                             options: DecodingOptions(grayscale: true))
         let context = RenderContext(device: try TestDevices.device(DetectionTests.fastest))
-        let finder = try FaceFinder(options: .faces, context: context)
+        let finder = try CascadeFaceFinder(options: .faces, context: context)
         let faces = try finder.faces(in: photo)
         let crops = try finder.alignedFaces(faces, in: photo, size: 128, margin: 0.1)
         let descriptors = try FaceDescriber(context: context).describe(crops)

@@ -10,8 +10,8 @@ import TestSupport
     func detectionFallsBackToTheCPUTwin() throws {
         let failing = try TestDevices.openCL.get().withFailingBuilds(of: ["CascadeEvaluation"])
         let context = RenderContext(device: failing)
-        let finder = try FaceFinder(context: context)                       // cascades resident on OpenCL
-        let reference = try FaceFinder(context: RenderContext(device: .cpu))
+        let finder = try CascadeFaceFinder(context: context)                       // cascades resident on OpenCL
+        let reference = try CascadeFaceFinder(context: RenderContext(device: .cpu))
         let photo = try DetectionTests.gray("test/obama_and_biden.jpg", longSide: 640)
         let faces = try finder.faces(in: photo)
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)

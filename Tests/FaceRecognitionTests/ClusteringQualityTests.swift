@@ -11,7 +11,7 @@ import TestSupport
 @Suite struct ClusteringQualityTests {
     static func quality(of folder: String) throws -> ClusterQuality {
         let context = RenderContext(device: .cpu)
-        let set = try FaceSet(folder: folder).withFaceBoxes(finder: try FaceFinder(context: context), context: context)
+        let set = try FaceSet(folder: folder).withFaceBoxes(finder: try CascadeFaceFinder(context: context), context: context)
         let people = try set.embeddings(try FaceEmbedder(context: context))
         let labels = try FaceClustering().clusters(of: people.flatMap { $0.flatMap { $0 } }, length: FaceEmbedder.length, context: context)
         return ClusterQuality(clusters: labels, truth: people.enumerated().flatMap { person, faces in faces.map { _ in person } })

@@ -33,8 +33,8 @@ import TestSupport
 
     /// The whole pipeline on our side (cascade or BlazeFace, landmark box, landmarks twice, chip, network)
     /// against dlib's (HOG detector, landmarks, chip, network) on the wild photos' faces both detectors find.
-    @Test(arguments: FaceFinderKind.allCases)
-    func ourPipelineLandsNearDlibs(_ detector: FaceFinderKind) throws {
+    @Test(arguments: DetectorChoice.named)
+    func ourPipelineLandsNearDlibs(_ detector: DetectorChoice) throws {
         let reference = try DlibReference.load()
         let context = RenderContext(device: .cpu)
         let finder = try detector.finder(context: context)

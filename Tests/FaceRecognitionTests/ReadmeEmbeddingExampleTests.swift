@@ -9,7 +9,7 @@ import TestSupport
 @Suite struct ReadmeEmbeddingExampleTests {
     @Test func embedTwoPhotos() throws {
         let context = try RenderContext()
-        let finder = try FaceFinder(context: context)
+        let finder = try CascadeFaceFinder(context: context)
         let embedder = try FaceEmbedder(context: context)          // dlib's ResNet and 5-point model from the model cache
         func embedding(_ path: String) throws -> [Float] {
             let photo = try ImageDecoder.decode(contentsOf: path)

@@ -41,6 +41,14 @@ import TestSupport
         try Data(bash.standardOutput.utf8).write(to: URL(fileURLWithPath: script))
         defer { try? FileManager.default.removeItem(atPath: script) }
         #expect(try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(["-n", script]).status == 0, "the script parses")
+        // Every command that finds faces takes the same detectors.
+        let detectors = try ["detect", "index", "query", "identify"].map { command in
+            // The option's help, its lines joined (their width depends on the command's other options).
+            let lines = try cbir.run([command, "--help"]).standardOutput.split(separator: "\n").drop { !$0.hasPrefix("  --detector <") }
+            return ([lines.first ?? ""] + lines.dropFirst().prefix { !$0.hasPrefix("  -") })
+                .flatMap { $0.split(separator: " ") }.joined(separator: " ")
+        }
+        #expect(Set(detectors).count == 1 && detectors[0].contains("haar, lbp, blazeface, blazeface-short, PATH.xml"), "\(detectors)")
         let usage = try cbir.run(["index"])
         #expect(usage.status == 64 && usage.standardOutput.isEmpty && usage.standardError.contains("Missing expected argument"))
     }
@@ -76,7 +84,7 @@ import TestSupport
         let detect = try fresh { _ in ["detect", Self.photo, "--device", "opencl"] }
         #expect(detect.status == 0 && !detect.standardError.contains("warning"), "\(detect.standardError)")
         let verbose = try fresh { _ in ["detect", Self.photo, "--device", "opencl", "--verbose"] }
-        #expect(verbose.standardError.contains("imagekernels: built CascadeEvaluation"), "\(verbose.standardError)")
+        #expect(verbose.standardError.contains("imagekernels: built Convolution"), "\(verbose.standardError)")
         let index = try fresh { ["index", SharedData.root + "/wild-photos/train/obama", "--db", $0 + "/cbir.sqlite"] }
         let timing = index.standardError.split(separator: "\n").filter { $0.hasPrefix("imagekernels:") }
         #expect(index.status == 0 && timing.count == 1 && timing[0].contains("timing each kind of work"), "\(index.standardError)")
@@ -111,9 +119,9 @@ import TestSupport
     func buildFailureFallsBackWithOneLine() throws {
         let cbir = try CommandRunner(product: "cbir")
         let photo = SharedData.root + "/wild-photos/test/obama_and_biden.jpg"
-        let failing = try cbir.run(["detect", photo, "--json", "--device", "opencl"],
+        let failing = try cbir.run(["detect", photo, "--json", "--detector", "haar", "--device", "opencl"],
                                    environment: ["IMAGEKERNELS_FAIL_BUILDS": "CascadeEvaluation"])
-        let cpu = try cbir.run(["detect", photo, "--json", "--device", "cpu"])
+        let cpu = try cbir.run(["detect", photo, "--json", "--detector", "haar", "--device", "cpu"])
         #expect(failing.status == 0 && cpu.status == 0, "\(failing.standardError)")
         #expect(failing.standardOutput == cpu.standardOutput && failing.standardOutput.contains("\"faces\""))
         let lines = failing.standardError.split(separator: "\n")
@@ -170,7 +178,7 @@ import TestSupport
         let boxed = try ImageDecoder.decode(contentsOf: drawn)
         #expect(boxed.descriptor == ImageDescriptor(width: 1126, height: 661, channels: 3, elementType: .uint8))
 
-        let json = try cbir.run(["detect", photo, "--json", "--model", "lbp", "--device", device])
+        let json = try cbir.run(["detect", photo, "--json", "--detector", "lbp", "--device", device])
         #expect(json.status == 0, "\(json.standardError)")
         struct Report: Decodable {
             struct Face: Decodable {
@@ -192,8 +200,12 @@ import TestSupport
             }
         }
 
-        let badModel = try cbir.run(["detect", photo, "--model", "/nonexistent/cascade.xml"])
+        let badModel = try cbir.run(["detect", photo, "--detector", "/nonexistent/cascade.xml"])
         #expect(badModel.status != 0 && badModel.standardError.contains("/nonexistent/cascade.xml"))
+        // `--model`, its old name, still works and says it is deprecated.
+        let deprecated = try cbir.run(["detect", photo, "--model", "lbp", "--json", "--device", device])
+        #expect(deprecated.status == 0 && deprecated.standardOutput == json.standardOutput
+                && deprecated.standardError.contains("--model is deprecated; use --detector"), "\(deprecated)")
         let twoDrawn = try cbir.run(["detect", photo, photo, "--draw", drawn])
         #expect(twoDrawn.status != 0 && twoDrawn.standardError.contains("--draw"))
     }
@@ -215,7 +227,7 @@ import TestSupport
         }
         // The short-range model is for faces near the camera: on this group photo MediaPipe's finds none either.
         // Tiled, the full-range model also finds the girl in the corner.
-        for (options, expected) in [(["--model", "blazeface"], 2), (["--model", "blazeface-short"], 0), (["--model", "blazeface", "--tile"], 3)] {
+        for (options, expected) in [([], 2), (["--detector", "blazeface-short"], 0), (["--detector", "blazeface", "--tile"], 3)] {
             let json = try cbir.run(["detect", photo, "--json"] + options)
             #expect(json.status == 0, "\(json.standardError)")
             let faces = try JSONDecoder().decode([Report].self, from: Data(json.standardOutput.utf8)).first?.faces ?? []
@@ -229,9 +241,9 @@ import TestSupport
                 }
             }
         }
-        let shortTiled = try cbir.run(["detect", photo, "--model", "blazeface-short", "--tile"])
-        #expect(shortTiled.status != 0 && shortTiled.standardError.contains("--tile is for --model blazeface"))
-        let missing = try cbir.run(["detect", photo, "--model", "blazeface"], environment: ["FACESEARCH_MODELS": "/nonexistent"])
+        let shortTiled = try cbir.run(["detect", photo, "--detector", "blazeface-short", "--tile"])
+        #expect(shortTiled.status != 0 && shortTiled.standardError.contains("--tile is for --detector blazeface"))
+        let missing = try cbir.run(["detect", photo, "--detector", "blazeface"], environment: ["FACESEARCH_MODELS": "/nonexistent"])
         #expect(missing.status != 0 && missing.standardError.contains("/nonexistent/face_detection_full_range_sparse.tflite")
                 && missing.standardError.contains("scripts/setup.sh"))
     }

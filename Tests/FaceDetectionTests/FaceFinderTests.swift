@@ -5,9 +5,9 @@ import ImageKernels
 import Testing
 import TestSupport
 
-/// The finders indexing can use (``FaceFinding``): BlazeFace's boxes land where the cascades' do, and its
+/// The finders indexing can use (``FaceFinder``): BlazeFace's boxes land where the cascades' do, and its
 /// short-range model finds the close-ups the full-range model misses.
-@Suite struct FaceFindingTests {
+@Suite struct FaceFinderTests {
     static let wildPhotos = ["train/obama/obama.jpg", "train/obama/obama2.jpg", "train/biden/biden.jpg", "train/biden/biden2.jpg",
                              "train/rose_leslie/img1.jpg", "train/rose_leslie/img2.jpg", "train/alex_lacamoire/img1.jpg",
                              "train/kit_harington/john1.jpeg", "train/kit_harington/john2.jpeg", "test/obama1.jpg",
@@ -18,7 +18,7 @@ import TestSupport
     /// (its own boxes sit a tenth of their width lower).
     @Test func blazeFaceBoxesFacesAsTheCascadesDo() throws {
         let context = RenderContext(device: .cpu)
-        let cascades = try FaceFinder(context: context), blazeFace = try BlazeFaceDetector(model: .fullRange, context: context)
+        let cascades = try CascadeFaceFinder(context: context), blazeFace = try BlazeFaceDetector(model: .fullRange, context: context)
         var offsets: (x: [Float], y: [Float], size: [Float]) = ([], [], [])
         for name in Self.wildPhotos {
             let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/" + name)
@@ -54,5 +54,29 @@ import TestSupport
             #expect(try finder.faces(in: photo, gray: photo, minimumFaceSize: 14).count == 1, "s\(subject)/1.pgm")
         }
         #expect(missed > 0)
+    }
+
+    /// One vocabulary for every command: each name reads back as itself, a cascade file by its path, anything
+    /// else is refused; each named detector is built with its documented fallback and finds the faces of a
+    /// photo that every one of them finds.
+    @Test func detectorsByName() throws {
+        #expect(DetectorChoice.named.allSatisfy { DetectorChoice($0.description) == $0 })
+        #expect(DetectorChoice("my cascade.XML") == .cascade(path: "my cascade.XML"))
+        #expect(DetectorChoice("blazeface-full") == nil && DetectorChoice("") == nil && DetectorChoice("Haar") == nil)
+        let context = RenderContext(device: .cpu)
+        let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/train/obama/obama.jpg")
+        let gray = try context.render(Image(photo).grayscale())
+        for choice in DetectorChoice.named + [.cascade(path: CascadeModel.frontalFaceHaarPath)] {
+            let finder = try choice.finder(context: context)
+            switch choice {
+            case .haar: #expect((finder as? CascadeFaceFinder)?.fallbackDetector != nil)
+            case .lbp, .cascade: #expect((finder as? CascadeFaceFinder)?.fallbackDetector == nil)
+            case .blazeFace: #expect(((finder as? FallbackFaceFinder)?.fallback as? BlazeFaceDetector)?.model == .shortRange)
+            case .blazeFaceShort: #expect((finder as? BlazeFaceDetector)?.model == .shortRange)
+            }
+            let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: 40)
+            #expect(faces.count == 1 && (faces.first?.score != nil) == choice.readsColour, "\(choice): \(faces)")
+        }
+        #expect(throws: DetectionError.self) { try DetectorChoice.cascade(path: "/nonexistent.xml").finder(context: context) }
     }
 }
