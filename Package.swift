@@ -29,25 +29,23 @@ let package = Package(
                        providers: [.apt(["libpng-dev"])]),
 
         // Framework
-        // Each module embeds its own OpenCL C sources, Kernels/<Module>/, through a resource target only it uses.
-        .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels",
-                resources: ["AffineWarp", "BlockHistogram", "BlockSum", "ContrastEqualization", "Crop", "DifferenceOfGaussians",
-                            "ElementConversion", "GammaAdjust", "GaussianBlur", "Grayscale", "HistogramDifference",
-                            "IntegralImage", "LocalBinaryPattern", "PyramidDown", "Resize"].map { .embedInCode("\($0).cl") }),
+        // Each module embeds its own OpenCL C sources, every .cl file of Kernels/<Module>/, through a target only
+        // it uses, which the EmbedKernels plugin fills.
+        .executableTarget(name: "embed-kernels", path: "Plugins/embed-kernels"),
+        .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
+        .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels", plugins: ["EmbedKernels"]),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
         .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
 
         // Neural networks: tensor layers as filters, networks with resident weights, model readers
-        .target(name: "NeuralNetworksCL", path: "Kernels/NeuralNetworks",
-                resources: ["Activation", "ChannelAffine", "ChannelConcat", "ChannelsLast", "Convolution", "DepthToSpace",
-                            "FullyConnected", "L2Normalization", "Pooling", "ResidualAdd"].map { .embedInCode("\($0).cl") }),
+        .target(name: "NeuralNetworksCL", path: "Kernels/NeuralNetworks", plugins: ["EmbedKernels"]),
         .target(name: "NeuralNetworks", dependencies: ["ImageKernels", "NeuralNetworksCL"]),
 
         // Face recognition and detection
-        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", resources: ["ChiSquareCounts", "ChiSquareNearest", "EmbeddingDistance", "EmbeddingNeighbours"].map { .embedInCode("\($0).cl") }),
+        .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", plugins: ["EmbedKernels"]),
         .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
-        .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", resources: [.embedInCode("CascadeEvaluation.cl")]),
+        .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", plugins: ["EmbedKernels"]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
 
         // Database
@@ -133,6 +131,6 @@ let hostProcessorFlags: [SwiftSetting] = {
     return []
     #endif
 }()
-for target in package.targets where target.type != .system {
+for target in package.targets where ![.system, .plugin].contains(target.type) {
     target.swiftSettings = (target.swiftSettings ?? []) + hostProcessorFlags
 }

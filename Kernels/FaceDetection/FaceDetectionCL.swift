@@ -1,6 +1,2 @@
-// The OpenCL C sources of FaceDetection, embedded in the binary at build time: only FaceDetection reads them.
-
-/// Each `.cl` file of this folder, as bytes.
-public enum FaceDetectionCL {
-    public static let cascadeEvaluation = PackageResources.CascadeEvaluation_cl
-}
+// The OpenCL C sources of FaceDetection, embedded in the binary at build time by the EmbedKernels plugin, which
+// declares `FaceDetectionCL` with one byte array per `.cl` file of this folder: only FaceDetection reads them.
