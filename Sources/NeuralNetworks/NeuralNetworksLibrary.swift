@@ -3,7 +3,7 @@ import ImageKernels
 /// Every kernel of NeuralNetworks, for checks that must cover them all (each signature against its source).
 public enum NeuralNetworksLibrary {
     public static let kernels: [any KernelDeclaration] = [
-        Activation.relu, Activation.prelu,
+        Activation.rectifier, Activation.parametricRectifier,
         ChannelAffine.kernel,
         ChannelConcat.kernel,
         ChannelsLast.kernel,

@@ -14,8 +14,8 @@ import Testing
         #expect(abs(model.channelAverages[0] - 122.782) < 1e-3)
         var convolutions = 0, sums = 0
         for node in model.network.nodes {
-            if case .convolution = node.operation { convolutions += 1 }
-            if case .add = node.operation { sums += 1 }
+            if node.operation is Network.ConvolutionWeights { convolutions += 1 }
+            if node.operation is ResidualAdd { sums += 1 }
         }
         #expect(convolutions == 29 && sums == 14)
         let predictor = try DlibShapePredictor(contentsOf: Self.landmarks)

@@ -28,10 +28,10 @@ public struct Activation: Filter {
         let input = encoder.input.descriptor
         switch function {
         case .relu:
-            try encoder.launch(Self.relu, Rectifier(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount)),
+            try encoder.launch(Self.rectifier, Rectifier(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount)),
                                over: [input.elementCount])
         case .prelu:
-            try encoder.launch(Self.prelu, Parametric(src: .init(encoder.input), dst: .init(encoder.output), slopes: .init(encoder.inputs[1]),
+            try encoder.launch(Self.parametricRectifier, Parametric(src: .init(encoder.input), dst: .init(encoder.output), slopes: .init(encoder.inputs[1]),
                                                       spatial: Int32(input.planePixelCount), channels: Int32(input.channels),
                                                       planes: Int32(input.planeCount)),
                                over: [input.planePixelCount, input.planeCount])
@@ -53,14 +53,14 @@ public struct Activation: Filter {
         var planes: Int32
     }
 
-    static let relu = Kernel<Rectifier>("activation_relu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation)) { arguments, _ in
+    static let rectifier = Kernel<Rectifier>("activation_relu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation)) { arguments, _ in
         CPUParallel.forEachRange(Int(arguments.count)) { range in
             let src = arguments.src.elements, dst = arguments.dst.elements
             for i in range { dst[i] = max(src[i], 0) }
         }
     }
 
-    static let prelu = Kernel<Parametric>("activation_prelu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation),
+    static let parametricRectifier = Kernel<Parametric>("activation_prelu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation),
                                           schedules: .uniform([64, 1])) { arguments, _ in
         let spatial = Int(arguments.spatial), channels = Int(arguments.channels)
         CPUParallel.forEachRange(Int(arguments.planes)) { planes in
@@ -83,4 +83,11 @@ extension Image {
     public func parametricRectified(slopes: Image) -> Image {
         applying(Activation(.prelu), with: [slopes])
     }
+}
+
+extension Activation: NetworkOperation {}
+
+extension NetworkOperation where Self == Activation {
+    /// A ReLU, `max(x, 0)`.
+    public static var relu: Self { Activation(.relu) }
 }

@@ -62,3 +62,34 @@ extension Image {
         applying(ChannelAffine(rectified: rectified), with: [scale, shift])
     }
 }
+
+extension Network {
+    /// A per-channel affine map as a network operation, its scale and shift resident; it takes in a ReLU
+    /// after it.
+    public struct ChannelAffineWeights: NetworkOperation {
+        public var scale: [Float]
+        public var shift: [Float]
+        public var rectified: Bool
+
+        public init(scale: [Float], shift: [Float], rectified: Bool = false) {
+            (self.scale, self.shift, self.rectified) = (scale, shift, rectified)
+        }
+
+        public var weights: [(values: [Float], width: Int)] { [(scale, scale.count), (shift, shift.count)] }
+
+        public func apply(to inputs: [Image], weights: [Image]) -> Image {
+            inputs[0].channelAffine(scale: weights[0], shift: weights[1], rectified: rectified)
+        }
+
+        public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {
+            rectified || !next.isRectifier ? nil : ChannelAffineWeights(scale: scale, shift: shift, rectified: true)
+        }
+    }
+}
+
+extension NetworkOperation where Self == Network.ChannelAffineWeights {
+    /// `x · scale[c] + shift[c]` per channel, then a ReLU when `rectified`.
+    public static func channelAffine(scale: [Float], shift: [Float], rectified: Bool) -> Self {
+        Network.ChannelAffineWeights(scale: scale, shift: shift, rectified: rectified)
+    }
+}

@@ -67,3 +67,10 @@ extension Image {
         applying(ChannelsLast(rowLength: rowLength), with: others)
     }
 }
+
+extension ChannelsLast: NetworkOperation {}
+
+extension NetworkOperation where Self == ChannelsLast {
+    /// The input nodes' elements in NHWC order, one after another, as rows of `rowLength`.
+    public static func channelsLast(rowLength: Int) -> Self { ChannelsLast(rowLength: rowLength) }
+}

@@ -278,3 +278,54 @@ extension Image {
                  with: [filters, biases])
     }
 }
+
+extension Network {
+    /// A convolution as a network operation, its filters and biases resident: filters `outChannels` ×
+    /// (channels / groups · kernelHeight · kernelWidth); `padding` before the first row and column,
+    /// `trailingPadding` after the last. It takes in an affine map or a ReLU after it.
+    public struct ConvolutionWeights: NetworkOperation {
+        public var filters: [Float]
+        public var biases: [Float]
+        public var kernelWidth: Int, kernelHeight: Int, stride: Int, padding: Int, trailingPadding: Int, groups: Int
+        public var rectified: Bool
+        public var outChannels: Int { biases.count }
+
+        public init(filters: [Float], biases: [Float], kernelWidth: Int, kernelHeight: Int, stride: Int = 1, padding: Int = 0,
+                    trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false) {
+            self.filters = filters
+            self.biases = biases
+            (self.kernelWidth, self.kernelHeight, self.stride, self.padding, self.groups) = (kernelWidth, kernelHeight, stride, padding, groups)
+            self.trailingPadding = trailingPadding ?? padding
+            self.rectified = rectified
+        }
+
+        public var weights: [(values: [Float], width: Int)] { [(filters, filters.count / outChannels), (biases, outChannels)] }
+
+        public func apply(to inputs: [Image], weights: [Image]) -> Image {
+            inputs[0].convolved(filters: weights[0], biases: weights[1], kernelWidth: kernelWidth, kernelHeight: kernelHeight,
+                                stride: stride, padding: padding, trailingPadding: trailingPadding, groups: groups, rectified: rectified)
+        }
+
+        public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {
+            guard !rectified else { return nil }
+            var merged = self
+            if let affine = next as? ChannelAffineWeights, !affine.rectified {
+                let depth = filters.count / outChannels
+                for o in 0..<outChannels {
+                    for i in 0..<depth { merged.filters[o * depth + i] *= affine.scale[o] }
+                    merged.biases[o] = biases[o] * affine.scale[o] + affine.shift[o]
+                }
+            } else if next.isRectifier {
+                merged.rectified = true
+            } else {
+                return nil
+            }
+            return merged
+        }
+    }
+}
+
+extension NetworkOperation where Self == Network.ConvolutionWeights {
+    /// A convolution with these weights.
+    public static func convolution(_ weights: Network.ConvolutionWeights) -> Self { weights }
+}

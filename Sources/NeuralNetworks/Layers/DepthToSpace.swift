@@ -62,3 +62,10 @@ extension Image {
         applying(DepthToSpace(blockSize: blockSize))
     }
 }
+
+extension DepthToSpace: NetworkOperation {}
+
+extension NetworkOperation where Self == DepthToSpace {
+    /// Channels moved into `blockSize` × `blockSize` blocks of pixels.
+    public static func depthToSpace(blockSize: Int) -> Self { DepthToSpace(blockSize: blockSize) }
+}

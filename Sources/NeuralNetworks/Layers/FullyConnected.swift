@@ -62,3 +62,28 @@ extension Image {
         applying(FullyConnected(), with: [weights, biases])
     }
 }
+
+extension Network {
+    /// A fully connected layer as a network operation, its weights (inputs × outputs) and biases resident.
+    public struct FullyConnectedWeights: NetworkOperation {
+        public var values: [Float]
+        public var biases: [Float]
+
+        public init(weights: [Float], biases: [Float]) {
+            (values, self.biases) = (weights, biases)
+        }
+
+        public var weights: [(values: [Float], width: Int)] { [(values, biases.count), (biases, biases.count)] }
+
+        public func apply(to inputs: [Image], weights: [Image]) -> Image {
+            inputs[0].fullyConnected(weights: weights[0], biases: weights[1])
+        }
+    }
+}
+
+extension NetworkOperation where Self == Network.FullyConnectedWeights {
+    /// Each batch item's values times `weights` (inputs × outputs) plus `biases`.
+    public static func fullyConnected(weights: [Float], biases: [Float]) -> Self {
+        Network.FullyConnectedWeights(weights: weights, biases: biases)
+    }
+}

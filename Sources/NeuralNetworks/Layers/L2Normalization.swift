@@ -48,3 +48,10 @@ extension Image {
         applying(L2Normalization())
     }
 }
+
+extension L2Normalization: NetworkOperation {}
+
+extension NetworkOperation where Self == L2Normalization {
+    /// Each batch item scaled to unit length.
+    public static var l2Normalization: Self { L2Normalization() }
+}

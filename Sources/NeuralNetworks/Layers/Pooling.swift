@@ -118,3 +118,10 @@ extension Image {
         applying(Pooling.global(kind))
     }
 }
+
+extension Pooling: NetworkOperation {}
+
+extension NetworkOperation where Self == Pooling {
+    /// This pooling.
+    public static func pooling(_ pooling: Pooling) -> Self { pooling }
+}

@@ -79,3 +79,15 @@ extension Image {
         applying(ResidualAdd(rectified: rectified), with: [other])
     }
 }
+
+/// A sum of two nodes; it takes in a ReLU after it.
+extension ResidualAdd: NetworkOperation {
+    public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {
+        rectified || !next.isRectifier ? nil : ResidualAdd(rectified: true)
+    }
+}
+
+extension NetworkOperation where Self == ResidualAdd {
+    /// The sum of the two input nodes (zero-padded to the larger shape), then a ReLU when `rectified`.
+    public static func add(rectified: Bool) -> Self { ResidualAdd(rectified: rectified) }
+}

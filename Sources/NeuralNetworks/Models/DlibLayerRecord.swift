@@ -1,6 +1,6 @@
 /// One layer's record in a dlib network file (dlib/dnn/layers.h), as an operation of ours.
 enum DlibLayerRecord {
-    case operation(Network.Operation)
+    case operation(any NetworkOperation)
     /// `add_prev`: the sum with a tagged earlier output.
     case addPrevious
 
@@ -26,10 +26,10 @@ enum DlibLayerRecord {
             guard parameters.values.count == weightCount + (hasBias ? count : 0) else {
                 throw archive.malformed("convolution parameters hold \(parameters.values.count) values, not \(weightCount) + biases", at: start)
             }
-            self = .operation(.convolution(.init(filters: Array(parameters.values[..<weightCount]),
+            self = .operation(Network.ConvolutionWeights(filters: Array(parameters.values[..<weightCount]),
                                                  biases: hasBias ? Array(parameters.values[weightCount...]) : [Float](repeating: 0, count: count),
                                                  kernelWidth: columns, kernelHeight: rows, stride: strideX, padding: paddingX,
-                                                 groups: 1, rectified: rectified)))
+                                                 groups: 1, rectified: rectified))
         case "affine_", "affine_2":
             let parameters = try archive.tensor()
             let gamma = try archive.aliasTensor().reduce(1, *)
@@ -39,22 +39,22 @@ enum DlibLayerRecord {
             guard mode == 0, parameters.values.count == 2 * gamma else {
                 throw archive.malformed("affine layer of mode \(mode) with \(parameters.values.count) parameters is not a per-channel affine map", at: start)
             }
-            self = .operation(.channelAffine(scale: Array(parameters.values[..<gamma]), shift: Array(parameters.values[gamma...]),
+            self = .operation(Network.ChannelAffineWeights(scale: Array(parameters.values[..<gamma]), shift: Array(parameters.values[gamma...]),
                                              rectified: false))
         case "relu_", "relu_2":
             if name == "relu_2" { _ = try archive.boolean() }
-            self = .operation(.relu)
+            self = .operation(Activation(.relu))
         case "max_pool_2", "avg_pool_2":
             let rows = try archive.integer(in: 0...64, "pool rows"), columns = try archive.integer(in: 0...64, "pool columns")
             let strideY = try archive.integer(in: 1...64, "stride"), strideX = try archive.integer(in: 1...64, "stride")
             let paddingY = try archive.integer(in: 0...64, "padding"), paddingX = try archive.integer(in: 0...64, "padding")
             let kind: Pooling.Kind = name == "max_pool_2" ? .max : .average
             if rows == 0 && columns == 0 {
-                self = .operation(.pooling(.global(kind)))
+                self = .operation(Pooling.global(kind))
             } else {
                 guard rows > 0, columns > 0 else { throw archive.malformed("a pool of \(rows)×\(columns)", at: start) }
-                self = .operation(.pooling(Pooling(kind, windowWidth: columns, windowHeight: rows, strideX: strideX, strideY: strideY,
-                                                   paddingX: paddingX, paddingY: paddingY)))
+                self = .operation(Pooling(kind, windowWidth: columns, windowHeight: rows, strideX: strideX, strideY: strideY,
+                                          paddingX: paddingX, paddingY: paddingY))
             }
         case "add_prev_":
             self = .addPrevious
@@ -69,7 +69,7 @@ enum DlibLayerRecord {
             guard parameters.values.count == (inputs + (hasBias ? 1 : 0)) * outputs else {
                 throw archive.malformed("fully connected parameters hold \(parameters.values.count) values for \(inputs) → \(outputs)", at: start)
             }
-            self = .operation(.fullyConnected(weights: Array(parameters.values[..<(inputs * outputs)]),
+            self = .operation(Network.FullyConnectedWeights(weights: Array(parameters.values[..<(inputs * outputs)]),
                                               biases: hasBias ? Array(parameters.values[(inputs * outputs)...])
                                                               : [Float](repeating: 0, count: outputs)))
         default:
