@@ -35,7 +35,6 @@ let package = Package(
         .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
         .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels", plugins: ["EmbedKernels"]),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
-        .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
 
         // Neural networks: tensor layers as filters, networks with resident weights, model readers
@@ -70,11 +69,11 @@ let package = Package(
             "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
         ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py", "faces.json"]),
         .executableTarget(name: "index-bench", dependencies: [
-            "Catalog", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport", "TestSupport",
+            "Catalog", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ], path: "Benchmarks/index-bench"),
         .executableTarget(name: "cluster-bench", dependencies: [
-            "FaceRecognition", "FaceDetection", "ImageKernels", "BenchmarkSupport", "TestSupport",
+            "FaceRecognition", "FaceDetection", "ImageKernels", "BenchmarkSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/cluster-bench"),
         .executableTarget(name: "nbnn-bench", dependencies: [
@@ -82,21 +81,23 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/nbnn-bench"),
 
-        // Tests
-        .target(name: "TestSupport", dependencies: ["ImageKernels", "ReferenceFilters"],
+        // Tests. ReferenceFilters, the plain-Swift oracles, is also the benchmarks' baseline; BenchmarkSupport holds
+        // what benchmarks and tests both need (seeded random numbers, folders of faces, clustering quality).
+        .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"], path: "Tests/ReferenceFilters"),
+        .target(name: "TestSupport", dependencies: ["ImageKernels", "ReferenceFilters", "BenchmarkSupport"],
                 path: "Tests/TestSupport"),
-        .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport"]),
-        .testTarget(name: "NeuralNetworksTests", dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport"]),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport"]),
+        .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport", "BenchmarkSupport"]),
+        .testTarget(name: "NeuralNetworksTests", dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
+        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
+        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
         .testTarget(name: "FaceRecognitionTests", dependencies: [
             "FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport", "BenchmarkSupport",
         ]),
         .testTarget(name: "cbirTests", dependencies: [
-            "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", "BenchmarkSupport", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "CatalogTests", dependencies: [
-            "Catalog", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport",
+            "Catalog", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]

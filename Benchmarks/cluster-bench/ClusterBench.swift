@@ -32,7 +32,8 @@ struct ClusterBench: ParsableCommand {
     @Option(help: "Another folder of person sub-folders to measure quality on (repeatable).")
     var dataset: [String] = []
 
-    @Option(help: "The face finder of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")).")
+    @Option(help: "The face finder of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")) (default: \(DetectorChoice.default)).",
+            transform: DetectorChoice.argument)
     var detector = DetectorChoice.default
 
     @Option(parsing: .upToNextOption, help: "Sizes of the grown gallery to time.")

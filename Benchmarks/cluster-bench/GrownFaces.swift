@@ -1,4 +1,4 @@
-import TestSupport
+import BenchmarkSupport
 
 /// Faces with their true people, embeddings one after another: a set's own, or grown to `count` by copies
 /// of it that are new people: each copy's embeddings turned by its own signed permutation of the coordinates

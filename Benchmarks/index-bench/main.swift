@@ -6,7 +6,6 @@ import Foundation
 import GRDB
 import ImageCodecs
 import ImageKernels
-import TestSupport
 
 // index-bench: indexing throughput (photos and faces per second) per device on a gallery of 1–3 megapixel
 // photos made from the shared wild photos (cropped, rescaled, re-encoded, mixed), then query latency per

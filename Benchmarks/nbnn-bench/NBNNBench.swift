@@ -40,7 +40,8 @@ struct NBNNBench: ParsableCommand {
     @Flag(help: "Before describing, find the largest face of each image and crop it aligned (eyes level).")
     var detect = false
 
-    @Option(help: "The face finder of --detect, and of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")).")
+    @Option(help: "The face finder of --detect, and of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")) (default: \(DetectorChoice.default)).",
+            transform: DetectorChoice.argument)
     var detector = DetectorChoice.default
 
     @Flag(help: "Skip the speed tables.")

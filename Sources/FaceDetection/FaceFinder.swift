@@ -7,9 +7,10 @@ public protocol FaceFinder: Sendable {
     /// The context the detector renders on, and its crops.
     var context: RenderContext { get }
 
-    /// The faces of a `uint8` photo (gray, RGB or RGBA; `gray` its one gray plane) at least
-    /// `minimumFaceSize` pixels wide, strongest first, with their eyes where found.
-    func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation]
+    /// The faces of a `uint8` photo (gray, RGB or RGBA) at least `minimumFaceSize` pixels wide, strongest
+    /// first, with their eyes where found. `gray` is the photo's one gray plane where the caller has it
+    /// already; a finder that reads gray renders it otherwise, one that reads colour ignores it.
+    func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation]
 }
 
 extension FaceFinder {

@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import Catalog
 import Foundation
 import GRDB
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// The People API on a catalog built without any model: three people of three photos each, their faces'
 /// embeddings around three directions. Clustering finds them; naming, merging, splitting, hiding, labels

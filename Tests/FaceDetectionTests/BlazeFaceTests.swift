@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import FaceDetection
 import Foundation
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// What the TFLite interpreter and MediaPipe make of the shared photos (scripts/blazeface-reference.sh
 /// wrote it with ai-edge-litert 2.3.0 and mediapipe 0.10.14).
@@ -44,7 +45,7 @@ struct BlazeFaceReference: Decodable {
     let raw: [Raw]
     let detections: [Photo]
 
-    static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Reference/blazeface-reference.json")
+    static let file = URL(fileURLWithPath: Repository.referenceFiles + "/blazeface-reference.json")
         .standardized.path
 
     static func load() throws -> BlazeFaceReference {

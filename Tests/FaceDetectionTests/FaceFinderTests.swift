@@ -13,6 +13,20 @@ import TestSupport
                              "train/kit_harington/john1.jpeg", "train/kit_harington/john2.jpeg", "test/obama1.jpg",
                              "test/alex_lacamoire1.jpg", "test/johnsnow_test1.jpg", "test/obama_and_biden.jpg", "test/kit_with_rose.jpg"]
 
+    /// The cascades given a colour photo and no gray plane render the plane themselves and find what they
+    /// find given it; BlazeFace, which reads colour, finds the same with or without one.
+    @Test func findersWithoutAGrayPlane() throws {
+        let context = RenderContext(device: .cpu)
+        let cascades = try CascadeFaceFinder(context: context), blazeFace = try BlazeFaceDetector(model: .fullRange, context: context)
+        let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
+        let gray = try context.render(Image(photo).grayscale())
+        let boxes = try cascades.faces(in: photo, gray: gray, minimumFaceSize: 40).map(\.rect)
+        #expect(!boxes.isEmpty)
+        #expect(try cascades.faces(in: photo, gray: nil, minimumFaceSize: 40).map(\.rect) == boxes)
+        #expect(try blazeFace.faces(in: photo, gray: nil, minimumFaceSize: 40).map(\.rect)
+                == blazeFace.faces(in: photo, gray: gray, minimumFaceSize: 40).map(\.rect))
+    }
+
     /// Over the wild photos' faces both find, BlazeFace's boxes for indexing (``BlazeFaceDetection/boxedAsCascades``)
     /// are centred on the cascades' boxes within 5 % of their width in the median, and as large within 10 %
     /// (its own boxes sit a tenth of their width lower).

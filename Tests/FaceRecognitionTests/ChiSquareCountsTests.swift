@@ -1,8 +1,9 @@
+import BenchmarkSupport
 import FaceRecognition
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 /// The restricted matchers on faces stored as counts, which the gallery searches as they are
 /// (``ChiSquareCounts``), against the plain-Swift reference on every device, in both forms, through

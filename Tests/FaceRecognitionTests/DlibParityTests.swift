@@ -13,7 +13,7 @@ import TestSupport
     }
 
     static func photo(_ face: DlibReference.Face) throws -> PixelBuffer {
-        try ImageDecoder.decode(contentsOf: DlibReference.datasets + "/" + face.photo).rgb()
+        try ImageDecoder.decode(contentsOf: SharedData.root + "/" + face.photo).rgb()
     }
 
     static func box(_ face: DlibReference.Face) -> PixelRect {
@@ -109,7 +109,7 @@ import TestSupport
     @Test func oddBoxesAndPhotos() throws {
         let context = RenderContext(device: .cpu)
         let embedder = try FaceEmbedder(context: context)
-        let photo = try ImageDecoder.decode(contentsOf: DlibReference.datasets + "/wild-photos/test/obama1.jpg")
+        let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama1.jpg")
         let (width, height) = (photo.descriptor.width, photo.descriptor.height)
         let boxes = [PixelRect(x: 0, y: 0, width: 1, height: 1), PixelRect(x: width - 3, y: height - 3, width: 3, height: 3),
                      PixelRect(x: -50, y: -40, width: 200, height: 200), PixelRect(x: width - 100, y: height - 100, width: 400, height: 400),
@@ -118,7 +118,7 @@ import TestSupport
             let embeddings = try embedder.embeddings(ofFacesIn: [box], of: photo)
             #expect(embeddings.count == 1 && embeddings[0].count == 128 && embeddings[0].allSatisfy(\.isFinite), "\(box)")
         }
-        let gray = try ImageDecoder.decode(contentsOf: DlibReference.datasets + "/orl/s1/1.pgm")
+        let gray = try ImageDecoder.decode(contentsOf: SharedData.root + "/orl/s1/1.pgm")
         #expect(try embedder.embeddings(ofFacesIn: [PixelRect(x: 10, y: 30, width: 70, height: 70)], of: gray)[0].count == 128)
         #expect(throws: RecognitionError.self) { try embedder.embeddings(of: gray) }
         #expect(try embedder.embeddings(ofFacesIn: [], of: photo).isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import ImageCodecs
 import ImageKernels
+import TestSupport
 
 /// dlib's own outputs for the shared photos (scripts/dlib-reference.sh wrote them with dlib 20.0.1).
 struct DlibReference: Decodable {
@@ -18,8 +19,7 @@ struct DlibReference: Decodable {
     let dlib: String
     let faces: [Face]
 
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Reference").standardized.path
-    static let datasets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/datasets").standardized.path
+    static let folder = Repository.referenceFiles
 
     static func load() throws -> DlibReference {
         try JSONDecoder().decode(DlibReference.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/dlib-reference.json")))

@@ -1,7 +1,8 @@
+import BenchmarkSupport
 import FaceRecognition
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// The embedding gallery's exact search against distances computed here, through appends and removals
 /// (rows moved and rewritten on the device), on both devices.

@@ -1,8 +1,9 @@
+import BenchmarkSupport
 import FaceRecognition
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 /// The neighbour kernel against every pair computed here, on both devices: random embeddings in loose
 /// groups (so that radii cut lists short and lists fill), odd counts, tiles that start anywhere.

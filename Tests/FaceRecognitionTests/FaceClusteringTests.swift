@@ -1,8 +1,9 @@
+import BenchmarkSupport
 import FaceRecognition
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 /// Clustering against average linkage computed from its definition, on both devices, and its rules:
 /// the minimum size, anchored groups that stay apart, faces added to an existing clustering.

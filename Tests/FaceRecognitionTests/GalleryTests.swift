@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import FaceRecognition
 import ImageCodecs
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct GalleryTests {
     static var devices: [DeviceChoice] { TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu] }

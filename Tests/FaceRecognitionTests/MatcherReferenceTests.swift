@@ -1,8 +1,9 @@
+import BenchmarkSupport
 import FaceRecognition
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 /// Every matcher (the all-block ones also in a neighbourhood of radius 1) × path × device against the
 /// plain-Swift reference on random descriptors; on OpenCL also the fused kernel's GPU shape, on a grid of

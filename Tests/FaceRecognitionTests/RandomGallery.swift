@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import FaceRecognition
 import TestSupport
 

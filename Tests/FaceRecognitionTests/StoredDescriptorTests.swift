@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import FaceRecognition
 import Foundation
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// The stored form of descriptors: real faces' descriptors come back bit for bit from a tenth of the
 /// bytes, anything else comes back exactly too, and a damaged form is a typed error.

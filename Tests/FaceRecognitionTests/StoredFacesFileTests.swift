@@ -1,9 +1,10 @@
+import BenchmarkSupport
 import FaceRecognition
 import Foundation
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 /// A gallery written to its file and read back (the stored forms mapped in place) searches as the gallery
 /// it was written from, on every device and with every matcher, and still after faces are added (its bytes

@@ -1,8 +1,9 @@
+import BenchmarkSupport
 import Foundation
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct FormatTests {
     /// A 16×8 RGB image with four flat quadrants: red, green / blue, white.

@@ -1,6 +1,7 @@
+import BenchmarkSupport
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Paths keep every byte through their string form, and show odd bytes as \xNN.
 struct FileSystemPathTests {

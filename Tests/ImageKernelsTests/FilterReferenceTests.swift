@@ -1,7 +1,8 @@
+import BenchmarkSupport
 import ImageKernels
 import ReferenceFilters
-import Testing
 import TestSupport
+import Testing
 
 /// Every built-in filter on each device against the plain-Swift reference, on random batches of odd
 /// sizes with a fresh seed per run.

@@ -1,7 +1,8 @@
+import BenchmarkSupport
 import Foundation
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 // README example begins
 /// A user-defined filter in the style of a Core Image kernel: OpenCL C source, the struct of its

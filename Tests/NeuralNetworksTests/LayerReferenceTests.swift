@@ -1,7 +1,8 @@
+import BenchmarkSupport
 import ImageKernels
 import NeuralNetworks
-import Testing
 import TestSupport
+import Testing
 
 /// One layer under test: from a generator, the recipe on random tensors (odd sizes, batch > 1) and what
 /// the plain reference makes of the same tensors.

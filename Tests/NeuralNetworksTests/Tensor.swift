@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import ImageKernels
 import TestSupport
 

@@ -4,11 +4,7 @@ import ImageKernels
 /// Checks a module's kernel declarations against its `.cl` files in `Kernels/<Module>/`.
 public enum KernelSourceChecks {
     /// The repository's `Kernels/<module>` folder.
-    public static func folder(of module: String) -> String {
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        components.removeLast(3)
-        return components.joined(separator: "/") + "/Kernels/" + module
-    }
+    public static func folder(of module: String) -> String { Repository.root + "/Kernels/" + module }
 
     /// What is wrong, if anything: every kernel function of every `.cl` file of the module's folder must be
     /// declared in Swift, every declaration must read one of those files as it is, and its arguments must

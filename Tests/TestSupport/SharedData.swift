@@ -1,13 +1,22 @@
 import Foundation
 
+/// Where the repository is: the folder that holds `Tests/`, found from this file's own path.
+public enum Repository {
+    public static let root: String = {
+        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        components.removeLast(3)
+        return components.joined(separator: "/")
+    }()
+
+    /// The reference outputs committed under `Tests/Reference` (dlib's, MediaPipe's).
+    public static let referenceFiles = root + "/Tests/Reference"
+}
+
 /// Where the shared datasets are: `$SHARED_DATASETS`, else `../shared/datasets` beside the repository.
 public enum SharedData {
-    public static let root: String = {
-        if let override = ProcessInfo.processInfo.environment["SHARED_DATASETS"] { return override }
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        components.removeLast(4)
-        return components.joined(separator: "/") + "/shared/datasets"
-    }()
+    public static let root: String =
+        ProcessInfo.processInfo.environment["SHARED_DATASETS"]
+        ?? (Repository.root as NSString).deletingLastPathComponent + "/shared/datasets"
 }
 
 /// The main job's sample photos `scripts/setup.sh` fetches: `$FACESEARCH_SAMPLES`, else

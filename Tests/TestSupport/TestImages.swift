@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import ImageKernels
 
 /// Random images and comparisons for kernel tests.

@@ -1,7 +1,8 @@
+import BenchmarkSupport
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
 
 /// Writer commands from other processes while `cbir index` runs: the database stays sound and ends as the
 /// same work done one command at a time would leave it.

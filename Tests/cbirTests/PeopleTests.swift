@@ -1,8 +1,9 @@
+import BenchmarkSupport
 import Foundation
 import GRDB
 import ImageCodecs
-import Testing
 import TestSupport
+import Testing
 
 /// People end to end through `cbir`, on the wild photos: indexing groups faces into people, new photos' faces
 /// join them, and changes by hand (name, merge, move, split, unassign, label) survive reclustering.

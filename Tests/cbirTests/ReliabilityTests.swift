@@ -1,10 +1,11 @@
+import BenchmarkSupport
 import Foundation
 import GRDB
 import ImageCodecs
 import ImageKernels
 import NeuralNetworks
-import Testing
 import TestSupport
+import Testing
 
 /// The database commands where a hostile user would break them: odd file names, unreadable folders,
 /// two indexers at once, read-only and damaged databases, deleted photos, bad option values.

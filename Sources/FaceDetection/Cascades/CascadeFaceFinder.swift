@@ -40,11 +40,16 @@ public final class CascadeFaceFinder: FaceFinder {
     /// The context the cascades run on.
     public var context: RenderContext { faceDetector.context }
 
-    /// The faces of `gray` at least `minimumFaceSize` pixels wide, with the finder's other options.
-    public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+    /// The faces of the photo's gray plane (`gray`, else rendered from `photo`) at least `minimumFaceSize`
+    /// pixels wide, with the finder's other options.
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
         var options = options
         options.minSize = minimumFaceSize
-        return try faces(in: gray, options: options)
+        if let gray { return try faces(in: gray, options: options) }
+        guard photo.descriptor.channels > 1 else { return try faces(in: photo, options: options) }
+        let plane: PixelBuffer
+        do { plane = try context.render(Image(photo).grayscale()) } catch { throw .render(error) }
+        return try faces(in: plane, options: options)
     }
 
     /// The faces in a one-plane `uint8` photo, strongest first, with their eyes where found; `options`

@@ -50,7 +50,7 @@ extension Gallery {
             case .fused:
                 let searches = zip(resident.segments, resident.slotRanges(packed)).map { segment, slots in
                     Image(applying: ChiSquareNearest(probe: sparse, full: options.matcher.comparesAllBlocks,
-                                                     neighbourhood: options.radius.map { (radius: $0, columns: parameters.gridColumns) },
+                                                     neighbourhood: options.neighbourhood(columns: parameters.gridColumns),
                                                      faceSums: faceSums,
                                                      form: options.form, blocks: parameters.blockCount, bins: parameters.bins,
                                                      slots: slots.count),

@@ -91,8 +91,7 @@ struct DetectCommand: ParsableCommand {
         let decoding = DecodingOptions(grayscale: !detector.readsColour)
         return { [minSize] image in
             let photo = try ImageDecoder.decode(contentsOf: image, options: decoding)
-            let gray = photo.descriptor.channels == 1 ? photo : try finder.context.render(Image(photo).grayscale())
-            return (photo.descriptor, try finder.faces(in: photo, gray: gray, minimumFaceSize: minSize))
+            return (photo.descriptor, try finder.faces(in: photo, gray: nil, minimumFaceSize: minSize))
         }
     }
 

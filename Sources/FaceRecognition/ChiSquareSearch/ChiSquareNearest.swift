@@ -9,8 +9,8 @@ import ImageKernels
 struct ChiSquareNearest: Filter {
     let probe: SparseProbe
     let full: Bool
-    /// With `full`: only gallery blocks within `radius` grid steps (on a grid `columns` wide) of the probe block.
-    var neighbourhood: (radius: Int, columns: Int)? = nil
+    /// With `full`: only the gallery blocks in the probe block's neighbourhood.
+    var neighbourhood: BlockNeighbourhood? = nil
     let faceSums: Bool
     let form: HistogramDifference.Form
     let blocks: Int
@@ -87,11 +87,11 @@ struct ChiSquareNearest: Filter {
     /// count fixed at build time) or, with `cooperativeBins`, for the GPU shape's launches on blocks of
     /// that many bins (its work-group comes from the launch's schedule).
     static func kernel(full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool,
-                       neighbourhood: (radius: Int, columns: Int)? = nil, cooperativeBins: Int? = nil) -> Kernel<Arguments> {
+                       neighbourhood: BlockNeighbourhood? = nil, cooperativeBins: Int? = nil) -> Kernel<Arguments> {
         var options: [String] = []
         if let cooperativeBins { options.append("-DBINS=\(cooperativeBins)") }
         if full { options.append(cooperativeBins == nil ? "-DFULL -DPROBE_COUNT=\(probeCount)" : "-DFULL") }
-        if full, let neighbourhood { options.append("-DRADIUS=\(neighbourhood.radius) -DGRID_COLUMNS=\(neighbourhood.columns)") }
+        if full, let neighbourhood { options.append(neighbourhood.kernelOptions) }
         if asymmetric { options.append("-DASYMMETRIC") }
         if faceSums { options.append("-DFACE_SUM") }
         return Kernel("chisquare_nearest", in: source, options: options.joined(separator: " "), schedules: schedules,
@@ -103,7 +103,7 @@ struct ChiSquareNearest: Filter {
     /// while a gallery block is in the L1 cache; with all blocks compared, the gallery block is the
     /// outer loop, so each stays in L1 while every probe block is compared with it.
     private static func cpuTwin(full: Bool, asymmetric: Bool, faceSums: Bool,
-                                neighbourhood: (radius: Int, columns: Int)?) -> @Sendable (Arguments, KernelGrid) -> Void {
+                                neighbourhood: BlockNeighbourhood?) -> @Sendable (Arguments, KernelGrid) -> Void {
         { arguments, _ in
             let probeCount = Int(arguments.probeCount), blocks = Int(arguments.blocks), bins = Int(arguments.bins)
             let slots = Int(arguments.slots)
@@ -126,7 +126,7 @@ struct ChiSquareNearest: Filter {
                             best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
                             for block in 0..<blocks {
                                 for half in 0..<2 {
-                                    for jj in 0..<probeCount where neighbourhood.map({ near(Int(probe.blocks[jj]), block, $0) }) ?? true {
+                                    for jj in 0..<probeCount where neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true {
                                         best[half * probeCount + jj] = pointwiseMin(best[half * probeCount + jj],
                                                                                     distance(jj, to: block, half: half))
                                     }
@@ -151,13 +151,6 @@ struct ChiSquareNearest: Filter {
                 }
             }
         }
-    }
-
-    /// Whether two blocks lie within `radius` grid steps of each other on a grid `columns` wide.
-    @inline(__always)
-    private static func near(_ a: Int, _ b: Int, _ neighbourhood: (radius: Int, columns: Int)) -> Bool {
-        abs(a / neighbourhood.columns - b / neighbourhood.columns) <= neighbourhood.radius
-            && abs(a % neighbourhood.columns - b % neighbourhood.columns) <= neighbourhood.radius
     }
 
     /// The sparse probe as the CPU twin reads it.

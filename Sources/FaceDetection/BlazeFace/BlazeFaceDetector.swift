@@ -101,7 +101,7 @@ public final class BlazeFaceDetector: FaceFinder {
     /// The faces of `photo` at least `minimumFaceSize` pixels wide (with ``tiles``, squares are searched
     /// where the whole photo would show them too small), boxed as the cascades box faces
     /// (``BlazeFaceDetection/boxedAsCascades``), their eyes from the keypoints.
-    public func faces(in photo: PixelBuffer, gray: PixelBuffer, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
         let d = photo.descriptor, found = try faces(in: photo, minimumFaceSize: tiles ? minimumFaceSize : nil)
         return found.filter { $0.width >= Float(minimumFaceSize) }.map { $0.boxedAsCascades.observation(clippedTo: d.width, d.height) }
     }

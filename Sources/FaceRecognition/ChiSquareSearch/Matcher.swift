@@ -54,10 +54,14 @@ public struct SearchOptions: Sendable {
         self.radius = radius
     }
 
+    /// The neighbourhood `radius` makes on a grid `columns` wide, if any.
+    func neighbourhood(columns: Int) -> BlockNeighbourhood? {
+        radius.map { BlockNeighbourhood(radius: $0, columns: columns) }
+    }
+
     /// Whether gallery block `candidate` is compared with probe block `block` on a grid `columns` wide.
     public func compares(_ block: Int, with candidate: Int, columns: Int) -> Bool {
         guard matcher.comparesAllBlocks else { return block == candidate }
-        guard let radius else { return true }
-        return abs(block / columns - candidate / columns) <= radius && abs(block % columns - candidate % columns) <= radius
+        return neighbourhood(columns: columns)?.contains(candidate, around: block) ?? true
     }
 }
