@@ -117,9 +117,9 @@ if Context.environment["FACESEARCH_FUZZ"] == "1" {
 
 // Where this machine has AVX2 and FMA (every x86-64 server and desktop processor since 2013–2015) and this
 // package is the one being built (SwiftPM refuses unsafe flags in dependencies), its Swift code is built for
-// them: the CPU twins' SIMD8 vectors fill one AVX register instead of two SSE ones (full NBNN about twice as
-// fast: Benchmarks/RESULTS.md; device calibrations are kept per build). FACESEARCH_PORTABLE=1 builds for any
-// x86-64 processor.
+// them: the CPU twins' SIMD8 vectors fill one AVX register instead of two SSE ones (figures in
+// Benchmarks/RESULTS.md; device calibrations are kept per build). FACESEARCH_PORTABLE=1 builds for any x86-64
+// processor.
 let hostProcessorFlags: [SwiftSetting] = {
     #if arch(x86_64) && os(Linux)
     let haswell: Set<Substring> = ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt", "sse4_2", "xsave"]

@@ -13,7 +13,7 @@ public final class HostMemory: @unchecked Sendable {
 
     /// Memory of `byteCount` bytes. `populated` maps all its pages in one call up front (from 1 MiB on),
     /// for memory about to be written through: faulting them in one at a time as a copy first touches
-    /// them took up to 5× longer for a new process's 60 MB on this project's VMs.
+    /// them is several times slower on virtual machines.
     public init(byteCount: Int, populated: Bool = false) {
         self.byteCount = byteCount
         isWritable = true

@@ -53,8 +53,7 @@ public struct FaceAnalysis: PhotoAnalysis {
     }
 
     /// Each photo's faces: found photo by photo, then the faces of all of them described in one render and
-    /// embedded in one batch (a batch of 16 faces runs the network about 1.3× faster a face than one at a
-    /// time). Where that shared step fails, each photo is tried alone, so the failure is the photo's own.
+    /// embedded in one batch (a batch runs the network faster a face than one face at a time). Where that shared step fails, each photo is tried alone, so the failure is the photo's own.
     public func analyze(_ photos: [Photo]) -> [Result<[FaceRecord], any Error>] {
         let found = photos.map { photo in Result { try faces(in: photo) } }
         do {

@@ -60,7 +60,7 @@ public struct FaceStore: Sendable {
     }
 
     /// Embeddings move from a column of `faces`, behind each row's descriptor and thumbnail (reading them
-    /// meant reading those: 0.3 s for 10k faces), to a table of their own, read in one narrow sweep.
+    /// meant reading those), to a table of their own, read in one narrow sweep.
     static func moveEmbeddings(_ db: Database) throws {
         try db.create(table: embeddingsTable) { t in
             t.primaryKey("face_id", .integer).references(table, onDelete: .cascade)
@@ -160,8 +160,8 @@ public struct FaceStore: Sendable {
 
     /// Hands `body` the rows of `select` (a table of faces' vectors joined with `faces`) made by `row`, 500
     /// at a time: for the faces `ids` (an `IN` list of 500 a statement), or for every face when `ids` is nil,
-    /// in one sweep, which reads `faces` through its image index rather than row by row (a new process's
-    /// first embedding query on 10k faces: 0.11 s by lists of ids, 0.03 s by the sweep).
+    /// in one sweep, which reads `faces` through its image index rather than row by row (faster for a new
+    /// process's first query: Benchmarks/RESULTS.md, index-bench).
     private static func batches<Entry>(_ select: String, ids: [Int64]?, _ db: Database, row make: (Row) throws -> Entry,
                                        _ body: ([Entry]) throws -> Void) throws {
         let statements = ids.map { ids in

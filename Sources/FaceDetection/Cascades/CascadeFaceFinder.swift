@@ -6,8 +6,8 @@ import ImageKernels
 /// where the first finds nothing), then eyes with an eye cascade in the upper part of each face.
 public final class CascadeFaceFinder: FaceFinder {
     public let faceDetector: CascadeDetector
-    /// Searched where `faceDetector` finds no face. In 200 photos of the index-bench gallery it finds 17
-    /// faces the Haar model missed (209 faces against 192), for 20 ms a photo on average.
+    /// Searched where `faceDetector` finds no face: it finds faces the Haar model misses (index-bench's
+    /// detector table in Benchmarks/RESULTS.md).
     public let fallbackDetector: CascadeDetector?
     public let eyeDetector: CascadeDetector
     public let options: DetectionOptions

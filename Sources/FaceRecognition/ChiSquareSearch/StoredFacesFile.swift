@@ -3,7 +3,7 @@ import ImageKernels
 
 /// A gallery's stored faces in a file laid out as ``StoredFaces`` holds them, so that a new process maps
 /// the file and searches it in place instead of reading every face from its database and copying it
-/// (60 MB at 10k faces). The file carries a tag from its writer, which a reader compares with its own to
+/// (about 6 KB a face). The file carries a tag from its writer, which a reader compares with its own to
 /// know that the file still holds the faces it expects (a database stamps each state of its faces with a
 /// random tag); its parameters; and each face's identifiers and place.
 ///

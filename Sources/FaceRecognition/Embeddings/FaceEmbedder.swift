@@ -13,7 +13,7 @@ public final class FaceEmbedder: Sendable {
     /// Values per embedding.
     public static let length = 128
     /// The most chips the network takes in one run: larger batches hold more activations and ran no faster
-    /// (Benchmarks/RESULTS.md); a batch of any size goes through in runs of at most this many.
+    /// (nbnn-bench's embedding speed); a batch of any size goes through in runs of at most this many.
     public static let maximumBatch = 16
 
     public let context: RenderContext

@@ -3,9 +3,8 @@ import Foundation
 /// Face descriptors in a compact, lossless stored form. A block's histogram is its code counts times
 /// 1 / its pixel count (``BlockHistogram``), so it is kept as counts: per block, a bitmap of its nonzero
 /// bins, then each nonzero count less one in one byte (two, little-endian, where blocks have more than 256
-/// pixels). The standard descriptor takes about 6 KB instead of 64 KB of Float32 (61 of 256 bins are
-/// nonzero on average in the faces of the index-bench gallery), so a new process reads 10k faces' descriptors
-/// in a tenth of the time. Histograms that are not such counts (made some other way) are kept as raw values.
+/// pixels). Most bins of a face's blocks are zero, so the standard descriptor takes about 6 KB instead of
+/// 64 KB of Float32, and a new process reads a gallery's descriptors that much sooner. Histograms that are not such counts (made some other way) are kept as raw values.
 extension FaceDescriptor {
     /// The stored forms, told apart by their first byte.
     private enum StoredForm: UInt8 {

@@ -8,9 +8,8 @@ import ImageKernels
 /// groups that grew, until a round merges nothing. No all-pairs matrix is ever held.
 ///
 /// Average linkage, not a single distance cut like chinese whispers: one close pair does not chain two
-/// people together, so the result holds over a range of thresholds (ORL, pairwise F1: 0.977 at 0.5, 0.978
-/// at 0.55; dlib's chinese whispers: 0.955 at its best 0.5, 0.540 at 0.6). Deterministic: ties go to the
-/// lower face index.
+/// people together, so the result holds over a range of thresholds where chinese whispers' falls apart
+/// (cluster-bench in Benchmarks/RESULTS.md). Deterministic: ties go to the lower face index.
 public struct FaceClustering: Sendable {
     /// Groups merge while the root-mean-square distance between their faces is below this.
     public var threshold: Float

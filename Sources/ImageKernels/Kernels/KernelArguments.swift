@@ -7,7 +7,7 @@
 /// itself. Conformance is all there is to write: the framework reads the parameter list from the
 /// struct's synthesised `Decodable` conformance (as swift-argument-parser reads its options) and checks
 /// it against the `.cl` source before a kernel first runs (see ``KernelSignature``); a launch reads the
-/// values through the synthesised `Encodable` conformance (a tenth of the cost of reflection).
+/// values through the synthesised `Encodable` conformance (far cheaper than reflection).
 ///
 /// ```swift
 /// struct InvertArguments: KernelArguments {

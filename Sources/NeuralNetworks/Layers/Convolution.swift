@@ -22,7 +22,7 @@ public struct Convolution: Filter {
         /// CPU device (no columns streamed through memory) except for inputs of few channels (an RGB image:
         /// its columns are cheap to lay out, the gathers of wide windows are not) and for 1 × 1 filters over
         /// one image (its columns are the input itself); lowered on OpenCL CPUs (pocl runs the direct
-        /// kernel's gathers 2–5× slower), lowered with shared tiles on GPUs.
+        /// kernel's gathers slower), lowered with shared tiles on GPUs.
         case automatic
         /// Columns in memory (`conv_im2col`), then the product in register tiles (`conv_gemm`).
         case lowered
