@@ -21,12 +21,15 @@ let package = Package(
     ],
     targets: [
         // System libraries
-        .systemLibrary(name: "COpenCL", pkgConfig: "OpenCL",
-                       providers: [.apt(["ocl-icd-opencl-dev", "pocl-opencl-icd"])]),
-        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg",
-                       providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
-                       providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "COpenCL", pkgConfig: "OpenCL",
+            providers: [.apt(["ocl-icd-opencl-dev", "pocl-opencl-icd"])]),
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
 
         // Framework
         // Each module embeds its own OpenCL C sources, every .cl file of Kernels/<Module>/, through a target only
@@ -43,76 +46,119 @@ let package = Package(
 
         // Face recognition and detection
         .target(name: "FaceRecognitionCL", path: "Kernels/FaceRecognition", plugins: ["EmbedKernels"]),
-        .target(name: "FaceRecognition", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
+        .target(
+            name: "FaceRecognition",
+            dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
         .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", plugins: ["EmbedKernels"]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
 
         // Database
-        .target(name: "Catalog", dependencies: [
-            "NeuralNetworks",
-            "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "Catalog",
+            dependencies: [
+                "NeuralNetworks",
+                "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
 
         // Tools
-        .executableTarget(name: "cbir", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "Catalog",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .target(name: "BenchmarkSupport", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Benchmarks/BenchmarkSupport"),
-        .executableTarget(name: "filter-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "ReferenceFilters", "BenchmarkSupport",
-        ], path: "Benchmarks/filter-bench"),
-        .executableTarget(name: "detect-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
-        ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py", "faces.json"]),
-        .executableTarget(name: "index-bench", dependencies: [
-            "Catalog", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ], path: "Benchmarks/index-bench"),
-        .executableTarget(name: "cluster-bench", dependencies: [
-            "FaceRecognition", "FaceDetection", "ImageKernels", "BenchmarkSupport",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Benchmarks/cluster-bench"),
-        .executableTarget(name: "nbnn-bench", dependencies: [
-            "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters", "BenchmarkSupport",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], path: "Benchmarks/nbnn-bench"),
+        .executableTarget(
+            name: "cbir",
+            dependencies: [
+                "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "Catalog",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: [
+                "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/BenchmarkSupport"),
+        .executableTarget(
+            name: "filter-bench",
+            dependencies: [
+                "ImageKernels", "ImageCodecs", "ReferenceFilters", "BenchmarkSupport",
+            ], path: "Benchmarks/filter-bench"),
+        .executableTarget(
+            name: "detect-bench",
+            dependencies: [
+                "ImageKernels", "ImageCodecs", "FaceDetection", "BenchmarkSupport",
+            ], path: "Benchmarks/detect-bench", exclude: ["opencv-reference.py", "faces.json"]),
+        .executableTarget(
+            name: "index-bench",
+            dependencies: [
+                "Catalog", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ], path: "Benchmarks/index-bench"),
+        .executableTarget(
+            name: "cluster-bench",
+            dependencies: [
+                "FaceRecognition", "FaceDetection", "ImageKernels", "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/cluster-bench"),
+        .executableTarget(
+            name: "nbnn-bench",
+            dependencies: [
+                "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters",
+                "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/nbnn-bench"),
 
         // Tests. ReferenceFilters, the plain-Swift oracles, is also the benchmarks' baseline; BenchmarkSupport holds
         // what benchmarks and tests both need (seeded random numbers, folders of faces, clustering quality).
-        .target(name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"], path: "Tests/ReferenceFilters"),
-        .target(name: "TestSupport", dependencies: ["ImageKernels", "ReferenceFilters", "BenchmarkSupport"],
-                path: "Tests/TestSupport"),
-        .testTarget(name: "ImageKernelsTests", dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport", "BenchmarkSupport"]),
-        .testTarget(name: "NeuralNetworksTests", dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
-        .testTarget(name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
-        .testTarget(name: "FaceDetectionTests", dependencies: ["FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
-        .testTarget(name: "FaceRecognitionTests", dependencies: [
-            "FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport", "BenchmarkSupport",
-        ]),
-        .testTarget(name: "cbirTests", dependencies: [
-            "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", "BenchmarkSupport", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .testTarget(name: "CatalogTests", dependencies: [
-            "Catalog", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "ReferenceFilters", dependencies: ["ImageKernels", "FaceRecognition"],
+            path: "Tests/ReferenceFilters"),
+        .target(
+            name: "TestSupport", dependencies: ["ImageKernels", "ReferenceFilters", "BenchmarkSupport"],
+            path: "Tests/TestSupport"),
+        .testTarget(
+            name: "ImageKernelsTests",
+            dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport", "BenchmarkSupport"]),
+        .testTarget(
+            name: "NeuralNetworksTests",
+            dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
+        .testTarget(
+            name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
+        .testTarget(
+            name: "FaceDetectionTests",
+            dependencies: [
+                "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport",
+            ]),
+        .testTarget(
+            name: "FaceRecognitionTests",
+            dependencies: [
+                "FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport",
+                "BenchmarkSupport",
+            ]),
+        .testTarget(
+            name: "cbirTests",
+            dependencies: [
+                "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", "BenchmarkSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CatalogTests",
+            dependencies: [
+                "Catalog", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ]
 )
 
 // Fuzz targets for the image decoders, only when scripts/fuzz.sh builds them (FACESEARCH_FUZZ=1) with
 // -sanitize=fuzzer: they call libFuzzer's driver, which a normal build does not link.
 if Context.environment["FACESEARCH_FUZZ"] == "1" {
-    package.targets += [
-        .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
-        .target(name: "DecoderFuzzing", dependencies: ["CLibFuzzer", "ImageCodecs", "ImageKernels"],
+    package.targets +=
+        [
+            .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+            .target(
+                name: "DecoderFuzzing", dependencies: ["CLibFuzzer", "ImageCodecs", "ImageKernels"],
                 path: "Tests/Fuzz/DecoderFuzzing"),
-    ] + ["jpeg", "png", "pnm", "exif"].map {
-        .executableTarget(name: "fuzz-\($0)", dependencies: ["DecoderFuzzing"], path: "Tests/Fuzz/fuzz-\($0)")
-    }
+        ]
+        + ["jpeg", "png", "pnm", "exif"].map {
+            .executableTarget(name: "fuzz-\($0)", dependencies: ["DecoderFuzzing"], path: "Tests/Fuzz/fuzz-\($0)")
+        }
 }
 
 // Where this machine has AVX2 and FMA (every x86-64 server and desktop processor since 2013–2015) and this
@@ -122,14 +168,17 @@ if Context.environment["FACESEARCH_FUZZ"] == "1" {
 // processor.
 let hostProcessorFlags: [SwiftSetting] = {
     #if arch(x86_64) && os(Linux)
-    let haswell: Set<Substring> = ["avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt", "sse4_2", "xsave"]
-    guard Context.environment["FACESEARCH_PORTABLE"] != "1", !Context.packageDirectory.contains("/checkouts/"),
-          let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-          let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
-          haswell.isSubset(of: flags.split(separator: " ")) else { return [] }
-    return [.unsafeFlags(["-target-cpu", "haswell"]), .define("FACESEARCH_AVX2")]
+        let haswell: Set<Substring> = [
+            "avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt", "sse4_2", "xsave",
+        ]
+        guard Context.environment["FACESEARCH_PORTABLE"] != "1", !Context.packageDirectory.contains("/checkouts/"),
+            let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
+            haswell.isSubset(of: flags.split(separator: " "))
+        else { return [] }
+        return [.unsafeFlags(["-target-cpu", "haswell"]), .define("FACESEARCH_AVX2")]
     #else
-    return []
+        return []
     #endif
 }()
 for target in package.targets where ![.system, .plugin].contains(target.type) {

@@ -11,7 +11,8 @@ public struct ClusterQuality: Equatable, Sendable {
     public let unassigned: Int
 
     public init(clusters labels: [Int?], truth: [Int]) {
-        let keys = labels.enumerated().map { face, label in label.map { 2 * $0 } ?? 2 * face + 1 }   // one of a kind when unassigned
+        // An unassigned face is one of a kind.
+        let keys = labels.enumerated().map { face, label in label.map { 2 * $0 } ?? 2 * face + 1 }
         var clusterSizes: [Int: Int] = [:], personSizes: [Int: Int] = [:], both: [[Int]: Int] = [:]
         for (key, person) in zip(keys, truth) {
             clusterSizes[key, default: 0] += 1
@@ -24,8 +25,12 @@ public struct ClusterQuality: Equatable, Sendable {
         pairwiseRecall = together / max(pairs(personSizes.values), 1)
         pairwiseF1 = Self.harmonicMean(pairwisePrecision, pairwiseRecall)
         let faces = Double(max(truth.count, 1))
-        let precision = zip(keys, truth).reduce(0.0) { $0 + Double(both[[$1.0, $1.1]] ?? 0) / Double(clusterSizes[$1.0] ?? 1) } / faces
-        let recall = zip(keys, truth).reduce(0.0) { $0 + Double(both[[$1.0, $1.1]] ?? 0) / Double(personSizes[$1.1] ?? 1) } / faces
+        let precision =
+            zip(keys, truth).reduce(0.0) { $0 + Double(both[[$1.0, $1.1]] ?? 0) / Double(clusterSizes[$1.0] ?? 1) }
+            / faces
+        let recall =
+            zip(keys, truth).reduce(0.0) { $0 + Double(both[[$1.0, $1.1]] ?? 0) / Double(personSizes[$1.1] ?? 1) }
+            / faces
         bcubedF1 = Self.harmonicMean(precision, recall)
         clusters = Set(labels.compactMap { $0 }).count
         unassigned = labels.filter { $0 == nil }.count

@@ -18,7 +18,8 @@ public struct FaceSet {
         let manager = FileManager.default
         var isFolder: ObjCBool = false
         guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
-              manager.isReadableFile(atPath: folder) else {
+            manager.isReadableFile(atPath: folder)
+        else {
             throw ValidationFailure("\(folder): not a readable folder")
         }
         let names = try manager.contentsOfDirectory(atPath: folder).filter { name in
@@ -43,10 +44,14 @@ public struct FaceSet {
         guard !people.isEmpty else { throw ValidationFailure("no person folders with images in \(folder)") }
         self.name = (folder as NSString).lastPathComponent
         self.people = people
-        faces = people.map { $0.1.map { ($0, PixelRect(x: 0, y: 0, width: $0.descriptor.width, height: $0.descriptor.height)) } }
+        faces = people.map {
+            $0.1.map { ($0, PixelRect(x: 0, y: 0, width: $0.descriptor.width, height: $0.descriptor.height)) }
+        }
     }
 
-    private init(name: String, people: [(name: String, images: [PixelBuffer])], faces: [[(photo: PixelBuffer, box: PixelRect)]]) {
+    private init(
+        name: String, people: [(name: String, images: [PixelBuffer])], faces: [[(photo: PixelBuffer, box: PixelRect)]]
+    ) {
         self.name = name
         self.people = people
         self.faces = faces
@@ -54,8 +59,10 @@ public struct FaceSet {
 
     /// The largest face `finder` finds in a photo (of 40 px or more, as the cascades search), and the
     /// photo's gray plane.
-    static func largestFace(in photo: PixelBuffer, finder: any FaceFinder,
-                            context: RenderContext) throws -> (face: FaceObservation?, gray: PixelBuffer) {
+    static func largestFace(
+        in photo: PixelBuffer, finder: any FaceFinder,
+        context: RenderContext
+    ) throws -> (face: FaceObservation?, gray: PixelBuffer) {
         let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
         let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize)
         return (faces.max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }, gray)
@@ -74,14 +81,23 @@ public struct FaceSet {
         // Box edges as fractions of their image's sides, each edge's median.
         let fractions = zip(found.joined(), self.faces.joined()).compactMap { box, face -> [Double]? in
             let width = Double(face.photo.descriptor.width), height = Double(face.photo.descriptor.height)
-            return box.map { [Double($0.x) / width, Double($0.y) / height, Double($0.width) / width, Double($0.height) / height] }
+            return box.map {
+                [Double($0.x) / width, Double($0.y) / height, Double($0.width) / width, Double($0.height) / height]
+            }
         }
-        let median = fractions.isEmpty ? [0, 0, 1, 1] : (0..<4).map { edge in fractions.map { $0[edge] }.sorted()[fractions.count / 2] }
+        let median =
+            fractions.isEmpty
+            ? [0, 0, 1, 1] : (0..<4).map { edge in fractions.map { $0[edge] }.sorted()[fractions.count / 2] }
         let faces = zip(found, self.faces).map { boxes, person in
             zip(boxes, person).map { box, face in
                 let width = Double(face.photo.descriptor.width), height = Double(face.photo.descriptor.height)
-                return (face.photo, box ?? PixelRect(x: Int(median[0] * width), y: Int(median[1] * height),
-                                                     width: Int(median[2] * width), height: Int(median[3] * height)))
+                return (
+                    face.photo,
+                    box
+                        ?? PixelRect(
+                            x: Int(median[0] * width), y: Int(median[1] * height),
+                            width: Int(median[2] * width), height: Int(median[3] * height))
+                )
             }
         }
         return FaceSet(name: name, people: people, faces: faces)
@@ -90,7 +106,9 @@ public struct FaceSet {
     /// The same people with each photo replaced by the aligned `size` × `size` gray crop of its largest
     /// face (and, for embeddings, that face's landmark box in the photo); photos where no face is found are
     /// left out and counted.
-    public func largestFaces(finder: any FaceFinder, context: RenderContext, size: Int) throws -> (set: FaceSet, missed: Int) {
+    public func largestFaces(finder: any FaceFinder, context: RenderContext, size: Int) throws -> (
+        set: FaceSet, missed: Int
+    ) {
         var missed = 0
         var people: [(name: String, images: [PixelBuffer])] = [], faces: [[(photo: PixelBuffer, box: PixelRect)]] = []
         for person in self.people {
@@ -116,7 +134,8 @@ public struct FaceSet {
     public func embeddings(_ embedder: FaceEmbedder) throws -> [[[Float]]] {
         try faces.map { faces in
             try stride(from: 0, to: faces.count, by: 32).flatMap { start in
-                try embedder.embeddings(ofFaces: faces[start..<min(faces.count, start + 32)].map { ($0.photo, [$0.box]) })
+                try embedder.embeddings(
+                    ofFaces: faces[start..<min(faces.count, start + 32)].map { ($0.photo, [$0.box]) })
             }
         }
     }

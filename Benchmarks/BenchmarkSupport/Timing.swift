@@ -15,7 +15,8 @@ public func medianSeconds(runs: Int, _ body: () throws -> Void) rethrows -> Doub
 /// One line about the machine: CPU model and cores.
 public func machineDescription() -> String {
     let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
+    let model =
+        cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?
         .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
     return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores"
 }

@@ -32,8 +32,12 @@ struct ClusterBench: ParsableCommand {
     @Option(help: "Another folder of person sub-folders to measure quality on (repeatable).")
     var dataset: [String] = []
 
-    @Option(help: "The face finder of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")) (default: \(DetectorChoice.default)).",
-            transform: DetectorChoice.argument)
+    @Option(
+        help: """
+            The face finder of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")) \
+            (default: \(DetectorChoice.default)).
+            """,
+        transform: DetectorChoice.argument)
     var detector = DetectorChoice.default
 
     @Option(parsing: .upToNextOption, help: "Sizes of the grown gallery to time.")
@@ -64,28 +68,35 @@ struct ClusterBench: ParsableCommand {
             let context = RenderContext(device: device)
             for set in sets {
                 for threshold in thresholds {
-                    rows.append(try measure(GrownFaces(set.people), name: set.name, threshold: threshold, context: context))
+                    rows.append(
+                        try measure(GrownFaces(set.people), name: set.name, threshold: threshold, context: context))
                 }
             }
             for size in sizes {
                 let grown = GrownFaces(sets[0].people, count: size)
-                rows.append(try measure(grown, name: "\(sets[0].name) grown", threshold: FaceClustering.defaultThreshold, context: context))
+                rows.append(
+                    try measure(
+                        grown, name: "\(sets[0].name) grown", threshold: FaceClustering.defaultThreshold,
+                        context: context))
                 rows.append(try measureAddition(grown, name: "\(sets[0].name) grown", context: context))
             }
         }
         switch format {
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+            try printJSONReport(rows)
         case .markdown:
-            print(ClusterRow.markdown(rows, machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
-                                      runs: runs))
+            print(
+                ClusterRow.markdown(
+                    rows,
+                    machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
+                    runs: runs))
         }
     }
 
     /// Clusters every face from scratch: median time of the runs, peak memory, quality of the last run.
-    private func measure(_ faces: GrownFaces, name: String, threshold: Float, context: RenderContext) throws -> ClusterRow {
+    private func measure(_ faces: GrownFaces, name: String, threshold: Float, context: RenderContext) throws
+        -> ClusterRow
+    {
         progress("\(name): clustering \(faces.truth.count) faces on \(context.device.kind), threshold \(threshold)")
         let clustering = FaceClustering(threshold: threshold)
         var labels: [Int?] = []
@@ -93,9 +104,10 @@ struct ClusterBench: ParsableCommand {
         let seconds = try medianSeconds(runs: runs) {
             labels = try clustering.clusters(of: faces.embeddings, length: faces.length, context: context)
         }
-        return ClusterRow(dataset: name, device: "\(context.device.kind)", threshold: threshold, faces: faces.truth.count,
-                          people: Set(faces.truth).count, quality: ClusterQuality(clusters: labels, truth: faces.truth),
-                          seconds: seconds, peakMemoryMB: PeakMemory.megabytes())
+        return ClusterRow(
+            dataset: name, device: "\(context.device.kind)", threshold: threshold, faces: faces.truth.count,
+            people: Set(faces.truth).count, quality: ClusterQuality(clusters: labels, truth: faces.truth),
+            seconds: seconds, peakMemoryMB: PeakMemory.megabytes())
     }
 
     /// Adds the last 100 faces to a clustering of the others (anchored, only the new faces searched).
@@ -103,17 +115,21 @@ struct ClusterBench: ParsableCommand {
         let added = min(100, faces.truth.count / 2), existing = faces.truth.count - added
         progress("\(name): adding \(added) faces to \(existing) on \(context.device.kind)")
         let clustering = FaceClustering()
-        let before = try clustering.clusters(of: Array(faces.embeddings.prefix(existing * faces.length)), length: faces.length, context: context)
-        let start = FaceClustering.Start(groups: before + [Int?](repeating: nil, count: added), anchored: Set(before.compactMap { $0 }),
-                                         changed: Array(existing..<faces.truth.count))
+        let before = try clustering.clusters(
+            of: Array(faces.embeddings.prefix(existing * faces.length)), length: faces.length, context: context)
+        let start = FaceClustering.Start(
+            groups: before + [Int?](repeating: nil, count: added), anchored: Set(before.compactMap { $0 }),
+            changed: Array(existing..<faces.truth.count))
         var labels: [Int?] = []
         PeakMemory.reset()
         let seconds = try medianSeconds(runs: runs) {
             labels = try clustering.clusters(of: faces.embeddings, length: faces.length, start: start, context: context)
         }
-        return ClusterRow(dataset: "\(name), +\(added) added", device: "\(context.device.kind)", threshold: clustering.threshold,
-                          faces: faces.truth.count, people: Set(faces.truth).count,
-                          quality: ClusterQuality(clusters: labels, truth: faces.truth), seconds: seconds, peakMemoryMB: PeakMemory.megabytes())
+        return ClusterRow(
+            dataset: "\(name), +\(added) added", device: "\(context.device.kind)", threshold: clustering.threshold,
+            faces: faces.truth.count, people: Set(faces.truth).count,
+            quality: ClusterQuality(clusters: labels, truth: faces.truth), seconds: seconds,
+            peakMemoryMB: PeakMemory.megabytes())
     }
 }
 

@@ -20,7 +20,9 @@ struct GrownFaces {
             let signs: [Float] = (0..<length).map { _ in copy == 0 || Bool.random(using: &generator) ? 1 : -1 }
             for face in faces.prefix(total - truth.count) {
                 for i in 0..<length {
-                    embeddings.append(signs[i] * face.embedding[order[i]] + (copy == 0 ? 0 : Float.random(in: -0.01...0.01, using: &generator)))
+                    embeddings.append(
+                        signs[i] * face.embedding[order[i]]
+                            + (copy == 0 ? 0 : Float.random(in: -0.01...0.01, using: &generator)))
                 }
                 truth.append(copy * people.count + face.person)
             }

@@ -6,7 +6,8 @@ struct Box: Sendable {
 
     /// Intersection over union (0 when the boxes do not meet).
     func overlap(with other: Box) -> Double {
-        let w = min(x + width, other.x + other.width) - max(x, other.x), h = min(y + height, other.y + other.height) - max(y, other.y)
+        let w = min(x + width, other.x + other.width) - max(x, other.x),
+            h = min(y + height, other.y + other.height) - max(y, other.y)
         guard w > 0, h > 0 else { return 0 }
         return w * h / (width * height + other.width * other.height - w * h)
     }

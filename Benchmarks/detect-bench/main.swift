@@ -37,20 +37,38 @@ var devices: [Device] = [.cpu]
 do { devices.append(try Device.select(.opencl)) } catch {
     FileHandle.standardError.write(Data("detect-bench: \(error); timing the CPU device only\n".utf8))
 }
-let models = try [CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath), CascadeModel(contentsOf: CascadeModel.frontalFaceLBPPath)]
-let detectors = try models.map { model in try devices.map { try CascadeDetector(model: model, context: RenderContext(device: $0)) } }
+let models = try [
+    CascadeModel(contentsOf: CascadeModel.frontalFaceHaarPath),
+    CascadeModel(contentsOf: CascadeModel.frontalFaceLBPPath),
+]
+let detectors = try models.map { model in
+    try devices.map { try CascadeDetector(model: model, context: RenderContext(device: $0)) }
+}
 
 print("# detect-bench\n")
-print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none"); median of \(runs) runs.\n")
+print(
+    """
+    Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none"); median of \(runs) \
+    runs.\n
+    """
+)
 print("Scaled: decoded with libjpeg-turbo's DCT scaling to the smallest power-of-two reduction with a long side")
-print("≥ 640 px, minimum face size scaled alike. Times are detection only (pyramid, integral images, cascade, grouping).\n")
-print("| photo | size | model | faces | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | OpenCL ÷ CPU |")
+print(
+    """
+    ≥ 640 px, minimum face size scaled alike. Times are detection only (pyramid, integral images, cascade, \
+    grouping).\n
+    """
+)
+print(
+    "| photo | size | model | faces | " + devices.map { "\($0.kind) ms" }.joined(separator: " | ") + " | OpenCL ÷ CPU |"
+)
 print("|---|---|---|---:|" + devices.map { _ in "---:|" }.joined() + "---:|")
 var totals = [[Double]](repeating: [Double](repeating: 0, count: devices.count), count: 4)
 for photo in photos {
     let path = root + "/" + photo
     let full = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(grayscale: true))
-    let scaled = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(grayscale: true, minimumLongSide: 640))
+    let scaled = try ImageDecoder.decode(
+        contentsOf: path, options: DecodingOptions(grayscale: true, minimumLongSide: 640))
     for (variant, image) in [("full", full), ("scaled", scaled)] {
         let d = image.descriptor
         let shrink = Double(d.width) / Double(full.descriptor.width)
@@ -63,8 +81,9 @@ for photo in photos {
             }
             for (i, time) in times.enumerated() { totals[m * 2 + (variant == "full" ? 0 : 1)][i] += time }
             let ratio = times.count > 1 ? String(format: "%.2f", times[1] / times[0]) : "–"
-            print("| \(photo) | \(variant) \(d.width)×\(d.height) | \(model.featureType.rawValue) | \(faces.count) | "
-                  + times.map { String(format: "%.1f", $0 * 1000) }.joined(separator: " | ") + " | \(ratio) |")
+            print(
+                "| \(photo) | \(variant) \(d.width)×\(d.height) | \(model.featureType.rawValue) | \(faces.count) | "
+                    + times.map { String(format: "%.1f", $0 * 1000) }.joined(separator: " | ") + " | \(ratio) |")
         }
     }
 }
@@ -72,8 +91,9 @@ print("\nTotals over \(photos.count) photos (ms):\n")
 print("| model | variant | " + devices.map { "\($0.kind)" }.joined(separator: " | ") + " |")
 print("|---|---|" + devices.map { _ in "---:|" }.joined())
 for (index, total) in totals.enumerated() {
-    print("| \(models[index / 2].featureType.rawValue) | \(index % 2 == 0 ? "full" : "scaled") | "
-          + total.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " |")
+    print(
+        "| \(models[index / 2].featureType.rawValue) | \(index % 2 == 0 ? "full" : "scaled") | "
+            + total.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " |")
 }
 
 // Each OpenCL device again with the other kind's kernel shapes (an OpenCL CPU with the GPU shapes: the
@@ -87,8 +107,10 @@ for device in devices.dropFirst() {
     let scaled = DecodingOptions(grayscale: true, minimumLongSide: 640)
     let images = try photos.map { photo in
         let bytes = try ImageDecoder.contents(of: root + "/" + photo)
-        return (pixels: try ImageDecoder.decode(bytes, path: photo, options: scaled),
-                minSize: Int((40 / Double(ImageDecoder.reduction(of: bytes, options: scaled))).rounded()))
+        return (
+            pixels: try ImageDecoder.decode(bytes, path: photo, options: scaled),
+            minSize: Int((40 / Double(ImageDecoder.reduction(of: bytes, options: scaled))).rounded())
+        )
     }
     for model in models {
         let own = try CascadeDetector(model: model, context: RenderContext(device: device))
@@ -99,11 +121,17 @@ for device in devices.dropFirst() {
         for image in images {
             let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: image.minSize)
             for (index, detector) in [own, shaped].enumerated() {
-                totals[index] += try medianSeconds(runs: runs) { _ = try detector.detect(in: image.pixels, options: options) }
+                totals[index] += try medianSeconds(runs: runs) {
+                    _ = try detector.detect(in: image.pixels, options: options)
+                }
             }
         }
-        print("| \(model.featureType.rawValue) | \(String(format: "%.0f", totals[0] * 1000)) | \(String(format: "%.0f", totals[1] * 1000)) | "
-              + String(format: "%.2f", totals[1] / totals[0]) + " |")
+        print(
+            """
+            | \(model.featureType.rawValue) | \(String(format: "%.0f", totals[0] * 1000)) | \
+            \(String(format: "%.0f", totals[1] * 1000)) | 
+            """
+                + String(format: "%.2f", totals[1] / totals[0]) + " |")
     }
 }
 
@@ -117,9 +145,10 @@ let grayScaled = DecodingOptions(grayscale: true, minimumLongSide: 640)
 let benchPhotos = try photos.map { photo in
     let bytes = try ImageDecoder.contents(of: root + "/" + photo)
     let reduction = ImageDecoder.reduction(of: bytes, options: grayScaled)
-    return BenchPhoto(name: photo, colour: try ImageDecoder.decode(bytes, path: photo),
-                      fullGray: try ImageDecoder.decode(bytes, path: photo, options: DecodingOptions(grayscale: true)),
-                      gray: try ImageDecoder.decode(bytes, path: photo, options: grayScaled), reduction: reduction)
+    return BenchPhoto(
+        name: photo, colour: try ImageDecoder.decode(bytes, path: photo),
+        fullGray: try ImageDecoder.decode(bytes, path: photo, options: DecodingOptions(grayscale: true)),
+        gray: try ImageDecoder.decode(bytes, path: photo, options: grayScaled), reduction: reduction)
 }
 struct BenchPhoto {
     let name: String, colour: PixelBuffer, fullGray: PixelBuffer, gray: PixelBuffer, reduction: Int
@@ -130,35 +159,53 @@ let smallestFace = 40
 var contenders: [(name: String, faces: (BenchPhoto, Int) throws -> [Box])] = []
 for model in models {
     let detectors = try devices.map { try CascadeDetector(model: model, context: RenderContext(device: $0)) }
-    contenders.append((model.featureType.rawValue.lowercased(), { photo, device in
-        let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: Int((Double(smallestFace) / Double(photo.reduction)).rounded()))
-        return try detectors[device].detect(in: photo.gray, options: options).map {
-            let r = Double(photo.reduction)
-            return Box(x: Double($0.rect.x) * r, y: Double($0.rect.y) * r, width: Double($0.rect.width) * r, height: Double($0.rect.height) * r)
-        }
-    }))
+    contenders.append(
+        (
+            model.featureType.rawValue.lowercased(),
+            { photo, device in
+                let options = DetectionOptions(
+                    scaleFactor: 1.1, minNeighbors: 5,
+                    minSize: Int((Double(smallestFace) / Double(photo.reduction)).rounded()))
+                return try detectors[device].detect(in: photo.gray, options: options).map {
+                    let r = Double(photo.reduction)
+                    return Box(
+                        x: Double($0.rect.x) * r, y: Double($0.rect.y) * r, width: Double($0.rect.width) * r,
+                        height: Double($0.rect.height) * r)
+                }
+            }
+        ))
 }
 for model in BlazeFaceDetector.Model.allCases {
     let detectors = try devices.map { try BlazeFaceDetector(model: model, context: RenderContext(device: $0)) }
     // Tiling is for the full-range model: the short-range one, made for faces near the camera, sees false
     // faces in the squares (43 false boxes over the 25 photos when measured) and takes 20× as long.
     for tiled in model == .fullRange ? [false, true] : [false] {
-        contenders.append((model.rawValue + (tiled ? ", tiled to \(smallestFace) px" : ""), { photo, device in
-            try detectors[device].faces(in: photo.colour, minimumFaceSize: tiled ? smallestFace : nil).map {
-                Box(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))
-            }
-        }))
+        contenders.append(
+            (
+                model.rawValue + (tiled ? ", tiled to \(smallestFace) px" : ""),
+                { photo, device in
+                    try detectors[device].faces(in: photo.colour, minimumFaceSize: tiled ? smallestFace : nil).map {
+                        Box(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height))
+                    }
+                }
+            ))
     }
 }
 // The detectors as `cbir detect --detector NAME` builds them (`DetectorChoice`), with their fallbacks, on
 // the full-size photo (BlazeFace on its colours, the cascades on its gray plane), not tiled.
 for choice in DetectorChoice.named {
     let finders = try devices.map { try choice.finder(tiles: false, context: RenderContext(device: $0)) }
-    contenders.append(("--detector \(choice)", { photo, device in
-        try finders[device].faces(in: photo.colour, gray: photo.fullGray, minimumFaceSize: smallestFace).map {
-            Box(x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width), height: Double($0.rect.height))
-        }
-    }))
+    contenders.append(
+        (
+            "--detector \(choice)",
+            { photo, device in
+                try finders[device].faces(in: photo.colour, gray: photo.fullGray, minimumFaceSize: smallestFace).map {
+                    Box(
+                        x: Double($0.rect.x), y: Double($0.rect.y), width: Double($0.rect.width),
+                        height: Double($0.rect.height))
+                }
+            }
+        ))
 }
 var haarTotal = 0.0, found: [[String: [Box]]] = []
 for (name, detect) in contenders {
@@ -175,8 +222,9 @@ for (name, detect) in contenders {
     }
     if name == "haar" { haarTotal = totals[0] }
     found.append(boxes)
-    print("| \(name) | " + totals.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " | \(faces) | "
-          + String(format: "%.2f", totals[0] / haarTotal) + " |")
+    print(
+        "| \(name) | " + totals.map { String(format: "%.0f", $0 * 1000) }.joined(separator: " | ") + " | \(faces) | "
+            + String(format: "%.2f", totals[0] / haarTotal) + " |")
 }
 
 // Each detector's boxes (CPU device) against the faces checked by eye in every photo.
@@ -184,15 +232,19 @@ let truthPath = argument("--truth") ?? "Benchmarks/detect-bench/faces.json"
 do {
     let truth = try FaceTruth(contentsOf: truthPath)
     let total = truth.faces.values.reduce(0) { $0 + $1.count }
-    print("\nPrecision and recall against the \(total) faces checked by eye (\(truthPath)), a box a face at IoU ≥ 0.3:\n")
+    print(
+        "\nPrecision and recall against the \(total) faces checked by eye (\(truthPath)), a box a face at IoU ≥ 0.3:\n")
     print("| detector | faces found | false boxes | missed | precision | recall | missed faces | false boxes on |")
     print("|---|---:|---:|---:|---:|---:|---|---|")
     for ((name, _), boxes) in zip(contenders, found) {
         let score = truth.score(boxes)
-        print("| \(name) | \(score.hits) | \(score.falseBoxes.count) | \(score.missed.count) | "
-              + String(format: "%.2f", Double(score.hits) / Double(max(score.hits + score.falseBoxes.count, 1))) + " | "
-              + String(format: "%.2f", Double(score.hits) / Double(total)) + " | \(score.missed.joined(separator: ", ")) | "
-              + "\(score.falseBoxes.joined(separator: ", ")) |")
+        print(
+            "| \(name) | \(score.hits) | \(score.falseBoxes.count) | \(score.missed.count) | "
+                + String(format: "%.2f", Double(score.hits) / Double(max(score.hits + score.falseBoxes.count, 1)))
+                + " | "
+                + String(format: "%.2f", Double(score.hits) / Double(total))
+                + " | \(score.missed.joined(separator: ", ")) | "
+                + "\(score.falseBoxes.joined(separator: ", ")) |")
     }
 } catch {
     FileHandle.standardError.write(Data("detect-bench: no precision and recall: \(truthPath): \(error)\n".utf8))

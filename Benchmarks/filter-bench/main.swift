@@ -1,3 +1,4 @@
+import BenchmarkSupport
 // filter-bench: the face chain (gamma → DoG → Tan–Triggs → LBP → 8×8 block histograms) over a batch
 // of 128×128 faces on each device and as a naive single-threaded Swift loop, and JPEG decoding at
 // full size vs DCT-scaled. Medians of several runs after a warm-up; ratios within one run.
@@ -6,7 +7,6 @@
 import Foundation
 import ImageCodecs
 import ImageKernels
-import BenchmarkSupport
 import ReferenceFilters
 
 struct Settings {
@@ -50,7 +50,8 @@ do {
     // Real faces: the 400 ORL images, area-resized to 128×128 on the CPU device, repeated to the batch size.
     let orl = (1...40).flatMap { s in (1...10).map { "\(settings.datasets)/orl/s\(s)/\($0).pgm" } }
     let decoded = try orl.map { try ImageDecoder.decode(contentsOf: $0) }
-    let resized = try RenderContext(device: .cpu).render(Image(try PixelBuffer.batch(decoded)).resized(width: 128, height: 128, method: .area))
+    let resized = try RenderContext(device: .cpu).render(
+        Image(try PixelBuffer.batch(decoded)).resized(width: 128, height: 128, method: .area))
     let singles = (0..<decoded.count).map { resized.images($0..<$0 + 1) }
     let batch = try PixelBuffer.batch((0..<settings.faces).map { singles[$0 % singles.count] })
 
@@ -59,20 +60,37 @@ do {
 
     print("# filter-bench")
     print("Machine: \(machineDescription()); OpenCL: \(devices.first { $0.kind != .cpu }.map(\.name) ?? "none")")
-    print("Face chain: gamma 0.2 → DoG σ1,2 → Tan–Triggs → LBP 3×3 → 8×8×256 histograms; \(settings.faces) ORL faces of 128×128; median of \(settings.runs) runs after a warm-up\n")
+    print(
+        """
+        Face chain: gamma 0.2 → DoG σ1,2 → Tan–Triggs → LBP 3×3 → 8×8×256 histograms; \(settings.faces) ORL faces \
+        of 128×128; median of \(settings.runs) runs after a warm-up\n
+        """
+    )
     print("| variant | faces | seconds | faces/s | × naive |")
     print("|---|---:|---:|---:|---:|")
     let naiveBatch = Array(singles.prefix(settings.naiveFaces))
-    let naiveSeconds = medianSeconds(runs: max(1, settings.runs / 2)) { for face in naiveBatch { _ = naiveFaceChain(face) } }
+    let naiveSeconds = medianSeconds(runs: max(1, settings.runs / 2)) {
+        for face in naiveBatch { _ = naiveFaceChain(face) }
+    }
     let naiveRate = Double(naiveBatch.count) / naiveSeconds
     for device in devices {
         let context = RenderContext(device: device)
         let chain = faceChain(Image(batch))
         let seconds = try medianSeconds(runs: settings.runs) { _ = try context.render(chain) }
         let rate = Double(settings.faces) / seconds
-        print("| \(device.kind) (\(device.name)) | \(settings.faces) | \(String(format: "%.3f", seconds)) | \(String(format: "%.0f", rate)) | \(String(format: "%.0f", rate / naiveRate)) |")
+        print(
+            """
+            | \(device.kind) (\(device.name)) | \(settings.faces) | \(String(format: "%.3f", seconds)) | \
+            \(String(format: "%.0f", rate)) | \(String(format: "%.0f", rate / naiveRate)) |
+            """
+        )
     }
-    print("| naive single-threaded Swift (reference) | \(naiveBatch.count) | \(String(format: "%.3f", naiveSeconds)) | \(String(format: "%.1f", naiveRate)) | 1 |")
+    print(
+        """
+        | naive single-threaded Swift (reference) | \(naiveBatch.count) | \(String(format: "%.3f", naiveSeconds)) \
+        | \(String(format: "%.1f", naiveRate)) | 1 |
+        """
+    )
 
     // JPEG decoding of the wild photos.
     let folder = settings.datasets + "/wild-photos"
@@ -80,7 +98,12 @@ do {
         .filter { $0.lowercased().hasSuffix(".jpg") || $0.lowercased().hasSuffix(".jpeg") }.sorted()
         .map { folder + "/" + $0 }
     let files = try jpegs.map { path in (path, [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) }
-    print("\nJPEG decode of \(files.count) wild photos (427×240 to 2000×1428, some progressive), bytes in memory; median of \(settings.runs) runs\n")
+    print(
+        """
+        \nJPEG decode of \(files.count) wild photos (427×240 to 2000×1428, some progressive), bytes in memory; \
+        median of \(settings.runs) runs\n
+        """
+    )
     print("| decode | ms per photo | mean pixels out | × full |")
     print("|---|---:|---:|---:|")
     var fullSeconds = 0.0
@@ -94,10 +117,17 @@ do {
         var pixels = 0
         let seconds = try medianSeconds(runs: settings.runs) {
             pixels = 0
-            for (path, bytes) in files { pixels += try ImageDecoder.decode(bytes, path: path, options: options).descriptor.planePixelCount }
+            for (path, bytes) in files {
+                pixels += try ImageDecoder.decode(bytes, path: path, options: options).descriptor.planePixelCount
+            }
         }
         if fullSeconds == 0 { fullSeconds = seconds }
-        print("| \(label) | \(String(format: "%.2f", seconds * 1000 / Double(files.count))) | \(pixels / files.count) | \(String(format: "%.2f", fullSeconds / seconds)) |")
+        print(
+            """
+            | \(label) | \(String(format: "%.2f", seconds * 1000 / Double(files.count))) | \(pixels / files.count) \
+            | \(String(format: "%.2f", fullSeconds / seconds)) |
+            """
+        )
     }
 } catch {
     FileHandle.standardError.write(Data("filter-bench: \(error)\n".utf8))

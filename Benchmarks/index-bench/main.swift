@@ -41,7 +41,10 @@ func makeGallery() throws {
         .compactMap { name -> PixelBuffer? in try? ImageDecoder.decode(contentsOf: sources + "/" + name) }
         .map { photo in  // JPEG has no alpha: keep the colour planes
             guard photo.descriptor.channels == 4, let d = Optional(photo.descriptor) else { return photo }
-            return (try? PixelBuffer(width: d.width, height: d.height, channels: 3, values: Array(photo.bytes.prefix(3 * d.planePixelCount)))) ?? photo
+            return
+                (try? PixelBuffer(
+                    width: d.width, height: d.height, channels: 3,
+                    values: Array(photo.bytes.prefix(3 * d.planePixelCount)))) ?? photo
         }
     guard !originals.isEmpty else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: sources]) }
     var random = SeededGenerator(seed: 2026)
@@ -50,14 +53,19 @@ func makeGallery() throws {
         let photo = originals[index % originals.count], d = photo.descriptor
         let width = Int(Double(d.width) * Double.random(in: 0.7...1, using: &random))
         let height = Int(Double(d.height) * Double.random(in: 0.7...1, using: &random))
-        let crop = PixelRect(x: Int.random(in: 0...d.width - width, using: &random), y: Int.random(in: 0...d.height - height, using: &random),
-                             width: width, height: height)
+        let crop = PixelRect(
+            x: Int.random(in: 0...d.width - width, using: &random),
+            y: Int.random(in: 0...d.height - height, using: &random),
+            width: width, height: height)
         let scale = (Double.random(in: 1e6...3e6, using: &random) / Double(width * height)).squareRoot()
         let image = Image(photo).cropped(to: crop)
-            .resized(width: Int(Double(width) * scale), height: Int(Double(height) * scale), method: scale < 1 ? .area : .bilinear)
+            .resized(
+                width: Int(Double(width) * scale), height: Int(Double(height) * scale),
+                method: scale < 1 ? .area : .bilinear)
         let pixels = try context.render(image)
         let name = String(format: "%@/%02d/photo%04d", gallery, index / 100, index)
-        try FileManager.default.createDirectory(atPath: (name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         if index % 10 == 9 {
             try ImageEncoder.write(pixels, to: name + ".png")
         } else {
@@ -78,8 +86,15 @@ func label(_ device: Device?) -> String { device.map { "\($0.kind)" } ?? "auto" 
 print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
 print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
-print("database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,")
-print("describe, store; \(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files in flight at once, each batch one transaction),")
+print(
+    "database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,"
+)
+print(
+    """
+    describe, store; \(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files in flight at once, \
+    each batch one transaction),
+    """
+)
 print("with dlib embeddings (5 landmarks, chip, ResNet) and without them.\n")
 print("| device | embeddings | photos | faces | seconds | photos/s | faces/s |")
 print("|---|---|---:|---:|---:|---:|---:|")
@@ -93,14 +108,22 @@ for device in choices {
             if progress.done % 100 == 0 { note("\(label(device)): \(progress.done) of \(progress.total)") }
         }
         let found = try database.statistics().faces
-        print(String(format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", label(device), embeddings ? "yes" : "no", run.indexed, found,
-                     run.elapsed, Double(run.indexed) / run.elapsed, Double(found) / run.elapsed))
+        print(
+            String(
+                format: "| %@ | %@ | %d | %d | %.1f | %.1f | %.1f |", label(device), embeddings ? "yes" : "no",
+                run.indexed, found,
+                run.elapsed, Double(run.indexed) / run.elapsed, Double(found) / run.elapsed))
         if embeddings { databases.append(path) }
     }
 }
 
 // The face detectors, each stage on its fastest device, with embeddings.
-print("\nFace detectors (`FaceAnalysis(detector:)`, auto, with embeddings; seconds: the median of \(runs) passes, each into a new database).\n")
+print(
+    """
+    \nFace detectors (`FaceAnalysis(detector:)`, auto, with embeddings; seconds: the median of \(runs) passes, \
+    each into a new database).\n
+    """
+)
 print("| detector | photos | faces | seconds | photos/s | faces/s | ÷ haar's time |")
 print("|---|---:|---:|---:|---:|---:|---:|")
 var haarSeconds = 0.0
@@ -108,7 +131,8 @@ for detector in DetectorChoice.named {
     var seconds: [Double] = [], faces = 0, indexed = 0
     for _ in 0..<runs {
         let database = try Catalog(path: "\(work)/\(detector)-\(UUID().uuidString).sqlite")
-        let run = try await database.index(folder: gallery, analyses: [try FaceAnalysis(detector: detector)]) { progress in
+        let run = try await database.index(folder: gallery, analyses: [try FaceAnalysis(detector: detector)]) {
+            progress in
             if progress.done % 100 == 0 { note("\(detector): \(progress.done) of \(progress.total)") }
         }
         (faces, indexed) = (try database.statistics().faces, run.indexed)
@@ -116,8 +140,11 @@ for detector in DetectorChoice.named {
     }
     let median = seconds.sorted()[seconds.count / 2]
     if detector == .haar { haarSeconds = median }
-    print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.2f |", "\(detector)", indexed, faces, median, Double(indexed) / median,
-                 Double(faces) / median, median / haarSeconds))
+    print(
+        String(
+            format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.2f |", "\(detector)", indexed, faces, median,
+            Double(indexed) / median,
+            Double(faces) / median, median / haarSeconds))
 }
 
 // Files in flight at once, one a batch: one, two and one a core (the default), with embeddings, each stage on
@@ -126,18 +153,34 @@ let counts = Array(Set([1, 2, Catalog.indexingConcurrency])).sorted()
 /// One indexing pass into a new database: the table row after its first column.
 func indexingRun(concurrency: Int, batch: Int) async throws -> String {
     let database = try Catalog(path: "\(work)/\(UUID().uuidString).sqlite")
-    let run = try await database.index(folder: gallery, analyses: [try FaceAnalysis()], concurrency: concurrency, batch: batch) { progress in
-        if progress.done % 100 == 0 { note("\(concurrency) at once, \(batch) a batch: \(progress.done) of \(progress.total)") }
+    let run = try await database.index(
+        folder: gallery, analyses: [try FaceAnalysis()], concurrency: concurrency, batch: batch
+    ) { progress in
+        if progress.done % 100 == 0 {
+            note("\(concurrency) at once, \(batch) a batch: \(progress.done) of \(progress.total)")
+        }
     }
     let faces = try database.statistics().faces
-    return String(format: "%d | %.1f | %.1f | %.1f |", run.indexed, run.elapsed, Double(run.indexed) / run.elapsed, Double(faces) / run.elapsed)
+    return String(
+        format: "%d | %.1f | %.1f | %.1f |", run.indexed, run.elapsed, Double(run.indexed) / run.elapsed,
+        Double(faces) / run.elapsed)
 }
 print("\nFiles in flight at once, each on its own (auto, with embeddings, batches of one file; the table above ran")
-print("\(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files at once, the default: one batch a core, 2 to 16).\n")
+print(
+    """
+    \(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files at once, the default: one batch a \
+    core, 2 to 16).\n
+    """
+)
 print("| files at once | photos | seconds | photos/s | faces/s |")
 print("|---:|---:|---:|---:|---:|")
 for concurrency in counts { print("| \(concurrency) | " + (try await indexingRun(concurrency: concurrency, batch: 1))) }
-print("\nFiles a batch (auto, with embeddings, \(Catalog.indexingConcurrency) batches in flight; a batch's faces are described")
+print(
+    """
+    \nFiles a batch (auto, with embeddings, \(Catalog.indexingConcurrency) batches in flight; a batch's faces are \
+    described
+    """
+)
 print("and embedded together and the batch is stored in one transaction).\n")
 print("| files a batch | photos | seconds | photos/s | faces/s |")
 print("|---:|---:|---:|---:|---:|")
@@ -154,27 +197,38 @@ do {
     while try queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces") ?? 0 }) < faceTarget {
         copy += 1
         try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO images (path, size, modified, hash, width, height, status, error)
-                SELECT path || '#' || ?, size, modified, hash, width, height, status, error FROM images WHERE path NOT LIKE '%#%'
-                """, arguments: [copy])
-            try db.execute(sql: """
-                INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
-                                   thumbnail)
-                SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, f.right_eye_y,
-                       f.neighbours, f.thumbnail
-                FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = original.path || '#' || ?
-                WHERE original.path NOT LIKE '%#%'
-                """, arguments: [copy])
-            // Each copied face's descriptor and embedding: the original face is the one at the same place in the original image.
-            for (table, columns) in [("face_descriptors", ["parameters", "descriptor"]), ("face_embeddings", ["embedding"])] {
-                try db.execute(sql: """
-                    INSERT INTO \(table) (face_id, \(columns.joined(separator: ", ")))
-                    SELECT c.id, \(columns.map { "stored." + $0 }.joined(separator: ", ")) FROM faces c JOIN images copy ON copy.id = c.image_id
-                    JOIN images original ON copy.path = original.path || '#' || ?
-                    JOIN faces f ON f.image_id = original.id AND f.x = c.x AND f.y = c.y AND f.width = c.width
-                    JOIN \(table) stored ON stored.face_id = f.id
+            try db.execute(
+                sql: """
+                    INSERT INTO images (path, size, modified, hash, width, height, status, error)
+                    SELECT path || '#' || ?, size, modified, hash, width, height, status, error FROM images WHERE \
+                    path NOT LIKE '%#%'
                     """, arguments: [copy])
+            try db.execute(
+                sql: """
+                    INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, \
+                    right_eye_y, neighbours,
+                                       thumbnail)
+                    SELECT copy.id, f.x, f.y, f.width, f.height, f.angle, f.left_eye_x, f.left_eye_y, f.right_eye_x, \
+                    f.right_eye_y,
+                           f.neighbours, f.thumbnail
+                    FROM faces f JOIN images original ON original.id = f.image_id JOIN images copy ON copy.path = \
+                    original.path || '#' || ?
+                    WHERE original.path NOT LIKE '%#%'
+                    """, arguments: [copy])
+            // Each copied face's descriptor and embedding: the original face is the one at the same place in the
+            // original image.
+            for (table, columns) in [
+                ("face_descriptors", ["parameters", "descriptor"]), ("face_embeddings", ["embedding"]),
+            ] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO \(table) (face_id, \(columns.joined(separator: ", ")))
+                        SELECT c.id, \(columns.map { "stored." + $0 }.joined(separator: ", ")) FROM faces c JOIN \
+                        images copy ON copy.id = c.image_id
+                        JOIN images original ON copy.path = original.path || '#' || ?
+                        JOIN faces f ON f.image_id = original.id AND f.x = c.x AND f.y = c.y AND f.width = c.width
+                        JOIN \(table) stored ON stored.face_id = f.id
+                        """, arguments: [copy])
             }
         }
     }
@@ -183,17 +237,27 @@ do {
 let database = try Catalog(path: grown)
 let statistics = try database.statistics()
 let probePath = sources + "/test/obama1.jpg"
-print("\nQueries: \(statistics.faces) faces in \(statistics.images) images (the indexed gallery and copies of it), probe")
-print("test/obama1.jpg, reference weights, top 10. First: the first query of a process, which loads the faces from SQLite")
-print("into the device gallery (median over 3 databases opened afresh, without the gallery file); then the median of \(runs) queries (each checks the table for changes, searches and reads")
+print(
+    "\nQueries: \(statistics.faces) faces in \(statistics.images) images (the indexed gallery and copies of it), probe")
+print(
+    "test/obama1.jpg, reference weights, top 10. First: the first query of a process, which loads the faces from SQLite"
+)
+print(
+    """
+    into the device gallery (median over 3 databases opened afresh, without the gallery file); then the median of \
+    \(runs) queries (each checks the table for changes, searches and reads
+    """
+)
 print("the hits' rows).\n")
 print("| matcher | device | first query s | query s (median) |")
 print("|---|---|---:|---:|")
 let galleryFile = grown + "-faces"
 /// The median of a new process's first query over three databases opened afresh (the gallery file removed
 /// before each, unless `withFile`), and the last database and query, for the next queries.
-func firstQuery(_ matcher: Matcher, on device: Device?,
-                withFile: Bool) async throws -> (seconds: Double, database: Catalog, query: FaceQuery, context: RenderContext) {
+func firstQuery(
+    _ matcher: Matcher, on device: Device?,
+    withFile: Bool
+) async throws -> (seconds: Double, database: Catalog, query: FaceQuery, context: RenderContext) {
     var firsts: [Double] = [], last: (Catalog, FaceQuery, RenderContext)?
     let context = try RenderContext.orDefault(device.map { RenderContext(device: $0) }, for: .search)
     let faces = try FaceAnalysis(context: context)
@@ -221,16 +285,32 @@ for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
             _ = try await query.run(on: fresh, context: context) { _ in }
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
         }
-        print(String(format: "| %@ | %@ | %.3f | %.4f |", matcher.rawValue, label(device), first, times.sorted()[times.count / 2]))
+        print(
+            String(
+                format: "| %@ | %@ | %.3f | %.4f |", matcher.rawValue, label(device), first,
+                times.sorted()[times.count / 2]))
         if matcher != .embedding {
             let mapped = try await firstQuery(matcher, on: device, withFile: true).seconds
-            fileRows.append(String(format: "| %@ | %@ | %.3f | %.3f | %.1f× |", matcher.rawValue, label(device), first, mapped, first / mapped))
+            fileRows.append(
+                String(
+                    format: "| %@ | %@ | %.3f | %.3f | %.1f× |", matcher.rawValue, label(device), first, mapped,
+                    first / mapped))
         }
     }
 }
-print("\nThe first LBP query of a process that finds the gallery file a previous one wrote (`<database>-faces`: the descriptors")
-print("laid out for search and mapped, not read from SQLite), against the first query above (median over 3 databases opened")
+print(
+    """
+    \nThe first LBP query of a process that finds the gallery file a previous one wrote (`<database>-faces`: the \
+    descriptors
+    """
+)
+print(
+    """
+    laid out for search and mapped, not read from SQLite), against the first query above (median over 3 databases \
+    opened
+    """
+)
 print("afresh; full NBNN still unpacks its dense tiles on its first search).\n")
 print("| matcher | device | first query s, from SQLite | first query s, from the file | speed-up |")
 print("|---|---|---:|---:|---:|")
-fileRows.forEach { print($0) }
+for row in fileRows { print(row) }

@@ -40,18 +40,38 @@ struct AccuracyBenchmark {
             Configuration(name: "+ gamma 0.2", parameters: with { $0.gamma = 0.2 }, weights: .uniform()),
             Configuration(name: "+ DoG σ1–2", parameters: with { $0.sigmas = [1, 2] }, weights: .uniform()),
             Configuration(name: "+ Tan–Triggs", parameters: with { $0.equalizes = true }, weights: .uniform()),
-            Configuration(name: "+ gamma, DoG, Tan–Triggs", parameters: with { $0.gamma = 0.2; $0.sigmas = [1, 2]; $0.equalizes = true },
-                          weights: .uniform()),
+            Configuration(
+                name: "+ gamma, DoG, Tan–Triggs",
+                parameters: with {
+                    $0.gamma = 0.2
+                    $0.sigmas = [1, 2]
+                    $0.equalizes = true
+                },
+                weights: .uniform()),
             Configuration(name: "59 bins", parameters: with { $0.uniform = true }, weights: .uniform()),
-            Configuration(name: "10×10 grid", parameters: with { $0.gridColumns = 10; $0.gridRows = 10 },
-                          weights: .uniform(columns: 10, rows: 10)),
-            Configuration(name: "59 bins, 10×10 grid", parameters: with { $0.uniform = true; $0.gridColumns = 10; $0.gridRows = 10 },
-                          weights: .uniform(columns: 10, rows: 10)),
+            Configuration(
+                name: "10×10 grid",
+                parameters: with {
+                    $0.gridColumns = 10
+                    $0.gridRows = 10
+                },
+                weights: .uniform(columns: 10, rows: 10)),
+            Configuration(
+                name: "59 bins, 10×10 grid",
+                parameters: with {
+                    $0.uniform = true
+                    $0.gridColumns = 10
+                    $0.gridRows = 10
+                },
+                weights: .uniform(columns: 10, rows: 10)),
             Configuration(name: "basic 3×3 LBP", parameters: with { $0.pattern = .basic }, weights: .uniform()),
-            Configuration(name: "LBP(8,1), as OpenCV's LBPH", parameters: with { $0.pattern = .circular(neighbours: 8, radius: 1) },
-                          weights: .uniform()),
+            Configuration(
+                name: "LBP(8,1), as OpenCV's LBPH",
+                parameters: with { $0.pattern = .circular(neighbours: 8, radius: 1) },
+                weights: .uniform()),
             Configuration(name: "reference 8×8 weights", parameters: standard, weights: .reference),
-            Configuration(name: "Tan–Triggs preset (basic LBP, γ, DoG, TT)", parameters: .tanTriggs, weights: .uniform()),
+            Configuration(
+                name: "Tan–Triggs preset (basic LBP, γ, DoG, TT)", parameters: .tanTriggs, weights: .uniform()),
         ]
     }
 
@@ -75,20 +95,27 @@ struct AccuracyBenchmark {
                         }
                     }
                 }
-                let name = "\(galleryPerPerson)/\(set.people.map(\.images.count).max().map { $0 - galleryPerPerson } ?? 0)"
+                let name =
+                    "\(galleryPerPerson)/\(set.people.map(\.images.count).max().map { $0 - galleryPerPerson } ?? 0)"
                 // Every LBP matcher, and NBNN in neighbourhoods of radius 1 and 2 (radius 0 is rnbnn, no radius nbnn).
                 let variants = Matcher.descriptorMatchers.map { ($0, nil as Int?) } + [(Matcher.nbnn, 1), (.nbnn, 2)]
                 for (matcher, radius) in variants {
                     var correct = 0
                     for probe in probes {
                         var top = TopImages(1)
-                        try gallery.search(probe.descriptor, options: SearchOptions(matcher: matcher, weights: configuration.weights,
-                                                                                    radius: radius),
-                                           into: &top)
+                        try gallery.search(
+                            probe.descriptor,
+                            options: SearchOptions(
+                                matcher: matcher, weights: configuration.weights,
+                                radius: radius),
+                            into: &top)
                         if top.matches.first?.image == ImageID(Int64(probe.person)) { correct += 1 }
                     }
-                    rows.append(AccuracyRow(dataset: set.name, protocol: name, matcher: matcher.rawValue + (radius.map { " r=\($0)" } ?? ""),
-                                            config: configuration.name, rank1: Double(correct) / Double(max(probes.count, 1))))
+                    rows.append(
+                        AccuracyRow(
+                            dataset: set.name, protocol: name,
+                            matcher: matcher.rawValue + (radius.map { " r=\($0)" } ?? ""),
+                            config: configuration.name, rank1: Double(correct) / Double(max(probes.count, 1))))
                 }
             }
         }

@@ -9,7 +9,7 @@ import NeuralNetworks
 struct EmbeddingSpeedRow: Encodable {
     let device: String
     let batch: Int
-    let faces_per_second: Double
+    let facesPerSecond: Double
     let runs: Int
 }
 
@@ -30,7 +30,9 @@ struct EmbeddingBenchmark {
                 let seconds = try medianSeconds(runs: runs) {
                     _ = try embedder.embeddings(ofFaces: chosen.map { ($0.photo, [$0.box]) })
                 }
-                rows.append(EmbeddingSpeedRow(device: "\(device.kind)", batch: batch, faces_per_second: Double(batch) / seconds, runs: runs))
+                rows.append(
+                    EmbeddingSpeedRow(
+                        device: "\(device.kind)", batch: batch, facesPerSecond: Double(batch) / seconds, runs: runs))
             }
         }
         if let dlib = try dlibSpeed() { rows.append(dlib) }
@@ -40,9 +42,14 @@ struct EmbeddingBenchmark {
     /// dlib itself on the same faces (5 landmarks + descriptor, one face at a time), when the virtual
     /// environment of scripts/dlib-reference.sh exists.
     private func dlibSpeed() throws -> EmbeddingSpeedRow? {
-        let python = (ProcessInfo.processInfo.environment["DLIB_VENV"] ?? NSHomeDirectory() + "/.cache/facesearch/dlib-venv") + "/bin/python"
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/dlib_speed.py").standardized.path
-        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: script) else {
+        let python =
+            (ProcessInfo.processInfo.environment["DLIB_VENV"] ?? NSHomeDirectory() + "/.cache/facesearch/dlib-venv")
+            + "/bin/python"
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../scripts/dlib_speed.py"
+        ).standardized.path
+        guard FileManager.default.isExecutableFile(atPath: python), FileManager.default.fileExists(atPath: script)
+        else {
             progress("no dlib virtual environment (bash scripts/dlib-reference.sh makes one): dlib not timed")
             return nil
         }
@@ -55,11 +62,13 @@ struct EmbeddingBenchmark {
         try process.run()
         let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0, let rate = Double(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard process.terminationStatus == 0, let rate = Double(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             progress("dlib timing failed: \(output)")
             return nil
         }
-        return EmbeddingSpeedRow(device: "dlib 20.0.1 (Python, its own threads)", batch: 1, faces_per_second: rate, runs: runs)
+        return EmbeddingSpeedRow(
+            device: "dlib 20.0.1 (Python, its own threads)", batch: 1, facesPerSecond: rate, runs: runs)
     }
 
     /// Rank-1 accuracy of the embedding matcher on `people` (each person's faces with their photos), the
@@ -89,8 +98,10 @@ struct EmbeddingBenchmark {
                 try gallery.search(probe.embedding, into: &top)
                 if top.matches.first?.image == ImageID(Int64(probe.person)) { correct += 1 }
             }
-            return AccuracyRow(dataset: dataset, protocol: "\(galleryPerPerson)/\(most - galleryPerPerson)", matcher: Matcher.embedding.rawValue,
-                               config: "dlib ResNet, 5-point chips", rank1: Double(correct) / Double(max(probes.count, 1)))
+            return AccuracyRow(
+                dataset: dataset, protocol: "\(galleryPerPerson)/\(most - galleryPerPerson)",
+                matcher: Matcher.embedding.rawValue,
+                config: "dlib ResNet, 5-point chips", rank1: Double(correct) / Double(max(probes.count, 1)))
         }
     }
 }

@@ -1,5 +1,5 @@
-import BenchmarkSupport
 import ArgumentParser
+import BenchmarkSupport
 import FaceDetection
 import FaceRecognition
 import Foundation
@@ -40,8 +40,12 @@ struct NBNNBench: ParsableCommand {
     @Flag(help: "Before describing, find the largest face of each image and crop it aligned (eyes level).")
     var detect = false
 
-    @Option(help: "The face finder of --detect, and of the embeddings' face boxes: \(DetectorChoice.names.joined(separator: ", ")) (default: \(DetectorChoice.default)).",
-            transform: DetectorChoice.argument)
+    @Option(
+        help: """
+            The face finder of --detect, and of the embeddings' face boxes: \
+            \(DetectorChoice.names.joined(separator: ", ")) (default: \(DetectorChoice.default)).
+            """,
+        transform: DetectorChoice.argument)
     var detector = DetectorChoice.default
 
     @Flag(help: "Skip the speed tables.")
@@ -53,10 +57,10 @@ struct NBNNBench: ParsableCommand {
     struct Output: Encodable {
         let machine: String
         let speed: [SpeedRow]
-        let embedding_speed: [EmbeddingSpeedRow]
+        let embeddingSpeed: [EmbeddingSpeedRow]
         let accuracy: [AccuracyRow]
         /// With --detect: images where no face was found, left out of the accuracy figures.
-        let missed_detections: Int?
+        let missedDetections: Int?
     }
 
     func run() throws {
@@ -66,7 +70,8 @@ struct NBNNBench: ParsableCommand {
 
         var speed: [SpeedRow] = [], embeddingSpeed: [EmbeddingSpeedRow] = []
         if !accuracyOnly {
-            embeddingSpeed = try EmbeddingBenchmark(faces: orl.faces.flatMap { $0 }, runs: runs).speed(devices: devices, batches: quick ? [16] : [1, 16, 64])
+            embeddingSpeed = try EmbeddingBenchmark(faces: orl.faces.flatMap { $0 }, runs: runs).speed(
+                devices: devices, batches: quick ? [16] : [1, 16, 64])
             var faces: [Int: [FaceDescriptor]] = [:], probes: [Int: FaceDescriptor] = [:]
             for parameters in [DescriptorParameters.standard, DescriptorParameters(uniform: true)] {
                 let describer = try FaceDescriber(parameters: parameters, context: RenderContext(device: .cpu))
@@ -84,7 +89,8 @@ struct NBNNBench: ParsableCommand {
             var set = try dataset.map { try FaceSet(folder: $0) } ?? orl
             let finder = try detector.finder(context: context)
             if detect {
-                let found = try set.largestFaces(finder: finder, context: context, size: DescriptorParameters.standard.faceSize)
+                let found = try set.largestFaces(
+                    finder: finder, context: context, size: DescriptorParameters.standard.faceSize)
                 progress("\(set.name): no face found in \(found.missed) image\(found.missed == 1 ? "" : "s"), left out")
                 set = found.set
                 missed = found.missed
@@ -96,13 +102,12 @@ struct NBNNBench: ParsableCommand {
             accuracy += try AccuracyBenchmark(set: set, context: context, protocols: protocols, quick: quick).run()
         }
 
-        let output = Output(machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
-                            speed: speed, embedding_speed: embeddingSpeed, accuracy: accuracy, missed_detections: missed)
+        let output = Output(
+            machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
+            speed: speed, embeddingSpeed: embeddingSpeed, accuracy: accuracy, missedDetections: missed)
         switch format {
         case .json:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            try printJSONReport(output)
         case .markdown:
             print(Report.markdown(output, runs: runs))
         }
@@ -112,8 +117,10 @@ struct NBNNBench: ParsableCommand {
     private func fastestDevice(_ devices: [Device], _ speed: [SpeedRow]) -> Device {
         devices.min { a, b in
             func time(_ d: Device) -> Double {
-                speed.first { $0.device == "\(d.kind)" && $0.path == "fused" && $0.matcher == "nbnn" && $0.gallery_faces == 800 }?
-                    .seconds_per_query ?? .infinity
+                speed.first {
+                    $0.device == "\(d.kind)" && $0.path == "fused" && $0.matcher == "nbnn" && $0.galleryFaces == 800
+                }?
+                .secondsPerQuery ?? .infinity
             }
             return time(a) < time(b)
         } ?? .cpu

@@ -5,43 +5,60 @@ enum Report {
     static func markdown(_ output: NBNNBench.Output, runs: Int) -> String {
         var lines = ["# nbnn-bench", "", "Machine: \(output.machine)", ""]
         if !output.speed.isEmpty {
-            lines += ["## Speed (seconds per query, median after a warm-up; uniform weights, 8×8 grid)", "",
-                      "| matcher | path | device | bins | gallery faces | runs | seconds/query | × naive | bytes/face |",
-                      "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+            lines += [
+                "## Speed (seconds per query, median after a warm-up; uniform weights, 8×8 grid)", "",
+                "| matcher | path | device | bins | gallery faces | runs | seconds/query | × naive | bytes/face |",
+                "|---|---|---|---:|---:|---:|---:|---:|---:|",
+            ]
             for row in output.speed {
                 let naive = output.speed.first {
-                    $0.path == "naive" && $0.matcher == row.matcher && $0.bins == row.bins && $0.gallery_faces == row.gallery_faces
+                    $0.path == "naive" && $0.matcher == row.matcher && $0.bins == row.bins
+                        && $0.galleryFaces == row.galleryFaces
                 }
-                let ratio = naive.map { String(format: "%.0f", $0.seconds_per_query / row.seconds_per_query) } ?? "–"
-                lines.append("| \(row.matcher) | \(row.path) | \(row.device) | \(row.bins) | \(row.gallery_faces) | \(row.runs) | "
-                             + "\(seconds(row.seconds_per_query)) | \(ratio) | \(row.bytes_per_face) |")
+                let ratio = naive.map { String(format: "%.0f", $0.secondsPerQuery / row.secondsPerQuery) } ?? "–"
+                lines.append(
+                    """
+                    | \(row.matcher) | \(row.path) | \(row.device) | \(row.bins) | \(row.galleryFaces) | \
+                    \(row.runs) | \
+                    \(seconds(row.secondsPerQuery)) | \(ratio) | \(row.bytesPerFace) |
+                    """)
             }
             lines.append("")
         }
-        if !output.embedding_speed.isEmpty {
-            lines += ["## Embedding speed (faces per second: landmarks, chip and ResNet; ORL images, median after a warm-up)", "",
-                      "| device | faces per batch | runs | faces/s |", "|---|---:|---:|---:|"]
-            for row in output.embedding_speed {
-                lines.append("| \(row.device) | \(row.batch) | \(row.runs) | " + String(format: "%.1f", row.faces_per_second) + " |")
+        if !output.embeddingSpeed.isEmpty {
+            lines += [
+                "## Embedding speed (faces per second: landmarks, chip and ResNet; ORL images, median after a warm-up)",
+                "",
+                "| device | faces per batch | runs | faces/s |", "|---|---:|---:|---:|",
+            ]
+            for row in output.embeddingSpeed {
+                lines.append(
+                    "| \(row.device) | \(row.batch) | \(row.runs) | " + String(format: "%.1f", row.facesPerSecond)
+                        + " |")
             }
             lines.append("")
         }
-        if let missed = output.missed_detections {
+        if let missed = output.missedDetections {
             lines += ["Images where detection found no face (left out of the accuracy figures): \(missed)", ""]
         }
         if !output.accuracy.isEmpty {
             var matchers: [String] = []
             for row in output.accuracy where !matchers.contains(row.matcher) { matchers.append(row.matcher) }
-            lines += ["## Rank-1 accuracy", "",
-                      "| dataset | protocol | configuration | " + matchers.joined(separator: " | ") + " |",
-                      "|---|---|---|" + String(repeating: "---:|", count: matchers.count)]
+            lines += [
+                "## Rank-1 accuracy", "",
+                "| dataset | protocol | configuration | " + matchers.joined(separator: " | ") + " |",
+                "|---|---|---|" + String(repeating: "---:|", count: matchers.count),
+            ]
             var seen: Set<String> = []
             for row in output.accuracy where seen.insert(row.dataset + row.protocol + row.config).inserted {
                 let values = matchers.map { matcher in
-                    output.accuracy.first { $0.dataset == row.dataset && $0.protocol == row.protocol && $0.config == row.config
-                        && $0.matcher == matcher }.map { String(format: "%.3f", $0.rank1) } ?? "–"
+                    output.accuracy.first {
+                        $0.dataset == row.dataset && $0.protocol == row.protocol && $0.config == row.config
+                            && $0.matcher == matcher
+                    }.map { String(format: "%.3f", $0.rank1) } ?? "–"
                 }
-                lines.append("| \(row.dataset) | \(row.protocol) | \(row.config) | " + values.joined(separator: " | ") + " |")
+                lines.append(
+                    "| \(row.dataset) | \(row.protocol) | \(row.config) | " + values.joined(separator: " | ") + " |")
             }
         }
         return lines.joined(separator: "\n")

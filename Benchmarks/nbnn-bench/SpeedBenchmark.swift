@@ -9,10 +9,10 @@ struct SpeedRow: Encodable {
     let path: String
     let device: String
     let bins: Int
-    let gallery_faces: Int
-    let seconds_per_query: Double
+    let galleryFaces: Int
+    let secondsPerQuery: Double
     let runs: Int
-    let bytes_per_face: Int
+    let bytesPerFace: Int
 }
 
 /// Times searches: the reference scenario (400 images × 2 faces, 8×8 grid) at 256 and 59 bins for
@@ -32,9 +32,13 @@ struct SpeedBenchmark {
         for bins in [256, 59] {
             rows += try compareAllPaths(bins: bins, faceCount: 800)
         }
-        let sizes: [(Matcher, [Int])] = quick
+        let sizes: [(Matcher, [Int])] =
+            quick
             ? [(.weightedChiSquare, [10_000]), (.restrictedNBNN, [10_000]), (.nbnn, [1_000])]
-            : [(.weightedChiSquare, [1_000, 10_000, 100_000]), (.restrictedNBNN, [1_000, 10_000, 100_000]), (.nbnn, [1_000, 10_000])]
+            : [
+                (.weightedChiSquare, [1_000, 10_000, 100_000]), (.restrictedNBNN, [1_000, 10_000, 100_000]),
+                (.nbnn, [1_000, 10_000]),
+            ]
         for size in Set(sizes.flatMap(\.1)).sorted() {
             let matchers = sizes.filter { $0.1.contains(size) }.map(\.0)
             rows += try scale(bins: 59, faceCount: size, matchers: matchers)
@@ -47,9 +51,12 @@ struct SpeedBenchmark {
         return (0..<count).map { (source[$0 % source.count], FaceID(Int64($0)), ImageID(Int64($0 / 2))) }
     }
 
-    private func gallery(on device: Device, bins: Int, entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)],
-                         context: RenderContext? = nil) throws -> Gallery {
-        let gallery = Gallery(parameters: entries[0].descriptor.parameters, context: context ?? RenderContext(device: device))
+    private func gallery(
+        on device: Device, bins: Int, entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)],
+        context: RenderContext? = nil
+    ) throws -> Gallery {
+        let gallery = Gallery(
+            parameters: entries[0].descriptor.parameters, context: context ?? RenderContext(device: device))
         try gallery.append(entries)
         return gallery
     }
@@ -60,35 +67,50 @@ struct SpeedBenchmark {
         let bytesPerFace = (probe.parameters.length + probe.parameters.blockCount) * 4
         var rows: [SpeedRow] = []
         let contexts = devices.map { RenderContext(device: $0) }
-        let galleries = try zip(devices, contexts).map { try gallery(on: $0, bins: bins, entries: entries, context: $1) }
+        let galleries = try zip(devices, contexts).map {
+            try gallery(on: $0, bins: bins, entries: entries, context: $1)
+        }
         for matcher in Self.matchers {
             let options = SearchOptions(matcher: matcher, weights: .uniform())
             let slowRuns = quick ? 1 : (matcher == .nbnn ? 3 : runs)
             progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): naive loop")
             let naive = medianSeconds(runs: slowRuns) { _ = Reference.search(probe, in: entries, options: options) }
-            rows.append(SpeedRow(matcher: matcher.rawValue, path: "naive", device: "single thread", bins: bins,
-                                 gallery_faces: faceCount, seconds_per_query: naive, runs: slowRuns, bytes_per_face: bytesPerFace))
+            rows.append(
+                SpeedRow(
+                    matcher: matcher.rawValue, path: "naive", device: "single thread", bins: bins,
+                    galleryFaces: faceCount, secondsPerQuery: naive, runs: slowRuns, bytesPerFace: bytesPerFace))
             for (device, (gallery, context)) in zip(devices, zip(galleries, contexts)) {
                 for path in SearchPath.allCases {
-                    progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): \(path.rawValue) on \(device.kind)")
+                    progress(
+                        "\(bins) bins, \(faceCount) faces, \(matcher.rawValue): \(path.rawValue) on \(device.kind)")
                     var options = options
                     options.path = path
                     var top = TopImages(10)
                     let seconds = try medianSeconds(runs: path == .fused ? runs : slowRuns) {
                         try gallery.search(probe, options: options, into: &top)
                     }
-                    rows.append(SpeedRow(matcher: matcher.rawValue, path: path.rawValue, device: "\(device.kind)", bins: bins,
-                                         gallery_faces: faceCount, seconds_per_query: seconds,
-                                         runs: path == .fused ? runs : slowRuns, bytes_per_face: bytesPerFace))
+                    rows.append(
+                        SpeedRow(
+                            matcher: matcher.rawValue, path: path.rawValue, device: "\(device.kind)", bins: bins,
+                            galleryFaces: faceCount, secondsPerQuery: seconds,
+                            runs: path == .fused ? runs : slowRuns, bytesPerFace: bytesPerFace))
                 }
                 guard let shapes = device.otherShapes else { continue }
-                progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): fused on \(device.kind), \(shapes.name)-shaped")
+                progress(
+                    """
+                    \(bins) bins, \(faceCount) faces, \(matcher.rawValue): fused on \(device.kind), \
+                    \(shapes.name)-shaped
+                    """
+                )
                 context.useSchedules(of: shapes.kind)
                 defer { context.useSchedules(of: nil) }
                 var top = TopImages(10)
                 let seconds = try medianSeconds(runs: runs) { try gallery.search(probe, options: options, into: &top) }
-                rows.append(SpeedRow(matcher: matcher.rawValue, path: "fused", device: "\(device.kind), \(shapes.name)-shaped", bins: bins,
-                                     gallery_faces: faceCount, seconds_per_query: seconds, runs: runs, bytes_per_face: bytesPerFace))
+                rows.append(
+                    SpeedRow(
+                        matcher: matcher.rawValue, path: "fused", device: "\(device.kind), \(shapes.name)-shaped",
+                        bins: bins,
+                        galleryFaces: faceCount, secondsPerQuery: seconds, runs: runs, bytesPerFace: bytesPerFace))
             }
         }
         return rows
@@ -108,8 +130,10 @@ struct SpeedBenchmark {
                 let seconds = try medianSeconds(runs: runs) {
                     try gallery.search(probe, options: SearchOptions(matcher: matcher), into: &top)
                 }
-                rows.append(SpeedRow(matcher: matcher.rawValue, path: "fused", device: "\(device.kind)", bins: bins,
-                                     gallery_faces: faceCount, seconds_per_query: seconds, runs: runs, bytes_per_face: bytesPerFace))
+                rows.append(
+                    SpeedRow(
+                        matcher: matcher.rawValue, path: "fused", device: "\(device.kind)", bins: bins,
+                        galleryFaces: faceCount, secondsPerQuery: seconds, runs: runs, bytesPerFace: bytesPerFace))
             }
         }
         // The naive loop at the smaller sizes, for the ratios.
@@ -118,8 +142,10 @@ struct SpeedBenchmark {
             let naiveRuns = matcher == .nbnn || faceCount >= 100_000 ? 1 : 3
             progress("\(bins) bins, \(faceCount) faces, \(matcher.rawValue): naive loop")
             let naive = medianSeconds(runs: naiveRuns) { _ = Reference.search(probe, in: entries, options: options) }
-            rows.append(SpeedRow(matcher: matcher.rawValue, path: "naive", device: "single thread", bins: bins,
-                                 gallery_faces: faceCount, seconds_per_query: naive, runs: naiveRuns, bytes_per_face: bytesPerFace))
+            rows.append(
+                SpeedRow(
+                    matcher: matcher.rawValue, path: "naive", device: "single thread", bins: bins,
+                    galleryFaces: faceCount, secondsPerQuery: naive, runs: naiveRuns, bytesPerFace: bytesPerFace))
         }
         return rows
     }

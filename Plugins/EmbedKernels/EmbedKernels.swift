@@ -11,7 +11,8 @@ struct EmbedKernels: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedKernels.swift")
         return [
             .buildCommand(
-                displayName: "Embedding the kernels of \(target.name)", executable: try context.tool(named: "embed-kernels").url,
+                displayName: "Embedding the kernels of \(target.name)",
+                executable: try context.tool(named: "embed-kernels").url,
                 arguments: [target.name, output.path] + sources.map(\.path), inputFiles: sources, outputFiles: [output])
         ]
     }

@@ -18,7 +18,8 @@ var text = """
 for path in arguments.dropFirst(3).sorted() {
     let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
     let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-    text += "    public static let \(name.prefix(1).lowercased() + name.dropFirst()): [UInt8] = ["
+    text +=
+        "    public static let \(name.prefix(1).lowercased() + name.dropFirst()): [UInt8] = ["
         + bytes.map(String.init).joined(separator: ",") + "]\n"
 }
 text += "}\n"

@@ -51,7 +51,9 @@ public actor Catalog {
                     let pool = try Self.connect(path, configuration: configuration)
                     try Self.migrate(pool, with: migrator, path: path)
                     let problems = try pool.read { db in try Self.integrityProblems(db, quick: true) }
-                    guard problems.isEmpty else { throw CatalogError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; ")) }
+                    guard problems.isEmpty else {
+                        throw CatalogError.damaged(path: path, reason: problems.prefix(3).joined(separator: "; "))
+                    }
                     return pool
                 }
             case .readOnly:
@@ -70,7 +72,9 @@ public actor Catalog {
     private static func migrate(_ pool: any DatabaseWriter, with migrator: DatabaseMigrator, path: String) throws {
         let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
         try migrator.migrate(pool)
-        if try pool.read({ db in try migrator.appliedIdentifiers(db) != applied && Self.isMostlyFree(db) }) { try pool.vacuum() }
+        if try pool.read({ db in try migrator.appliedIdentifiers(db) != applied && Self.isMostlyFree(db) }) {
+            try pool.vacuum()
+        }
     }
 
     /// Makes the tables of `analyses` that the file lacks, as writers' opens do, before a run indexes with them.
@@ -89,7 +93,8 @@ public actor Catalog {
 
     /// Whether more than half of the file's pages are free.
     private static func isMostlyFree(_ db: Database) throws -> Bool {
-        try 2 * (Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0) > (Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
+        try 2 * (Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0)
+            > (Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
     }
 
     /// A connection pool on the file; read-only where SQLite cannot make the shared-memory file a WAL
@@ -97,11 +102,16 @@ public actor Catalog {
     private static func connect(_ path: String, configuration: Configuration) throws -> any DatabaseWriter {
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
-            if configuration.readonly { try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") } }
+            if configuration.readonly {
+                try pool.read { db in _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+            }
             return pool
-        } catch let error as GRDB.DatabaseError where configuration.readonly
-                    && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
-            return try DatabaseQueue(path: URL(fileURLWithPath: path).absoluteString + "?immutable=1", configuration: configuration)
+        } catch let error as GRDB.DatabaseError
+            where configuration.readonly
+            && [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode)
+        {
+            return try DatabaseQueue(
+                path: URL(fileURLWithPath: path).absoluteString + "?immutable=1", configuration: configuration)
         }
     }
 
@@ -109,11 +119,14 @@ public actor Catalog {
     private static func isReadOnly(_ path: String) throws(CatalogError) -> Bool {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         guard FileManager.default.fileExists(atPath: path) else {
-            guard FileManager.default.fileExists(atPath: folder) else { throw .storage(path: path, reason: "no such folder: \(folder)") }
+            guard FileManager.default.fileExists(atPath: folder) else {
+                throw .storage(path: path, reason: "no such folder: \(folder)")
+            }
             return access(folder, W_OK) != 0
         }
         // The write-ahead log beside the file needs the folder too, unless it is already there.
-        return access(path, W_OK) != 0 || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
+        return access(path, W_OK) != 0
+            || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
     }
 
     /// Reads in a snapshot, concurrently with writes.
@@ -157,7 +170,8 @@ public actor Catalog {
     /// rows: inside one transaction, a crash leaves the old version or the new one, never a mix. Faces
     /// assigned to people by hand pass their assignments to the new faces with the same boxes.
     nonisolated func replacement(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void])
-        -> @Sendable (Database) throws -> Void {
+        -> @Sendable (Database) throws -> Void
+    {
         { db in
             let assignments = try Self.handAssignments(at: record.path, db)
             try ImageRecord.filter(Column("path") == record.path).deleteAll(db)
@@ -178,8 +192,9 @@ public actor Catalog {
     public func remove(path: String) throws(CatalogError) -> Int {
         let path = Self.storedPath(path), folder = Self.folderPrefix(path)
         return try write { db in
-            try db.execute(sql: "DELETE FROM images WHERE path = ? OR substr(path, 1, ?) = ?",
-                           arguments: [path, folder.unicodeScalars.count, folder])
+            try db.execute(
+                sql: "DELETE FROM images WHERE path = ? OR substr(path, 1, ?) = ?",
+                arguments: [path, folder.unicodeScalars.count, folder])
             return db.changesCount
         }
     }
@@ -196,17 +211,21 @@ public actor Catalog {
     public nonisolated func statistics() throws(CatalogError) -> Statistics {
         try read { [store] db in
             let faces = try store.counts(db)
-            return Statistics(images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
-                              failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(db),
-                              faces: faces.faces, labelledFaces: faces.labelled, labels: faces.labels)
+            return Statistics(
+                images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
+                failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(
+                    db),
+                faces: faces.faces, labelledFaces: faces.labelled, labels: faces.labels)
         }
     }
 
     /// Paths of stored images by id.
     nonisolated func paths(of images: [Int64]) throws(CatalogError) -> [Int64: String] {
         try read { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(FaceStore.list(images)))")
-                .map { ($0[0] as Int64, $0[1] as String) }) { first, _ in first }
+            Dictionary(
+                try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(FaceStore.list(images)))")
+                    .map { ($0[0] as Int64, $0[1] as String) }
+            ) { first, _ in first }
         }
     }
 }

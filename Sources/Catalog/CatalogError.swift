@@ -33,15 +33,13 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
         case .storage(let path, let reason): "\(path): database error: \(reason)"
         case .readOnly(let path): "the database is read-only: \(path)"
         case .damaged(let path, let reason): "\(path): the database is damaged (\(reason)). \(Self.recovery(path))"
-        case .busy(let path): "\(path): another process has kept the database locked for \(Int(Catalog.busyTimeout)) s; try again later"
+        case .busy(let path):
+            "\(path): another process has kept the database locked for \(Int(Catalog.busyTimeout)) s; try again later"
         case .unreadableFolder(let path, let reason): "\(path): cannot index: \(reason)"
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
         case .invalidQuery(let reason): "invalid query: \(reason)"
-        case .invalidName(let name, let reason):
-            // A long name is shown by its start.
-            "not a name: \(name.count > 40 ? name.prefix(40).debugDescription.dropLast() + "…\"" : name.debugDescription): "
-                + reason
+        case .invalidName(let name, let reason): "not a name: \(Self.quoted(name)): \(reason)"
         case .probe(let path, let reason): reason.hasPrefix(path) ? reason : "\(path): \(reason)"
         case .processing(let reason): reason
         }
@@ -49,6 +47,11 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
 }
 
 extension CatalogError {
+    /// A name in quotes, a long one by its start.
+    private static func quoted(_ name: String) -> String {
+        name.count > 40 ? name.prefix(40).debugDescription.dropLast() + "…\"" : name.debugDescription
+    }
+
     /// An error met on the database at `path`, in a few words: SQLite's own message without the statement
     /// (which can list thousands of row ids), damage, read-only files and locks told apart.
     static func storage(_ error: any Error, path: String) -> CatalogError {
@@ -65,7 +68,10 @@ extension CatalogError {
 
     /// How to get a working database back from a damaged one.
     public static func recovery(_ path: String) -> String {
-        "To recover: `cbir check --repair --db \(path)` saves what can still be read (photos, faces, people and their names) "
-            + "into a new database in its place."
+        """
+        To recover: `cbir check --repair --db \(path)` saves what can still be read (photos, faces, people and \
+        their names) \
+        into a new database in its place.
+        """
     }
 }

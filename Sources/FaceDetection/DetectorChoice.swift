@@ -58,12 +58,15 @@ public enum DetectorChoice: Sendable, Hashable, LosslessStringConvertible {
     /// The detector, on `context` (nil: on the device that runs its kind of detection fastest here).
     /// `options` are the cascades' (their minimum size is replaced by each search's); `tiles` lets
     /// BlazeFace's full-range model search squares for faces too small in the whole photo.
-    public func finder(options: DetectionOptions = .faces, tiles: Bool = true,
-                       context: RenderContext? = nil) throws(DetectionError) -> any FaceFinder {
+    public func finder(
+        options: DetectionOptions = .faces, tiles: Bool = true,
+        context: RenderContext? = nil
+    ) throws(DetectionError) -> any FaceFinder {
         /// A cascade file alone, eyes by the eye cascade.
         func cascade(_ path: String) throws(DetectionError) -> CascadeFaceFinder {
-            try CascadeFaceFinder(faceModel: try CascadeModel(contentsOf: path),
-                                  eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options, context: context)
+            try CascadeFaceFinder(
+                faceModel: try CascadeModel(contentsOf: path),
+                eyeModel: try CascadeModel(contentsOf: CascadeModel.eyeHaarPath), options: options, context: context)
         }
         switch self {
         case .haar:
@@ -74,7 +77,8 @@ public enum DetectorChoice: Sendable, Hashable, LosslessStringConvertible {
             return try cascade(path)
         case .blazeFace:
             let fullRange = try BlazeFaceDetector(model: .fullRange, tiles: tiles, context: context)
-            return FallbackFaceFinder(fullRange, fallback: try BlazeFaceDetector(model: .shortRange, context: fullRange.context))
+            return FallbackFaceFinder(
+                fullRange, fallback: try BlazeFaceDetector(model: .shortRange, context: fullRange.context))
         case .blazeFaceShort:
             return try BlazeFaceDetector(model: .shortRange, context: context)
         }

@@ -40,13 +40,17 @@ public struct FaceObservation: Hashable, Sendable {
     /// higher (median over the shared wild photos' faces, both detectors run on them).
     public var landmarkBox: PixelRect {
         let side = Float(rect.width) * 0.88
-        let centerX = Float(rect.x) + Float(rect.width) / 2, centerY = Float(rect.y) + Float(rect.height) / 2 + 0.09 * Float(rect.width)
-        return PixelRect(x: Int((centerX - side / 2).rounded()), y: Int((centerY - side / 2).rounded()),
-                         width: Int(side.rounded()), height: Int(side.rounded()))
+        let centerX = Float(rect.x) + Float(rect.width) / 2,
+            centerY = Float(rect.y) + Float(rect.height) / 2 + 0.09 * Float(rect.width)
+        return PixelRect(
+            x: Int((centerX - side / 2).rounded()), y: Int((centerY - side / 2).rounded()),
+            width: Int(side.rounded()), height: Int(side.rounded()))
     }
 
-    public init(rect: PixelRect, eyes: (left: ImagePoint, right: ImagePoint)?, neighbours: Int, score: Float? = nil,
-                keypoints: [ImagePoint] = []) {
+    public init(
+        rect: PixelRect, eyes: (left: ImagePoint, right: ImagePoint)?, neighbours: Int, score: Float? = nil,
+        keypoints: [ImagePoint] = []
+    ) {
         self.rect = rect
         self.eyes = eyes
         self.neighbours = neighbours
@@ -55,7 +59,8 @@ public struct FaceObservation: Hashable, Sendable {
     }
 
     public static func == (a: FaceObservation, b: FaceObservation) -> Bool {
-        a.rect == b.rect && a.neighbours == b.neighbours && a.eyes?.left == b.eyes?.left && a.eyes?.right == b.eyes?.right
+        a.rect == b.rect && a.neighbours == b.neighbours && a.eyes?.left == b.eyes?.left
+            && a.eyes?.right == b.eyes?.right
             && a.score == b.score && a.keypoints == b.keypoints
     }
 

@@ -14,7 +14,9 @@ public struct FallbackFaceFinder: FaceFinder {
 
     public var context: RenderContext { primary.context }
 
-    public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError)
+        -> [FaceObservation]
+    {
         let found = try primary.faces(in: photo, gray: gray, minimumFaceSize: minimumFaceSize)
         return found.isEmpty ? try fallback.faces(in: photo, gray: gray, minimumFaceSize: minimumFaceSize) : found
     }

@@ -101,8 +101,10 @@ public struct WithinDistance: MatchCollector {
 
     /// The kept faces and images, nearest first.
     public var sorted: (faces: [FaceMatch], images: [ImageMatch]) {
-        (faces.sorted { ($0.distance, $0.face.rawValue) < ($1.distance, $1.face.rawValue) },
-         images.sorted { ($0.distance, $0.image.rawValue) < ($1.distance, $1.image.rawValue) })
+        (
+            faces.sorted { ($0.distance, $0.face.rawValue) < ($1.distance, $1.face.rawValue) },
+            images.sorted { ($0.distance, $0.image.rawValue) < ($1.distance, $1.image.rawValue) }
+        )
     }
 }
 

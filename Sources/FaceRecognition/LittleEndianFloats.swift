@@ -14,7 +14,8 @@ extension Array where Element == Float {
         let count = bytes.count / 4
         let copied: [Float]? = bytes.withContiguousStorageIfAvailable { stored in
             [Float](unsafeUninitializedCapacity: count) { values, initialized in
-                UnsafeMutableRawBufferPointer(values).copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: stored.prefix(count * 4))))
+                UnsafeMutableRawBufferPointer(values).copyMemory(
+                    from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: stored.prefix(count * 4))))
                 initialized = count
             }
         }

@@ -20,8 +20,10 @@ public final class DecodingMemory: @unchecked Sendable {
 
     /// Runs `body` with `bytes` reserved for the decode of the file at `path`, waiting until they fit; an
     /// error when they never could.
-    public func reserving<Result>(_ bytes: Int, for path: String,
-                                  _ body: () throws(ImageCodecError) -> Result) throws(ImageCodecError) -> Result {
+    public func reserving<Result>(
+        _ bytes: Int, for path: String,
+        _ body: () throws(ImageCodecError) -> Result
+    ) throws(ImageCodecError) -> Result {
         guard bytes <= capacity else { throw .tooLargeToDecode(path: path, bytes: bytes, limit: capacity) }
         condition.lock()
         while reserved + bytes > capacity { condition.wait() }

@@ -12,8 +12,10 @@ public struct DecodingOptions: Sendable, Equatable {
     /// Rotate and flip as the EXIF orientation tag says, so that the result is upright.
     public var appliesOrientation: Bool
 
-    public init(grayscale: Bool = false, minimumLongSide: Int? = nil, maximumPixels: Int = 100_000_000,
-                maximumFileBytes: Int = 1 << 30, appliesOrientation: Bool = true) {
+    public init(
+        grayscale: Bool = false, minimumLongSide: Int? = nil, maximumPixels: Int = 100_000_000,
+        maximumFileBytes: Int = 1 << 30, appliesOrientation: Bool = true
+    ) {
         self.grayscale = grayscale
         self.minimumLongSide = minimumLongSide
         self.maximumPixels = maximumPixels
@@ -33,8 +35,12 @@ public enum ImageFormat: String, Sendable, CaseIterable {
             self = .jpeg
         } else if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             self = .png
-        } else if head.count >= 2, head[0] == UInt8(ascii: "P"), [UInt8(ascii: "2"), UInt8(ascii: "3"),
-                  UInt8(ascii: "5"), UInt8(ascii: "6")].contains(head[1]) {
+        } else if head.count >= 2, head[0] == UInt8(ascii: "P"),
+            [
+                UInt8(ascii: "2"), UInt8(ascii: "3"),
+                UInt8(ascii: "5"), UInt8(ascii: "6"),
+            ].contains(head[1])
+        {
             self = .pnm
         } else {
             return nil

@@ -2,7 +2,10 @@ import ImageKernels
 
 /// The EXIF orientation tag (0x0112): how the stored pixels must be turned to stand upright.
 public enum ExifOrientation: Int, Sendable, CaseIterable {
-    case up = 1, mirrored = 2, down = 3, flippedVertically = 4
+    case up = 1
+    case mirrored = 2
+    case down = 3
+    case flippedVertically = 4
     /// Mirrored across the main diagonal.
     case transposed = 5
     /// Stored rotated; turn 90° clockwise to display.
@@ -17,7 +20,7 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
         var position = 2
         while position + 4 <= bytes.count, bytes[position] == 0xFF {
             let marker = bytes[position + 1]
-            if marker == 0xDA || marker == 0xD9 { return nil }   // pixel data starts: no Exif before it
+            if marker == 0xDA || marker == 0xD9 { return nil }  // pixel data starts: no Exif before it
             let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
             guard length >= 2, position + 2 + length <= bytes.count else { return nil }
             let segment = bytes[(position + 4)..<(position + 2 + length)]

@@ -23,8 +23,9 @@ public enum ImageCodecError: Error, Equatable, Sendable, CustomStringConvertible
     public var path: String {
         switch self {
         case .unreadable(let path, _), .empty(let path), .unrecognizedFormat(let path), .truncated(let path, _),
-             .corrupt(let path, _), .tooLarge(let path, _, _, _), .tooLargeToDecode(let path, _, _), .unsupported(let path, _),
-             .encodingFailed(let path, _):
+            .corrupt(let path, _), .tooLarge(let path, _, _, _), .tooLargeToDecode(let path, _, _),
+            .unsupported(let path, _),
+            .encodingFailed(let path, _):
             path
         }
     }

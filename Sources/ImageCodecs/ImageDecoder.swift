@@ -10,7 +10,9 @@ import ImageKernels
 /// ```
 public enum ImageDecoder {
     /// Reads and decodes a file.
-    public static func decode(contentsOf path: String, options: DecodingOptions = DecodingOptions()) throws(ImageCodecError) -> PixelBuffer {
+    public static func decode(contentsOf path: String, options: DecodingOptions = DecodingOptions())
+        throws(ImageCodecError) -> PixelBuffer
+    {
         try decode(try readFile(path, limit: options.maximumFileBytes), path: path, options: options)
     }
 
@@ -36,12 +38,16 @@ public enum ImageDecoder {
 
     /// A file's bytes, refused with a typed error when unreadable or over `limit` bytes: for callers that
     /// need the bytes themselves too (to hash them, say) and then decode them from memory.
-    public static func contents(of path: String, limit: Int = DecodingOptions().maximumFileBytes) throws(ImageCodecError) -> [UInt8] {
+    public static func contents(of path: String, limit: Int = DecodingOptions().maximumFileBytes)
+        throws(ImageCodecError) -> [UInt8]
+    {
         try readFile(path, limit: limit)
     }
 
     /// Decodes bytes already in memory; `path` names them in errors.
-    public static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions = DecodingOptions()) throws(ImageCodecError) -> PixelBuffer {
+    public static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions = DecodingOptions())
+        throws(ImageCodecError) -> PixelBuffer
+    {
         guard !bytes.isEmpty else { throw .empty(path: path) }
         guard let format = ImageFormat(sniffing: bytes) else { throw .unrecognizedFormat(path: path) }
         var image: PixelBuffer
@@ -68,7 +74,8 @@ public enum ImageDecoder {
             throw .corrupt(path: path, detail: "header gives a size of \(width)×\(height)")
         }
         guard width.multipliedReportingOverflow(by: height).partialValue <= options.maximumPixels,
-              width <= options.maximumPixels, height <= options.maximumPixels else {
+            width <= options.maximumPixels, height <= options.maximumPixels
+        else {
             throw .tooLarge(path: path, width: width, height: height, limit: options.maximumPixels)
         }
     }
@@ -76,16 +83,21 @@ public enum ImageDecoder {
     /// Runs a codec's `decode` of an image of this size and channel count, stored with `sampleBytes` bytes a
     /// sample and made `reduction` times smaller, with the memory its interleaved samples and planar result
     /// take reserved in ``DecodingMemory/shared``.
-    static func decoding(width: Int, height: Int, channels: Int, sampleBytes: Int = 1, reduction: Int = 1, path: String,
-                         _ decode: () throws(ImageCodecError) -> PixelBuffer) throws(ImageCodecError) -> PixelBuffer {
+    static func decoding(
+        width: Int, height: Int, channels: Int, sampleBytes: Int = 1, reduction: Int = 1, path: String,
+        _ decode: () throws(ImageCodecError) -> PixelBuffer
+    ) throws(ImageCodecError) -> PixelBuffer {
         let reduced = ((width + reduction - 1) / reduction) * ((height + reduction - 1) / reduction)
-        return try DecodingMemory.shared.reserving((width * height * sampleBytes + reduced) * channels, for: path, decode)
+        return try DecodingMemory.shared.reserving(
+            (width * height * sampleBytes + reduced) * channels, for: path, decode)
     }
 
     /// A planar buffer from interleaved 8-bit samples, `reduction` times smaller (each pixel the rounded mean
     /// of a square of that side, cut at the right and bottom edges, as TurboJPEG's sizes are).
-    static func planar(interleaved samples: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int,
-                       reduction: Int = 1) -> PixelBuffer {
+    static func planar(
+        interleaved samples: UnsafeBufferPointer<UInt8>, width: Int, height: Int, channels: Int,
+        reduction: Int = 1
+    ) -> PixelBuffer {
         let outWidth = (width + reduction - 1) / reduction, outHeight = (height + reduction - 1) / reduction
         let pixels = outWidth * outHeight
         let descriptor = ImageDescriptor(width: outWidth, height: outHeight, channels: channels, elementType: .uint8)
@@ -111,7 +123,8 @@ public enum ImageDecoder {
                 for column in 0..<outWidth {
                     let count = rows.count * (min((column + 1) * reduction, width) - column * reduction)
                     for c in 0..<channels {
-                        out[c * pixels + row * outWidth + column] = UInt8((sums[column * channels + c] + count / 2) / count)
+                        out[c * pixels + row * outWidth + column] = UInt8(
+                            (sums[column * channels + c] + count / 2) / count)
                     }
                 }
             }
@@ -123,7 +136,8 @@ public enum ImageDecoder {
         do {
             return try RenderContext(device: .cpu).render(Image(image).grayscale())
         } catch {
-            throw .unsupported(path: path, detail: "cannot convert \(image.descriptor.channels) channels to gray: \(error)")
+            throw .unsupported(
+                path: path, detail: "cannot convert \(image.descriptor.channels) channels to gray: \(error)")
         }
     }
 

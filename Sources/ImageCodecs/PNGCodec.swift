@@ -3,7 +3,8 @@ import ImageKernels
 
 /// PNG through libpng's simplified API: gray, RGB, RGBA, palette and 16-bit files to 8-bit planes.
 enum PNGCodec {
-    static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer {
+    static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer
+    {
         try checkChunkLengths(bytes, path: path)
         var image = png_image()
         image.version = png_uint_32(PNG_IMAGE_VERSION)
@@ -25,22 +26,28 @@ enum PNGCodec {
         let samples = width * height * channels
         let reduction = ImageDecoder.reduction(width: width, height: height, minimumLongSide: options.minimumLongSide)
         // Sixteen-bit samples take two bytes, then one more once narrowed.
-        return try ImageDecoder.decoding(width: width, height: height, channels: channels, sampleBytes: sixteenBit ? 3 : 1,
-                                         reduction: reduction, path: path) { () throws(ImageCodecError) in
+        return try ImageDecoder.decoding(
+            width: width, height: height, channels: channels, sampleBytes: sixteenBit ? 3 : 1,
+            reduction: reduction, path: path
+        ) { () throws(ImageCodecError) in
             if sixteenBit {
                 var wide = [UInt16](repeating: 0, count: samples)
-                let finished = wide.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+                let finished = wide.withUnsafeMutableBytes {
+                    png_image_finish_read(&image, nil, $0.baseAddress, 0, nil)
+                }
                 guard finished != 0 else { throw failure(image, path: path) }
                 let narrow = eightBit(wide, channels: channels)
                 return narrow.withUnsafeBufferPointer {
-                    ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
+                    ImageDecoder.planar(
+                        interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
                 }
             }
             var pixels = [UInt8](repeating: 0, count: samples)
             let finished = pixels.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
             guard finished != 0 else { throw failure(image, path: path) }
             return pixels.withUnsafeBufferPointer {
-                ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
+                ImageDecoder.planar(
+                    interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
             }
         }
     }
@@ -56,11 +63,14 @@ enum PNGCodec {
     /// a chunk's length before reading it, so a few hundred bytes could make it ask for gigabytes (found by
     /// fuzzing). libpng would fail on such a file anyway, having read past the end.
     private static func checkChunkLengths(_ bytes: [UInt8], path: String) throws(ImageCodecError) {
-        var position = 8   // after the signature
+        var position = 8  // after the signature
         while position + 8 <= bytes.count {
             let length = bytes[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(bytes[position + 4..<position + 8].map { (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "?" })
-            let left = bytes.count - position - 12   // after the chunk's length, type and CRC
+            let type = String(
+                bytes[position + 4..<position + 8].map {
+                    (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "?"
+                })
+            let left = bytes.count - position - 12  // after the chunk's length, type and CRC
             guard length <= left else {
                 throw .truncated(path: path, detail: "chunk \(type) claims \(length) bytes, \(max(left, 0)) are left")
             }
@@ -95,7 +105,8 @@ enum PNGCodec {
         image.version = png_uint_32(PNG_IMAGE_VERSION)
         image.width = png_uint_32(d.width)
         image.height = png_uint_32(d.height)
-        image.format = png_uint_32(d.channels == 1 ? 0 : PNG_FORMAT_FLAG_COLOR)
+        image.format =
+            png_uint_32(d.channels == 1 ? 0 : PNG_FORMAT_FLAG_COLOR)
             | png_uint_32(d.channels == 4 ? PNG_FORMAT_FLAG_ALPHA : 0)
         let pixels = interleaved(buffer)
         var size = 0
@@ -103,7 +114,9 @@ enum PNGCodec {
         guard sized != 0 else { throw .encodingFailed(path: path, reason: messageText(image)) }
         var output = [UInt8](repeating: 0, count: size)
         let written = output.withUnsafeMutableBytes { target in
-            pixels.withUnsafeBytes { png_image_write_to_memory(&image, target.baseAddress, &size, 0, $0.baseAddress, 0, nil) }
+            pixels.withUnsafeBytes {
+                png_image_write_to_memory(&image, target.baseAddress, &size, 0, $0.baseAddress, 0, nil)
+            }
         }
         guard written != 0 else { throw .encodingFailed(path: path, reason: messageText(image)) }
         return Array(output.prefix(size))

@@ -3,7 +3,8 @@ import ImageKernels
 /// Netpbm gray and colour maps: P2 and P3 (text), P5 and P6 (binary); samples above 8 bits are
 /// scaled to 0...255.
 enum PNMCodec {
-    static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer {
+    static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer
+    {
         var reader = Reader(bytes: bytes, path: path)
         let kind = bytes[1]
         let (width, height) = try reader.size()
@@ -20,27 +21,31 @@ enum PNMCodec {
         let size = text ? 2 : maximum < 256 ? 1 : 2
         let available = bytes.count - reader.position - (text ? 0 : 1)
         guard available >= count * size else {
-            throw .truncated(path: path, detail: "\(max(available, 0)) bytes of pixel data, at least \(count * size) needed")
+            throw .truncated(
+                path: path, detail: "\(max(available, 0)) bytes of pixel data, at least \(count * size) needed")
         }
         func scaled(_ value: Int) throws(ImageCodecError) -> UInt8 {
             guard value <= maximum else { throw .corrupt(path: path, detail: "sample \(value) exceeds \(maximum)") }
             return maximum == 255 ? UInt8(value) : UInt8((value * 255 + maximum / 2) / maximum)
         }
         let reduction = ImageDecoder.reduction(width: width, height: height, minimumLongSide: options.minimumLongSide)
-        return try ImageDecoder.decoding(width: width, height: height, channels: channels, reduction: reduction,
-                                         path: path) { () throws(ImageCodecError) in
+        return try ImageDecoder.decoding(
+            width: width, height: height, channels: channels, reduction: reduction,
+            path: path
+        ) { () throws(ImageCodecError) in
             var samples = [UInt8](repeating: 0, count: count)
             if text {
                 for i in 0..<count { samples[i] = try scaled(try reader.sampleNumber(i, of: count)) }
             } else {
-                reader.position += 1   // the single whitespace after the maximum value
+                reader.position += 1  // the single whitespace after the maximum value
                 for i in 0..<count {
                     let at = reader.position + i * size
                     samples[i] = try scaled(size == 1 ? Int(bytes[at]) : Int(bytes[at]) << 8 | Int(bytes[at + 1]))
                 }
             }
             return samples.withUnsafeBufferPointer {
-                ImageDecoder.planar(interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
+                ImageDecoder.planar(
+                    interleaved: $0, width: width, height: height, channels: channels, reduction: reduction)
             }
         }
     }
@@ -64,7 +69,9 @@ enum PNMCodec {
         }
 
         mutating func headerNumber(_ what: String) throws(ImageCodecError) -> Int {
-            guard let value = try number() else { throw .truncated(path: path, detail: "header ends before the \(what)") }
+            guard let value = try number() else {
+                throw .truncated(path: path, detail: "header ends before the \(what)")
+            }
             return value
         }
 
@@ -91,7 +98,9 @@ enum PNMCodec {
                 position += 1
                 guard value <= 1 << 40 else { throw .corrupt(path: path, detail: "number too large in header") }
             }
-            guard digits > 0 else { throw .corrupt(path: path, detail: "unexpected byte \(bytes[position]) at \(position)") }
+            guard digits > 0 else {
+                throw .corrupt(path: path, detail: "unexpected byte \(bytes[position]) at \(position)")
+            }
             return value
         }
     }

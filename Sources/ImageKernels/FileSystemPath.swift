@@ -59,7 +59,8 @@ public enum FileSystemPath {
     /// Runs `body` with the path's bytes as a C string, for system calls.
     public static func withCString<R>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try (bytes(of: path).map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { buffer in
-            guard let start = buffer.baseAddress else { return try "".withCString(body) }  // never: the buffer holds the 0
+            // Never nil: the buffer holds at least the 0.
+            guard let start = buffer.baseAddress else { return try "".withCString(body) }
             return try body(start)
         }
     }
@@ -68,12 +69,19 @@ public enum FileSystemPath {
     /// when they do not start with one (the standard library's decoder refuses overlong forms and surrogates).
     private static func leadingScalar(_ bytes: some Collection<UInt8>) -> (Unicode.Scalar, Int)? {
         guard let first = bytes.first else { return nil }
-        let length = first < 0x80 ? 1 : first >= 0xC2 && first <= 0xDF ? 2 : first >= 0xE0 && first <= 0xEF ? 3
-            : first >= 0xF0 && first <= 0xF4 ? 4 : 0
+        let length =
+            first < 0x80
+            ? 1
+            : first >= 0xC2 && first <= 0xDF
+                ? 2
+                : first >= 0xE0 && first <= 0xEF
+                    ? 3
+                    : first >= 0xF0 && first <= 0xF4 ? 4 : 0
         guard length > 0 else { return nil }
         var decoder = UTF8(), iterator = bytes.prefix(length).makeIterator()
         guard case .scalarValue(let scalar) = decoder.decode(&iterator), iterator.next() == nil,
-              UTF8.width(scalar) == length else { return nil }
+            UTF8.width(scalar) == length
+        else { return nil }
         return (scalar, length)
     }
 }

@@ -15,12 +15,15 @@ public protocol Filter: Sendable {
 
 extension Filter {
     /// The single input's descriptor, checked for count and element type.
-    public func singleInput(_ inputs: [ImageDescriptor], of type: ElementType? = nil) throws(RenderError) -> ImageDescriptor {
+    public func singleInput(_ inputs: [ImageDescriptor], of type: ElementType? = nil) throws(RenderError)
+        -> ImageDescriptor
+    {
         guard inputs.count == 1, let input = inputs.first else {
             throw .invalidInput(filter: name, reason: "takes one input, got \(inputs.count)")
         }
         if let type, input.elementType != type {
-            throw .invalidInput(filter: name, reason: "takes \(type.rawValue) images, got \(input.elementType.rawValue)")
+            throw .invalidInput(
+                filter: name, reason: "takes \(type.rawValue) images, got \(input.elementType.rawValue)")
         }
         guard input.width > 0, input.height > 0, input.planeCount > 0 else {
             throw .invalidInput(filter: name, reason: "input \(input) is empty")
@@ -31,10 +34,16 @@ extension Filter {
 
 extension Filter {
     /// The single input's descriptor, checked to hold one of `types`.
-    public func singleInput(_ inputs: [ImageDescriptor], oneOf types: [ElementType]) throws(RenderError) -> ImageDescriptor {
+    public func singleInput(_ inputs: [ImageDescriptor], oneOf types: [ElementType]) throws(RenderError)
+        -> ImageDescriptor
+    {
         let input = try singleInput(inputs)
         guard types.contains(input.elementType) else {
-            throw .invalidInput(filter: name, reason: "takes \(types.map(\.rawValue).joined(separator: " or ")) images, got \(input.elementType.rawValue)")
+            throw .invalidInput(
+                filter: name,
+                reason:
+                    "takes \(types.map(\.rawValue).joined(separator: " or ")) images, got \(input.elementType.rawValue)"
+            )
         }
         return input
     }
@@ -75,9 +84,12 @@ public final class KernelEncoder {
 
     /// Launches a kernel over `size` elements per dimension (OpenCL rounds the work up to whole
     /// work-groups; kernels check their bounds), with `schedule` or, by default, the kernel's schedule here.
-    public func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, over size: [Int],
-                                  schedule: KernelSchedule? = nil) throws(RenderError) {
-        try pass.launch(kernel, arguments, grid: KernelGrid(size: size, schedule: schedule ?? pass.schedule(for: kernel)))
+    public func launch<Arguments>(
+        _ kernel: Kernel<Arguments>, _ arguments: Arguments, over size: [Int],
+        schedule: KernelSchedule? = nil
+    ) throws(RenderError) {
+        try pass.launch(
+            kernel, arguments, grid: KernelGrid(size: size, schedule: schedule ?? pass.schedule(for: kernel)))
     }
 
     /// Scratch space for this filter, returned to the context's pool when the filter is encoded.

@@ -18,8 +18,9 @@ public final class HostMemory: @unchecked Sendable {
         self.byteCount = byteCount
         isWritable = true
         if populated, byteCount >= 1 << 20,
-           let pages = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
-           pages != MAP_FAILED {
+            let pages = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0),
+            pages != MAP_FAILED
+        {
             (baseAddress, mapped) = (pages, true)
         } else {
             (baseAddress, mapped) = (.allocate(byteCount: max(byteCount, 1), alignment: 64), false)
@@ -33,7 +34,8 @@ public final class HostMemory: @unchecked Sendable {
     public init?(mappingFileAt path: String) {
         guard let (file, size) = try? RegularFile.open(path) else { return nil }
         defer { close(file) }
-        guard size > 0, let pages = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED else {
+        guard size > 0, let pages = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file, 0), pages != MAP_FAILED
+        else {
             return nil
         }
         (byteCount, baseAddress, isWritable, mapped) = (size, pages, false, true)

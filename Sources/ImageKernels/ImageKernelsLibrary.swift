@@ -13,8 +13,10 @@ public enum ImageKernelsLibrary {
         GaussianBlur.rows, GaussianBlur.columns,
         Grayscale.uint8, Grayscale.float32,
         HistogramDifference.symmetric, HistogramDifference.asymmetric,
-        IntegralImage.rows, IntegralImage.squaredRows, IntegralImage.columns, IntegralImage.antidiagonals, IntegralImage.diagonals,
-        LocalBinaryPattern.basicUInt8, LocalBinaryPattern.basicFloat, LocalBinaryPattern.circularUInt8, LocalBinaryPattern.circularFloat,
+        IntegralImage.rows, IntegralImage.squaredRows, IntegralImage.columns, IntegralImage.antidiagonals,
+        IntegralImage.diagonals,
+        LocalBinaryPattern.basicUInt8, LocalBinaryPattern.basicFloat, LocalBinaryPattern.circularUInt8,
+        LocalBinaryPattern.circularFloat,
         PyramidDown.kernel,
         Resize.bilinearUInt8, Resize.bilinearFloat, Resize.areaUInt8, Resize.areaFloat,
     ]

@@ -24,15 +24,18 @@ public struct PixelBuffer: Sendable, Equatable {
 
     /// An 8-bit image from planar values.
     public init(width: Int, height: Int, channels: Int = 1, batch: Int = 1, values: [UInt8]) throws(RenderError) {
-        try self.init(descriptor: ImageDescriptor(width: width, height: height, channels: channels,
-                                                  batch: batch, elementType: .uint8),
-                      bytes: values)
+        try self.init(
+            descriptor: ImageDescriptor(
+                width: width, height: height, channels: channels,
+                batch: batch, elementType: .uint8),
+            bytes: values)
     }
 
     /// A float image from planar values.
     public init(width: Int, height: Int, channels: Int = 1, batch: Int = 1, values: [Float]) throws(RenderError) {
-        let descriptor = ImageDescriptor(width: width, height: height, channels: channels,
-                                         batch: batch, elementType: .float32)
+        let descriptor = ImageDescriptor(
+            width: width, height: height, channels: channels,
+            batch: batch, elementType: .float32)
         let bytes = values.withUnsafeBytes { Array($0) }
         try self.init(descriptor: descriptor, bytes: bytes)
     }
@@ -73,7 +76,8 @@ public struct PixelBuffer: Sendable, Equatable {
         let imageBytes = descriptor.planePixelCount * descriptor.channels * descriptor.elementType.byteSize
         var sub = descriptor
         sub.batch = range.count
-        return PixelBuffer(unchecked: sub, bytes: Array(bytes[range.lowerBound * imageBytes..<range.upperBound * imageBytes]))
+        return PixelBuffer(
+            unchecked: sub, bytes: Array(bytes[range.lowerBound * imageBytes..<range.upperBound * imageBytes]))
     }
 
     /// Stacks single images of one shape into a batch.
@@ -87,7 +91,8 @@ public struct PixelBuffer: Sendable, Equatable {
             var shape = image.descriptor
             shape.batch = 1
             guard shape == descriptor else {
-                throw .invalidInput(filter: "batch", reason: "image \(image.descriptor) differs from \(first.descriptor)")
+                throw .invalidInput(
+                    filter: "batch", reason: "image \(image.descriptor) differs from \(first.descriptor)")
             }
         }
         descriptor.batch = images.reduce(0) { $0 + $1.descriptor.batch }

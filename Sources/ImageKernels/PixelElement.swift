@@ -43,8 +43,10 @@ extension PixelElement {
 extension Filter {
     /// Runs `uint8` or `float32` after an input's element type: for filters whose kernels are written for
     /// either (`PIXEL`). Other element types are refused.
-    func byPixelType(_ type: ElementType, uint8: () throws(RenderError) -> Void,
-                     float32: () throws(RenderError) -> Void) throws(RenderError) {
+    func byPixelType(
+        _ type: ElementType, uint8: () throws(RenderError) -> Void,
+        float32: () throws(RenderError) -> Void
+    ) throws(RenderError) {
         switch type {
         case .uint8: try uint8()
         case .float32: try float32()

@@ -66,7 +66,9 @@ public enum RegularFile {
         var bytes = [UInt8](repeating: 0, count: size)
         var filled = 0
         while filled < size {
-            let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress.map { $0 + filled }, size - filled) }
+            let count = bytes.withUnsafeMutableBytes {
+                read(descriptor, $0.baseAddress.map { $0 + filled }, size - filled)
+            }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 throw .failed(count < 0 ? String(cString: strerror(errno)) : "the file shrank while being read")
@@ -98,7 +100,8 @@ public enum RegularFile {
         case ENOTDIR:
             return .notAFolder(folders.first { exists($0) && !isFolder($0) } ?? path)
         case EACCES:
-            return folders.first { isFolder($0) && access($0, X_OK) != 0 }.map(Failure.closedFolder) ?? .permissionDenied
+            return folders.first { isFolder($0) && access($0, X_OK) != 0 }.map(Failure.closedFolder)
+                ?? .permissionDenied
         default:
             return .failed(String(cString: strerror(error)))
         }

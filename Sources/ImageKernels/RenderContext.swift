@@ -103,13 +103,18 @@ public final class RenderContext: @unchecked Sendable {
     /// A resident image of `descriptor` whose first bytes are those of `contents` and the rest zeros:
     /// for data packed in place in a larger array, which would otherwise be copied into a
     /// ``PixelBuffer`` first.
-    public func makeResidentImage<Element>(_ descriptor: ImageDescriptor, contents: ArraySlice<Element>) throws(RenderError) -> ResidentImage {
+    public func makeResidentImage<Element>(_ descriptor: ImageDescriptor, contents: ArraySlice<Element>)
+        throws(RenderError) -> ResidentImage
+    {
         lock.lock()
         defer { lock.unlock() }
-        let buffer = try withFallback { () throws(RenderError) in try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount) }
+        let buffer = try withFallback { () throws(RenderError) in
+            try currentDevice.backend.makeBuffer(byteCount: descriptor.byteCount)
+        }
         let byteCount = try upload(contents, to: buffer, on: currentDevice, offset: 0, limit: descriptor.byteCount)
-        _ = try upload([UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, on: currentDevice,
-                       offset: byteCount, limit: descriptor.byteCount)
+        _ = try upload(
+            [UInt8](repeating: 0, count: descriptor.byteCount - byteCount)[...], to: buffer, on: currentDevice,
+            offset: byteCount, limit: descriptor.byteCount)
         return register(ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self))
     }
 
@@ -117,14 +122,19 @@ public final class RenderContext: @unchecked Sendable {
     /// (the CPU device) and copied to it where not: for large data already laid out in host memory, such as
     /// a gallery's stored faces. Change the bytes in `memory`, then say which with
     /// ``ResidentImage/didModify(_:)``.
-    public func makeResidentImage(_ descriptor: ImageDescriptor, sharing memory: HostMemory) throws(RenderError) -> ResidentImage {
+    public func makeResidentImage(_ descriptor: ImageDescriptor, sharing memory: HostMemory) throws(RenderError)
+        -> ResidentImage
+    {
         guard descriptor.byteCount <= memory.byteCount else {
             throw .sizeMismatch(expected: descriptor.byteCount, actual: memory.byteCount)
         }
         lock.lock()
         defer { lock.unlock() }
-        let buffer = try withFallback { () throws(RenderError) in try self.buffer(sharing: memory, descriptor.byteCount, on: currentDevice) }
-        return register(ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self, memory: memory))
+        let buffer = try withFallback { () throws(RenderError) in
+            try self.buffer(sharing: memory, descriptor.byteCount, on: currentDevice)
+        }
+        return register(
+            ResidentImage(descriptor: descriptor, buffer: buffer, device: currentDevice, context: self, memory: memory))
     }
 
     /// Runs `body`, and once more on the CPU device if the device failed in a way that warrants falling back
@@ -140,10 +150,14 @@ public final class RenderContext: @unchecked Sendable {
 
     /// A buffer of `device` over `memory` itself, or a copy of its first `byteCount` bytes where the device
     /// cannot share it.
-    private func buffer(sharing memory: HostMemory, _ byteCount: Int, on device: Device) throws(RenderError) -> any DeviceBuffer {
+    private func buffer(sharing memory: HostMemory, _ byteCount: Int, on device: Device) throws(RenderError)
+        -> any DeviceBuffer
+    {
         if let shared = device.backend.makeBuffer(sharing: memory) { return shared }
         let buffer = try device.backend.makeBuffer(byteCount: byteCount)
-        try upload(UnsafeRawBufferPointer(start: memory.baseAddress, count: byteCount), to: buffer, on: device, offset: 0, limit: byteCount)
+        try upload(
+            UnsafeRawBufferPointer(start: memory.baseAddress, count: byteCount), to: buffer, on: device, offset: 0,
+            limit: byteCount)
         return buffer
     }
 
@@ -161,19 +175,24 @@ public final class RenderContext: @unchecked Sendable {
             throw .sizeMismatch(expected: resident.descriptor.byteCount, actual: range.upperBound)
         }
         guard let memory = resident.memory, !resident.sharesMemory else { return }
-        try upload(UnsafeRawBufferPointer(start: memory.baseAddress + range.lowerBound, count: range.count), to: resident.buffer,
-                   on: resident.device, offset: range.lowerBound, limit: resident.descriptor.byteCount)
+        try upload(
+            UnsafeRawBufferPointer(start: memory.baseAddress + range.lowerBound, count: range.count),
+            to: resident.buffer,
+            on: resident.device, offset: range.lowerBound, limit: resident.descriptor.byteCount)
     }
 
     func write<Element>(_ values: ArraySlice<Element>, to resident: ResidentImage, offset: Int) throws(RenderError) {
         lock.lock()
         defer { lock.unlock() }
-        _ = try upload(values, to: resident.buffer, on: resident.device, offset: offset, limit: resident.descriptor.byteCount)
+        _ = try upload(
+            values, to: resident.buffer, on: resident.device, offset: offset, limit: resident.descriptor.byteCount)
     }
 
     /// Copies an array's bytes into a device buffer of `limit` bytes (the lock held); returns how many.
-    private func upload<Element>(_ values: ArraySlice<Element>, to buffer: any DeviceBuffer, on device: Device, offset: Int,
-                                 limit: Int) throws(RenderError) -> Int {
+    private func upload<Element>(
+        _ values: ArraySlice<Element>, to buffer: any DeviceBuffer, on device: Device, offset: Int,
+        limit: Int
+    ) throws(RenderError) -> Int {
         // Array's withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
         let uploaded = values.withUnsafeBytes { bytes in
             Result { () throws(RenderError) in try upload(bytes, to: buffer, on: device, offset: offset, limit: limit) }
@@ -183,9 +202,13 @@ public final class RenderContext: @unchecked Sendable {
     }
 
     /// Copies bytes into a device buffer of `limit` bytes at `offset`, and counts them (the lock held).
-    private func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, on device: Device, offset: Int,
-                        limit: Int) throws(RenderError) {
-        guard offset >= 0, offset + bytes.count <= limit else { throw .sizeMismatch(expected: limit, actual: offset + bytes.count) }
+    private func upload(
+        _ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, on device: Device, offset: Int,
+        limit: Int
+    ) throws(RenderError) {
+        guard offset >= 0, offset + bytes.count <= limit else {
+            throw .sizeMismatch(expected: limit, actual: offset + bytes.count)
+        }
         try device.backend.upload(bytes, to: buffer, offset: offset)
         totals.bytesUploaded += bytes.count
     }
@@ -194,7 +217,8 @@ public final class RenderContext: @unchecked Sendable {
     /// resident images copied over, pooled buffers of the old device dropped. The lock is held.
     private func fallBack(after error: RenderError) throws(RenderError) {
         guard fallsBack, error.warrantsFallback, currentDevice.kind != .cpu else { throw error }
-        let why = error.description.split(whereSeparator: \.isNewline).joined(separator: " | ").replacingOccurrences(of: ": | ", with: ": ")
+        let why = error.description.split(whereSeparator: \.isNewline).joined(separator: " | ").replacingOccurrences(
+            of: ": | ", with: ": ")
         let line = "\(currentDevice): \(why.count > 300 ? why.prefix(300) + "…" : why)"
         Device.log("falling back to the CPU device: \(line)")
         for case let resident? in residents.map(\.image) where resident.device !== Device.cpu {
@@ -237,7 +261,7 @@ public final class RenderContext: @unchecked Sendable {
             for image in images { remainingUses[ObjectIdentifier(image.node), default: 0] += 1 }
 
             var rendered: [ObjectIdentifier: DeviceImage] = [:]
-            var residents: Set<ObjectIdentifier> = []   // their buffers belong to a ResidentImage, not the pool
+            var residents: Set<ObjectIdentifier> = []  // their buffers belong to a ResidentImage, not the pool
             for node in order {
                 let descriptor = try node.descriptor.get()
                 if case .resident(let resident) = node.content {
@@ -248,21 +272,25 @@ public final class RenderContext: @unchecked Sendable {
                     residents.insert(ObjectIdentifier(node))
                     continue
                 }
-                let output = DeviceImage(buffer: try takeBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
+                let output = DeviceImage(
+                    buffer: try takeBuffer(byteCount: descriptor.byteCount), descriptor: descriptor)
                 switch node.content {
                 case .buffer(let pixels):
-                    _ = try context.upload(pixels.bytes[...], to: output.buffer, on: device, offset: 0, limit: descriptor.byteCount)
+                    _ = try context.upload(
+                        pixels.bytes[...], to: output.buffer, on: device, offset: 0, limit: descriptor.byteCount)
                 case .resident:
                     break
                 case .filter(let filter, let inputs):
-                    let inputImages = try inputs.map { (input) throws(RenderError) in try Self.find(input, in: rendered) }
+                    let inputImages = try inputs.map { (input) throws(RenderError) in try Self.find(input, in: rendered)
+                    }
                     try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, pass: self))
                     temporaries.forEach(giveBack)
                     temporaries = []
                     for input in inputs {
                         let id = ObjectIdentifier(input.node)
                         remainingUses[id, default: 1] -= 1
-                        if remainingUses[id] == 0, !residents.contains(id), let done = rendered.removeValue(forKey: id) {
+                        if remainingUses[id] == 0, !residents.contains(id), let done = rendered.removeValue(forKey: id)
+                        {
                             giveBack(done.buffer)
                         }
                     }
@@ -283,7 +311,9 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         /// The rendered form of an image; the topological order guarantees it is there.
-        private static func find(_ image: Image, in rendered: [ObjectIdentifier: DeviceImage]) throws(RenderError) -> DeviceImage {
+        private static func find(_ image: Image, in rendered: [ObjectIdentifier: DeviceImage]) throws(RenderError)
+            -> DeviceImage
+        {
             guard let found = rendered[ObjectIdentifier(image.node)] else {
                 throw .invalidInput(filter: "render", reason: "a node was used before it was rendered")
             }
@@ -296,21 +326,27 @@ public final class RenderContext: @unchecked Sendable {
             var visited: Set<ObjectIdentifier> = []
             func visit(_ node: Image.Node) {
                 guard visited.insert(ObjectIdentifier(node)).inserted else { return }
-                if case .filter(_, let inputs) = node.content { inputs.forEach { visit($0.node) } }
+                if case .filter(_, let inputs) = node.content {
+                    for input in inputs { visit(input.node) }
+                }
                 order.append(node)
             }
-            images.forEach { visit($0.node) }
+            for image in images { visit(image.node) }
             return order
         }
 
         func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
             guard device.kind != .cpu else { return context.overrides[kernel.entryPoint] ?? kernel.schedules.cpu }
             var schedule = context.overrides[kernel.entryPoint] ?? kernel.schedules[context.scheduleKind ?? device.kind]
-            if schedule.cooperative { schedule.workGroup = schedule.workGroup.fitting(device.capabilities.maxWorkGroupSize) }
+            if schedule.cooperative {
+                schedule.workGroup = schedule.workGroup.fitting(device.capabilities.maxWorkGroupSize)
+            }
             return schedule
         }
 
-        func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
+        func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid)
+            throws(RenderError)
+        {
             try kernel.checkSignatureOnce()
             try device.backend.launch(kernel, arguments, grid: grid)
             context.totals.launches += 1

@@ -15,7 +15,10 @@ public final class ResidentImage: @unchecked Sendable {
     }
     private let context: RenderContext
 
-    init(descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext, memory: HostMemory? = nil) {
+    init(
+        descriptor: ImageDescriptor, buffer: any DeviceBuffer, device: Device, context: RenderContext,
+        memory: HostMemory? = nil
+    ) {
         self.descriptor = descriptor
         self.buffer = buffer
         self.device = device

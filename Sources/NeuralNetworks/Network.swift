@@ -63,9 +63,9 @@ public struct Network: Sendable {
     /// into an affine map or a sum) and nothing else reads the earlier node.
     public func fused() -> Network {
         var readers = [Int](repeating: 0, count: nodes.count)
-        for node in nodes { node.inputs.forEach { readers[$0] += 1 } }
-        for output in resultNodes { readers[output] += 1 }   // an output's value must stay as it is
-        var result = Network(), map = [0]   // old index → new index
+        for input in nodes.flatMap(\.inputs) { readers[input] += 1 }
+        for output in resultNodes { readers[output] += 1 }  // an output's value must stay as it is
+        var result = Network(), map = [0]  // old index → new index
         for node in nodes.dropFirst() {
             let inputs = node.inputs.map { map[$0] }
             let previous = inputs.count == 1 && readers[node.inputs[0]] == 1 ? inputs[0] : nil
@@ -95,8 +95,11 @@ public struct LoadedNetwork: Sendable {
     init(_ network: Network, context: RenderContext) throws(RenderError) {
         parameters = try network.nodes.map { node throws(RenderError) in
             try node.operation.weights.map { weights throws(RenderError) in
-                try context.makeResidentImage(try PixelBuffer(width: weights.width, height: weights.values.count / weights.width,
-                                                              values: weights.values)).image
+                try context.makeResidentImage(
+                    try PixelBuffer(
+                        width: weights.width, height: weights.values.count / weights.width,
+                        values: weights.values)
+                ).image
             }
         }
         nodes = network.nodes

@@ -9,16 +9,19 @@ struct CBIR: AsyncParsableCommand {
         commandName: "cbir",
         abstract: "Face search on an OpenCL/CPU image-kernel framework.",
         version: "0.1.0",
-        subcommands: [Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
-                      LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
-                      RemoveCommand.self, PeopleCommand.self, PhotosCommand.self])
+        subcommands: [
+            Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
+            LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
+            RemoveCommand.self, PeopleCommand.self, PhotosCommand.self,
+        ])
 
     /// Parses the arguments as bytes, so that a file name that is not UTF-8 reaches the file it names
     /// (Swift's own `CommandLine.arguments` replaces such bytes); errors name such files with `\xNN`.
     static func main() async {
         let arguments = (1..<Int(CommandLine.argc)).map { index in
-            FileSystemPath.string(CommandLine.unsafeArgv[index].map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
-                                  ?? UnsafeRawBufferPointer(start: nil, count: 0))
+            FileSystemPath.string(
+                CommandLine.unsafeArgv[index].map { UnsafeRawBufferPointer(start: $0, count: strlen($0)) }
+                    ?? UnsafeRawBufferPointer(start: nil, count: 0))
         }
         do {
             var command = try parseAsRoot(arguments)
@@ -35,7 +38,8 @@ struct CBIR: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data((message + "\n").utf8))
             } else {
                 let lines = code == .failure ? [message] : message.components(separatedBy: "\n")
-                FileHandle.standardError.write(Data((lines.map(FileSystemPath.displayed).joined(separator: "\n") + "\n").utf8))
+                FileHandle.standardError.write(
+                    Data((lines.map(FileSystemPath.displayed).joined(separator: "\n") + "\n").utf8))
             }
             Foundation.exit(code.rawValue)
         }
@@ -51,7 +55,12 @@ extension DeviceChoice: ExpressibleByArgument {}
 
 /// The `--device` and `--verbose` options shared by commands that render.
 struct DeviceOptions: ParsableArguments {
-    @Option(help: "Device to render on: \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", ")). Default: auto (each kind of work on the device it runs fastest on: cbir devices), or $\(Device.environmentVariable).")
+    @Option(
+        help: """
+            Device to render on: \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", ")). Default: auto \
+            (each kind of work on the device it runs fastest on: cbir devices), or $\(Device.environmentVariable).
+            """
+    )
     var device: DeviceChoice?
 
     @OptionGroup var verbosity: Verbosity
@@ -68,7 +77,9 @@ struct DeviceOptions: ParsableArguments {
 
 /// The `--verbose` option: the OpenCL compiler's build logs and each device calibration on stderr.
 struct Verbosity: ParsableArguments {
-    @Flag(help: "Report the OpenCL compiler's build logs and each device calibration (or set \(Device.verboseVariable)=1).")
+    @Flag(
+        help:
+            "Report the OpenCL compiler's build logs and each device calibration (or set \(Device.verboseVariable)=1).")
     var verbose = false
 
     /// Makes the devices verbose for the rest of the process, when asked.

@@ -20,7 +20,9 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         catalog = try Catalog(path: folder + "/cbir.sqlite")
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
-        let directions = (0..<3).map { _ in Self.unit((0..<128).map { _ in Float.random(in: -1...1, using: &generator) }) }
+        let directions = (0..<3).map { _ in
+            Self.unit((0..<128).map { _ in Float.random(in: -1...1, using: &generator) })
+        }
         var embeddings: [(person: Int, photo: Int, values: [Float])] = []
         for person in 0..<3 {
             for photo in 0..<3 {
@@ -31,14 +33,27 @@ import Testing
         faces = try await catalog.write { [embeddings] db in
             var ids: [[Int64]] = [[], [], []]
             for (person, photo, values) in embeddings {
-                try db.execute(sql: "INSERT INTO images (path, size, modified, hash, width, height, status) VALUES (?, 1, 0, 'h', 640, 480, 'indexed')",
-                               arguments: ["/photos/person\(person)/\(photo).jpg"])
-                try db.execute(sql: """
-                    INSERT INTO faces (image_id, x, y, width, height, angle, neighbours, thumbnail) VALUES (?, 10, 20, 100 + ?, 100, 0, 3, x'')
-                    """, arguments: [db.lastInsertedRowID, photo])
+                try db.execute(
+                    sql:
+                        """
+                        INSERT INTO images (path, size, modified, hash, width, height, status) VALUES (?, 1, 0, \
+                        'h', 640, 480, 'indexed')
+                        """,
+                    arguments: ["/photos/person\(person)/\(photo).jpg"])
+                try db.execute(
+                    sql: """
+                        INSERT INTO faces (image_id, x, y, width, height, angle, neighbours, thumbnail) VALUES (?, \
+                        10, 20, 100 + ?, 100, 0, 3, x'')
+                        """, arguments: [db.lastInsertedRowID, photo])
                 let face = db.lastInsertedRowID
-                try db.execute(sql: "INSERT INTO face_embeddings (face_id, embedding) VALUES (?, ?)",
-                               arguments: [face, Data(values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } })])
+                try db.execute(
+                    sql: "INSERT INTO face_embeddings (face_id, embedding) VALUES (?, ?)",
+                    arguments: [
+                        face,
+                        Data(
+                            values.flatMap { value in withUnsafeBytes(of: value.bitPattern.littleEndian) { Array($0) } }
+                        ),
+                    ])
                 ids[person].append(face)
             }
             return ids
@@ -55,7 +70,10 @@ import Testing
     /// The person of each face, by face id.
     func personOfFaces() throws -> [Int64: Int64] {
         try catalog.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, person_id FROM faces WHERE person_id IS NOT NULL")
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(
+                    db, sql: "SELECT id, person_id FROM faces WHERE person_id IS NOT NULL"
+                )
                 .map { ($0["id"] as Int64, $0["person_id"] as Int64) })
         }
     }
@@ -70,7 +88,8 @@ import Testing
         #expect(people.count == 3 && people.allSatisfy { $0.faces == 3 && $0.name == nil && !$0.hidden })
         for ids in faces { #expect(Set(ids.compactMap { person[$0] }).count == 1, "each person's faces in one person") }
         let (ada, bo) = (try #require(person[faces[0][0]]), try #require(person[faces[1][0]]))
-        #expect(try catalog.people().first { $0.id == ada }?.representative == faces[0][2], "the largest face represents")
+        #expect(
+            try catalog.people().first { $0.id == ada }?.representative == faces[0][2], "the largest face represents")
 
         // Names: stored trimmed, found by any spelling, unique.
         #expect(try await catalog.name(person: ada, as: "  Ada Lovelace ") == "Ada Lovelace")

@@ -2,8 +2,8 @@ import Catalog
 import FaceRecognition
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
 
 /// A new process (here a new database object on the same file) searches the descriptors of the gallery
 /// file beside the database, which the first query that read them all wrote, as long as the file holds the
@@ -18,11 +18,15 @@ import TestSupport
         let faces = try FaceAnalysis(context: context)
         func opened() throws -> Catalog { try Catalog(path: path) }
         func hits(_ database: Catalog) async throws -> [String] {
-            try await database.search(photo: photos + "/test/obama1.jpg", faces: faces, matcher: .weightedChiSquare, top: 100)
-                .faces.map { "\($0.path) \($0.x),\($0.y) \($0.distance)" }
+            try await database.search(
+                photo: photos + "/test/obama1.jpg", faces: faces, matcher: .weightedChiSquare, top: 100
+            )
+            .faces.map { "\($0.path) \($0.x),\($0.y) \($0.distance)" }
         }
         let database = try opened()
-        for subfolder in ["/train/obama", "/train/biden"] { _ = try await database.index(folder: photos + subfolder, analyses: [faces], context: context) }
+        for subfolder in ["/train/obama", "/train/biden"] {
+            _ = try await database.index(folder: photos + subfolder, analyses: [faces], context: context)
+        }
         try DatabaseQueue(path: path).backup(to: DatabaseQueue(path: backup))
         _ = try await database.index(folder: photos + "/train", analyses: [faces], context: context)
         #expect(!FileManager.default.fileExists(atPath: file))
@@ -32,12 +36,23 @@ import TestSupport
 
         // Trusted while its tag is the database's: a file of one face with that tag is all a new process searches.
         let (tag, row) = try database.read { db in
-            (try Data.fetchOne(db, sql: "SELECT tag FROM table_tags WHERE name = 'face_descriptors'"),
-             try Row.fetchOne(db, sql: "SELECT face_id, image_id, descriptor FROM face_descriptors JOIN faces ON faces.id = face_id LIMIT 1"))
+            (
+                try Data.fetchOne(db, sql: "SELECT tag FROM table_tags WHERE name = 'face_descriptors'"),
+                try Row.fetchOne(
+                    db,
+                    sql:
+                        """
+                        SELECT face_id, image_id, descriptor FROM face_descriptors JOIN faces ON faces.id = \
+                        face_id LIMIT 1
+                        """
+                )
+            )
         }
         let one = try #require(row)
         let single = Gallery(parameters: .standard, context: context)
-        try single.append(encoded: [(one["descriptor"], FaceID(one["face_id"] as Int64), ImageID(one["image_id"] as Int64))])
+        try single.append(encoded: [
+            (one["descriptor"], FaceID(one["face_id"] as Int64), ImageID(one["image_id"] as Int64))
+        ])
         try single.write(to: file, tag: try #require(tag))
         #expect(try await hits(opened()).count == 1)
         try FileManager.default.removeItem(atPath: file)
@@ -54,12 +69,16 @@ import TestSupport
         #expect(fromDatabase.first?.contains("/test/obama1.jpg") == true, "\(fromDatabase)")
 
         // Without its tag a database could not show a change: that is damage, and said so.
-        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "DELETE FROM table_tags WHERE name = 'face_descriptors'") }
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "DELETE FROM table_tags WHERE name = 'face_descriptors'")
+        }
         do {
             _ = try await hits(opened())
             Issue.record("a database without its descriptors' tag was searched")
         } catch {
-            #expect("\(error)".hasPrefix("\(path): the database is damaged (table_tags has no row for face_descriptors)."), "\(error)")
+            #expect(
+                "\(error)".hasPrefix("\(path): the database is damaged (table_tags has no row for face_descriptors)."),
+                "\(error)")
         }
     }
 }

@@ -4,22 +4,27 @@ import Foundation
 import GRDB
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// A user-defined analysis, from outside the module, with a table of its own: each photo's mean colour.
 struct MeanColourAnalysis: PhotoAnalysis {
     var name: String { "mean colour" }
 
     var migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] {
-        [("table", { db in
-            try db.create(table: "mean_colours") { t in
-                t.column("image_id", .integer).notNull().references("images", onDelete: .cascade)
-                t.column("red", .double).notNull()
-                t.column("green", .double).notNull()
-                t.column("blue", .double).notNull()
-            }
-        })]
+        [
+            (
+                "table",
+                { db in
+                    try db.create(table: "mean_colours") { t in
+                        t.column("image_id", .integer).notNull().references("images", onDelete: .cascade)
+                        t.column("red", .double).notNull()
+                        t.column("green", .double).notNull()
+                        t.column("blue", .double).notNull()
+                    }
+                }
+            )
+        ]
     }
 
     func analyze(_ photo: Photo) throws -> [Double] {
@@ -31,8 +36,9 @@ struct MeanColourAnalysis: PhotoAnalysis {
     }
 
     func write(_ analysis: [Double], image: Int64, to db: Database) throws {
-        try db.execute(sql: "INSERT INTO mean_colours (image_id, red, green, blue) VALUES (?, ?, ?, ?)",
-                       arguments: [image, analysis[0], analysis[1], analysis[2]])
+        try db.execute(
+            sql: "INSERT INTO mean_colours (image_id, red, green, blue) VALUES (?, ?, ?, ?)",
+            arguments: [image, analysis[0], analysis[1], analysis[2]])
     }
 }
 
@@ -59,17 +65,20 @@ struct MeanColourAnalysis: PhotoAnalysis {
         let context = try Self.context()
         let faces = try FaceAnalysis(context: context, detector: .haar)
         let database = try Catalog(path: folder + "/cbir.sqlite")
-        let first = try await database.index(folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
+        let first = try await database.index(
+            folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
         #expect(first.total == 9 && first.indexed == 9 && first.failed == 0)
         let statistics = try database.statistics()
         #expect(statistics.images == 9 && statistics.faces >= 9)
         #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mean_colours") } == 9)
 
-        let again = try await database.index(folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
+        let again = try await database.index(
+            folder: Self.photos + "/train", analyses: [faces, MeanColourAnalysis()], context: context)
         #expect(again.unchanged == 9 && again.indexed == 0)
 
         for matcher in [Matcher.embedding, .weightedChiSquare, .restrictedNBNN, .nbnn] {
-            let result = try await database.search(photo: Self.photos + "/test/obama1.jpg", faces: faces, matcher: matcher, top: 3)
+            let result = try await database.search(
+                photo: Self.photos + "/test/obama1.jpg", faces: faces, matcher: matcher, top: 3)
             #expect(result.probe.count == 1 && result.probe.number == 1)
             #expect(result.images.first?.path.contains("/train/obama/") == true, "\(matcher): \(result.images)")
         }
@@ -86,10 +95,12 @@ struct MeanColourAnalysis: PhotoAnalysis {
         let faces = try FaceAnalysis(context: context)
         for (batch, concurrency) in [(1, 1), (8, 2)] {
             let database = try Catalog(path: folder + "/batch-\(batch).sqlite")
-            let run = try await database.index(folder: Self.photos, analyses: [faces], context: context, concurrency: concurrency, batch: batch)
+            let run = try await database.index(
+                folder: Self.photos, analyses: [faces], context: context, concurrency: concurrency, batch: batch)
             #expect(run.indexed == run.total && run.failed == 0, "\(run)")
             let paths = try database.read { db in try String.fetchAll(db, sql: "SELECT path FROM images") }
-            stored.append(Dictionary(uniqueKeysWithValues: try paths.map { ($0, try database.faces(inImageAtPath: $0)) }))
+            stored.append(
+                Dictionary(uniqueKeysWithValues: try paths.map { ($0, try database.faces(inImageAtPath: $0)) }))
         }
         let (alone, batched) = (stored[0], stored[1])
         #expect(alone.count >= 25 && Set(alone.keys) == Set(batched.keys))
@@ -98,13 +109,17 @@ struct MeanColourAnalysis: PhotoAnalysis {
             let others = batched[path] ?? []
             #expect(found.count == others.count, "\(path)")
             for (face, other) in zip(found, others) {
-                let box: [Int] = [face.x, face.y, face.width, face.height], otherBox: [Int] = [other.x, other.y, other.width, other.height]
+                let box: [Int] = [face.x, face.y, face.width, face.height],
+                    otherBox: [Int] = [other.x, other.y, other.width, other.height]
                 #expect(box == otherBox, "\(path)")
-                #expect(face.leftEyeX == other.leftEyeX && face.rightEyeY == other.rightEyeY && face.angle == other.angle, "\(path)")
+                #expect(
+                    face.leftEyeX == other.leftEyeX && face.rightEyeY == other.rightEyeY && face.angle == other.angle,
+                    "\(path)")
                 #expect(face.descriptor == other.descriptor && face.thumbnail == other.thumbnail, "\(path)")
                 let embedding = [Float](littleEndianBytes: face.embedding ?? Data())
                 let otherEmbedding = [Float](littleEndianBytes: other.embedding ?? Data())
-                #expect(embedding.count == FaceEmbedder.length && otherEmbedding.count == FaceEmbedder.length, "\(path)")
+                #expect(
+                    embedding.count == FaceEmbedder.length && otherEmbedding.count == FaceEmbedder.length, "\(path)")
                 #expect(zip(embedding, otherEmbedding).allSatisfy { abs($0 - $1) <= 1e-5 }, "\(path)")
             }
         }
@@ -117,14 +132,24 @@ struct MeanColourAnalysis: PhotoAnalysis {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = try Self.context(), path = folder + "/cbir.sqlite"
         let old = try Catalog(path: path)
-        _ = try await old.index(folder: Self.photos + "/train", analyses: [try FaceAnalysis(context: context, embeddings: false)], context: context)
+        _ = try await old.index(
+            folder: Self.photos + "/train", analyses: [try FaceAnalysis(context: context, embeddings: false)],
+            context: context)
         let faces = try old.statistics().faces
-        #expect(try old.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)") } == faces)
+        #expect(
+            try old.read { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)")
+            } == faces)
 
         let database = try Catalog(path: path), analysis = try FaceAnalysis(context: context)
         let upgrade = try await database.index(folder: Self.photos + "/train", analyses: [analysis], context: context)
         #expect(upgrade.upgraded == 9 && upgrade.indexed == 0 && upgrade.failed == 0, "\(upgrade)")
-        #expect(try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)") } == 0)
+        #expect(
+            try database.read { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM faces WHERE id NOT IN (SELECT face_id FROM face_embeddings)")
+            } == 0)
         #expect(try database.statistics().faces == faces)
         let again = try await database.index(folder: Self.photos + "/train", analyses: [analysis], context: context)
         #expect(again.unchanged == 9 && again.upgraded == 0)
@@ -144,13 +169,18 @@ struct MeanColourAnalysis: PhotoAnalysis {
         let probe = try probeFace.faceDescriptor(), embedding = try probeFace.faceEmbedding()
         let indexing = Process()
         indexing.executableURL = try CommandRunner(product: "cbir").executable
-        indexing.arguments = ["index", Self.photos, "--db", folder + "/cbir.sqlite", "--device", TestDevices.hasOpenCL ? "opencl" : "cpu"]
+        indexing.arguments = [
+            "index", Self.photos, "--db", folder + "/cbir.sqlite", "--device", TestDevices.hasOpenCL ? "opencl" : "cpu",
+        ]
         indexing.standardOutput = FileHandle.nullDevice
         indexing.standardError = FileHandle.nullDevice
         try indexing.run()
         var seenMidway: [Int] = []
         while indexing.isRunning {
-            let result = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) { _ in })
+            let result = try #require(
+                try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) {
+                    _ in
+                })
             let stored = try database.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT image_id) FROM faces") ?? 0
             }
@@ -160,14 +190,24 @@ struct MeanColourAnalysis: PhotoAnalysis {
         }
         indexing.waitUntilExit()
         #expect(indexing.terminationStatus == 0)
-        let everything = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) { _ in })
-        #expect(seenMidway.contains { $0 < everything.images.count } && seenMidway.allSatisfy { $0 <= everything.images.count }, "\(seenMidway)")
+        let everything = try #require(
+            try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) {
+                _ in
+            })
+        #expect(
+            seenMidway.contains { $0 < everything.images.count }
+                && seenMidway.allSatisfy { $0 <= everything.images.count }, "\(seenMidway)")
         #expect(seenMidway == seenMidway.sorted(), "the gallery only grows while indexing adds")
 
         #expect(everything.images.contains { $0.path.contains("/train/obama/") })
         #expect(try await database.remove(path: Self.photos + "/train/obama") == 2)
-        let after = try #require(try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) { _ in })
-        #expect(after.images.count == everything.images.count - 2 && !after.images.contains { $0.path.contains("/train/obama/") })
+        let after = try #require(
+            try await FaceQuery(probe: probe, embedding: embedding, count: 30).run(on: database, context: context) {
+                _ in
+            })
+        #expect(
+            after.images.count == everything.images.count - 2
+                && !after.images.contains { $0.path.contains("/train/obama/") })
     }
 
     /// A file touched (new modification time, same bytes) is not re-indexed, only its time updated; a file
@@ -179,7 +219,8 @@ struct MeanColourAnalysis: PhotoAnalysis {
         let gallery = folder + "/gallery"
         try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
         func copy(_ source: String, to name: String) throws {
-            try Data(contentsOf: URL(fileURLWithPath: Self.photos + source)).write(to: URL(fileURLWithPath: gallery + "/" + name))
+            try Data(contentsOf: URL(fileURLWithPath: Self.photos + source)).write(
+                to: URL(fileURLWithPath: gallery + "/" + name))
         }
         try copy("/train/obama/obama.jpg", to: "a.jpg")
         try copy("/train/biden/biden.jpg", to: "b.jpg")
@@ -196,15 +237,20 @@ struct MeanColourAnalysis: PhotoAnalysis {
         #expect(run.unchanged == 1 && run.indexed == 1 && run.failed == 0)
         let after = try database.read { db in try ImageRecord.order(Column("path")).fetchAll(db) }
         #expect(after.count == 2)
-        #expect(after[0].id == before[0].id && after[0].hash == before[0].hash && after[0].modified == later.timeIntervalSince1970)
+        #expect(
+            after[0].id == before[0].id && after[0].hash == before[0].hash
+                && after[0].modified == later.timeIntervalSince1970)
         #expect(after[1].id != before[1].id && after[1].hash != before[1].hash && after[1].size != before[1].size)
         let newFacesOfB = try database.faces(inImageAtPath: gallery + "/b.jpg")
         #expect(!newFacesOfB.isEmpty && Set(newFacesOfB.map(\.id)).isDisjoint(with: facesOfB.map(\.id)))
-        #expect(try database.statistics().faces == (try database.faces(inImageAtPath: gallery + "/a.jpg")).count + newFacesOfB.count)
+        #expect(
+            try database.statistics().faces == (try database.faces(inImageAtPath: gallery + "/a.jpg")).count
+                + newFacesOfB.count)
 
         let changes = try await database.write { db in db.totalChangesCount }
         #expect(try await database.index(folder: gallery, analyses: [faces], context: context).unchanged == 2)
-        #expect(try await database.write { db in db.totalChangesCount } == changes, "an unchanged gallery writes nothing")
+        #expect(
+            try await database.write { db in db.totalChangesCount } == changes, "an unchanged gallery writes nothing")
     }
 
     /// A database inside the folder it indexes leaves its own files alone (reading one as a photo would
@@ -221,7 +267,9 @@ struct MeanColourAnalysis: PhotoAnalysis {
         #expect(first.total == 1 && first.indexed == 1 && first.failed == 0)
         let second = try await database.index(folder: folder, analyses: [faces], context: context)
         #expect(second.total == 1 && second.unchanged == 1)
-        let refused = #expect(throws: (any Error).self) { try database.probe(photo: folder + "/link to the database", with: faces, context: context) }
+        let refused = #expect(throws: (any Error).self) {
+            try database.probe(photo: folder + "/link to the database", with: faces, context: context)
+        }
         #expect(refused.map { "\($0)" }?.contains("a file of the database itself") == true)
         #expect(try database.probe(photo: folder + "/biden.jpg", with: faces, context: context).count == 1)
     }
@@ -244,7 +292,8 @@ struct MeanColourAnalysis: PhotoAnalysis {
         try Data("not a picture".utf8).write(to: URL(fileURLWithPath: gallery + "/notes.jpg"))
         let huge = PNGBuilder.png(width: 1 << 20, height: 1 << 20, bitDepth: 8, colorType: 0, rows: [])
         try Data(huge).write(to: URL(fileURLWithPath: gallery + "/huge.png"))
-        try FileManager.default.createSymbolicLink(atPath: gallery + "/broken.jpg", withDestinationPath: folder + "/gone.jpg")
+        try FileManager.default.createSymbolicLink(
+            atPath: gallery + "/broken.jpg", withDestinationPath: folder + "/gone.jpg")
         try FileManager.default.createSymbolicLink(atPath: gallery + "/sub/up", withDestinationPath: gallery)
         #expect(mkfifo(gallery + "/pipe.jpg", 0o644) == 0)
 
@@ -253,13 +302,16 @@ struct MeanColourAnalysis: PhotoAnalysis {
         let run = try await database.index(folder: gallery, analyses: [faces], context: context)
         #expect(run.total == 9 && run.indexed >= 2)
         let records = try database.read { db in try ImageRecord.fetchAll(db) }
-        let failed = Dictionary(uniqueKeysWithValues: records.filter { $0.status == .failed }.map {
-            (($0.path as NSString).lastPathComponent, $0.error ?? "")
-        })
+        let failed = Dictionary(
+            uniqueKeysWithValues: records.filter { $0.status == .failed }.map {
+                (($0.path as NSString).lastPathComponent, $0.error ?? "")
+            })
         for name in ["empty.png", "notes.jpg", "huge.png", "truncated.jpg"] {
             #expect(failed[name]?.contains(name) == true, "\(name): \(failed[name] ?? "indexed")")
         }
-        #expect(failed["broken.jpg"]?.hasPrefix("a link to nothing") == true && failed["pipe.jpg"] == "not a regular file but a FIFO", "\(failed)")
+        #expect(
+            failed["broken.jpg"]?.hasPrefix("a link to nothing") == true
+                && failed["pipe.jpg"] == "not a regular file but a FIFO", "\(failed)")
         #expect(records.filter { $0.status == .indexed }.count + failed.count == 9)
         #expect(try database.statistics().faces >= 2)
     }

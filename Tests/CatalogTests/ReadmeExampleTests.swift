@@ -1,7 +1,7 @@
 import Catalog
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The README's database example, kept here so that it stays true (paths made absolute, database in a
 /// temporary folder).
@@ -11,11 +11,13 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let datasets = SharedData.root
-        let catalog = try Catalog(path: folder + "/cbir.sqlite")                          // no model, no device
-        let faces = try FaceAnalysis()                                                  // each stage on its fastest device
-        let run = try await catalog.index(folder: "\(datasets)/wild-photos/train", analyses: [faces])   // resumable, idempotent
-        let found = try await catalog.search(photo: "\(datasets)/wild-photos/test/obama1.jpg", faces: faces, top: 3)   // by embedding
-        print(found.probe.face.width, found.images.map(\.path))                          // nearest first
+        let catalog = try Catalog(path: folder + "/cbir.sqlite")  // no model, no device
+        let faces = try FaceAnalysis()  // each stage on its fastest device
+        // Resumable, idempotent.
+        let run = try await catalog.index(folder: "\(datasets)/wild-photos/train", analyses: [faces])
+        // By embedding.
+        let found = try await catalog.search(photo: "\(datasets)/wild-photos/test/obama1.jpg", faces: faces, top: 3)
+        print(found.probe.face.width, found.images.map(\.path))  // nearest first
         #expect(run.indexed == 9)
         #expect(found.images.count == 3 && found.images.first?.path.contains("/train/obama/") == true)
     }

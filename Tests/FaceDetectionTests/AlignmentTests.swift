@@ -1,8 +1,8 @@
 import FaceDetection
 import Foundation
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Eye search and aligned crops on real faces.
 @Suite struct AlignmentTests {
@@ -18,8 +18,10 @@ import TestSupport
         let photo = try DetectionTests.gray("train/obama/obama.jpg")
         let original = try #require(finder.faces(in: photo).first)
         #expect(original.isAligned)
-        let centre = (x: Float(original.rect.x) + Float(original.rect.width) / 2,
-                      y: Float(original.rect.y) + Float(original.rect.height) / 2)
+        let centre = (
+            x: Float(original.rect.x) + Float(original.rect.width) / 2,
+            y: Float(original.rect.y) + Float(original.rect.height) / 2
+        )
         let turn = degrees * .pi / 180
         // AffineMatrix.rotation turns anticlockwise on screen; a positive observation angle leans clockwise.
         let rotated = try finder.faceDetector.context.render(Image(photo).rotated(by: -turn, about: centre))
@@ -37,10 +39,12 @@ import TestSupport
         let faces = try finder.faces(in: photo)
         #expect(faces.count == 2)
         let crops = try finder.alignedFaces(faces, in: photo, size: 160, margin: 0.1)
-        #expect(crops.descriptor.width == 160 && crops.descriptor.height == 160 && crops.descriptor.batch == faces.count)
+        #expect(
+            crops.descriptor.width == 160 && crops.descriptor.height == 160 && crops.descriptor.batch == faces.count)
         for (index, face) in faces.enumerated() where face.isAligned {
             let crop = crops.images(index..<index + 1)
-            let again = try #require(finder.faces(in: crop).first { $0.isAligned }, "face \(index) lost after alignment")
+            let again = try #require(
+                finder.faces(in: crop).first { $0.isAligned }, "face \(index) lost after alignment")
             #expect(abs(again.angle) * 180 / .pi < 5, "face \(index): \(again.angle * 180 / .pi)° after alignment")
         }
     }

@@ -62,12 +62,14 @@ struct BlazeFaceReference: Decodable {
         var planes = [UInt8](repeating: 0, count: 3 * size * size)
         for paste in raw.pastes {
             let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/" + paste.photo).rgb()
-            let (x0, y0, w, h) = (paste.crop[0], paste.crop[1], paste.crop[2], paste.crop[3]), width = photo.descriptor.width
+            let (x0, y0, w, h) = (paste.crop[0], paste.crop[1], paste.crop[2], paste.crop[3]),
+                width = photo.descriptor.width
             let plane = photo.descriptor.planePixelCount
             for c in 0..<3 {
                 for y in 0..<h {
                     for x in 0..<w {
-                        planes[(c * size + paste.at[1] + y) * size + paste.at[0] + x] = photo.bytes[c * plane + (y0 + y) * width + x0 + x]
+                        planes[(c * size + paste.at[1] + y) * size + paste.at[0] + x] =
+                            photo.bytes[c * plane + (y0 + y) * width + x0 + x]
                     }
                 }
             }
@@ -81,17 +83,27 @@ struct BlazeFaceReference: Decodable {
         let reference = try BlazeFaceReference.load()
         for raw in reference.raw {
             let model = BlazeFaceReference.model(raw.model)
-            let detector = try BlazeFaceDetector(model: model, context: RenderContext(device: try TestDevices.device(choice), fallsBack: false))
+            let detector = try BlazeFaceDetector(
+                model: model, context: RenderContext(device: try TestDevices.device(choice), fallsBack: false))
             let (regressors, scores) = try detector.rawOutputs(for: Image(try Self.input(raw, size: model.inputSize)))
-            let expected = try #require(Data(base64Encoded: raw.scores)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            let expected = try #require(Data(base64Encoded: raw.scores)).withUnsafeBytes {
+                Array($0.bindMemory(to: Float.self))
+            }
             #expect(scores.count == expected.count)
             let scoreError = zip(scores, expected).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
             var regressorError: Float = 0
             for (anchor, values) in zip(raw.top, raw.regressors) {
-                for (k, value) in values.enumerated() { regressorError = max(regressorError, abs(regressors[anchor * 16 + k] - value) / max(1, abs(value))) }
+                for (k, value) in values.enumerated() {
+                    regressorError = max(regressorError, abs(regressors[anchor * 16 + k] - value) / max(1, abs(value)))
+                }
             }
-            #expect(scoreError <= 1e-3 && regressorError <= 1e-3,
-                    "\(raw.model) on \(raw.pastes.map(\.photo)), \(choice): scores off by \(scoreError), regressors by \(regressorError)")
+            #expect(
+                scoreError <= 1e-3 && regressorError <= 1e-3,
+                """
+                \(raw.model) on \(raw.pastes.map(\.photo)), \(choice): scores off by \(scoreError), \
+                regressors by \(regressorError)
+                """
+            )
         }
     }
 
@@ -105,14 +117,21 @@ struct BlazeFaceReference: Decodable {
             let image = try ImageDecoder.decode(contentsOf: SharedData.root + "/" + photo.photo)
             #expect(image.descriptor.width == photo.width && image.descriptor.height == photo.height)
             let faces = try detector.faces(in: image)
-            #expect(faces.count == photo.faces.count, "\(photo.photo): \(faces.count) faces, MediaPipe \(photo.faces.count)")
+            #expect(
+                faces.count == photo.faces.count, "\(photo.photo): \(faces.count) faces, MediaPipe \(photo.faces.count)"
+            )
             for (face, expected) in zip(faces, photo.faces) {
                 let ours = [face.x, face.y, face.width, face.height] + face.keypoints.flatMap { [$0.x, $0.y] }
                 let theirs = expected.box + expected.keypoints.flatMap { $0 }
                 let error = zip(ours, theirs).map { abs($0 - $1) }.max() ?? .infinity
                 worst = max(worst, error)
-                #expect(error <= 2 && abs(face.score - expected.score) <= 0.02,
-                        "\(photo.photo): box \(ours.prefix(4)) score \(face.score), MediaPipe \(theirs.prefix(4)) score \(expected.score)")
+                #expect(
+                    error <= 2 && abs(face.score - expected.score) <= 0.02,
+                    """
+                    \(photo.photo): box \(ours.prefix(4)) score \(face.score), \
+                    MediaPipe \(theirs.prefix(4)) score \(expected.score)
+                    """
+                )
             }
         }
         print("\(model.rawValue): largest difference from MediaPipe \(worst) px")
@@ -125,7 +144,8 @@ struct BlazeFaceReference: Decodable {
         let model = detector.model
         var generator = SeededGenerator()
         for _ in 0..<20 {
-            let width = Int.random(in: 50...4001, using: &generator), height = Int.random(in: 50...4001, using: &generator)
+            let width = Int.random(in: 50...4001, using: &generator),
+                height = Int.random(in: 50...4001, using: &generator)
             let minimum = Int.random(in: 10...200, using: &generator), long = max(width, height)
             let regions = detector.regions(width: width, height: height, minimumFaceSize: minimum)
             let shape = "\(width)×\(height), faces ≥ \(minimum) px (seed \(generator.seed))"
@@ -138,15 +158,21 @@ struct BlazeFaceReference: Decodable {
             }
             let tiles = regions.dropFirst()
             for tile in tiles {
-                #expect(tile.x >= 0 && tile.y >= 0 && tile.x + tile.width <= width && tile.y + tile.height <= height, "\(shape): \(tile)")
-                #expect(minimum * model.inputSize >= model.smallestFace * max(tile.width, tile.height), "\(shape): \(tile)")
+                #expect(
+                    tile.x >= 0 && tile.y >= 0 && tile.x + tile.width <= width && tile.y + tile.height <= height,
+                    "\(shape): \(tile)")
+                #expect(
+                    minimum * model.inputSize >= model.smallestFace * max(tile.width, tile.height), "\(shape): \(tile)")
             }
             // Every square of the face size the whole photo misses (capped at half a tile) lies in a tile.
             let side = tiles.map { max($0.width, $0.height) }.max() ?? 0, face = min(wholeFinds, side / 2)
             for y in stride(from: 0, through: height - face, by: max(face / 3, 1)) {
                 for x in stride(from: 0, through: width - face, by: max(face / 3, 1)) {
-                    #expect(tiles.contains { x >= $0.x && y >= $0.y && x + face <= $0.x + $0.width && y + face <= $0.y + $0.height },
-                            "\(shape): no tile holds the \(face) px square at \(x), \(y)")
+                    #expect(
+                        tiles.contains {
+                            x >= $0.x && y >= $0.y && x + face <= $0.x + $0.width && y + face <= $0.y + $0.height
+                        },
+                        "\(shape): no tile holds the \(face) px square at \(x), \(y)")
                 }
             }
         }
@@ -158,7 +184,9 @@ struct BlazeFaceReference: Decodable {
     @Test func tilesFindTheSmallFace() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
-        func inCorner(_ face: BlazeFaceDetection) -> Bool { face.x > 1550 && face.y > 950 && face.x + face.width < 1900 }
+        func inCorner(_ face: BlazeFaceDetection) -> Bool {
+            face.x > 1550 && face.y > 950 && face.x + face.width < 1900
+        }
         let whole = try detector.faces(in: photo), tiled = try detector.faces(in: photo, minimumFaceSize: 40)
         #expect(!whole.contains(where: inCorner))
         #expect(tiled.filter(inCorner).count == 1, "\(tiled)")

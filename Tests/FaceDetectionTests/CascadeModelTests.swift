@@ -12,7 +12,9 @@ import Testing
     static let models: [String] = {
         let manager = FileManager.default
         return [CascadeModel.haarFolder, CascadeModel.lbpFolder].flatMap { folder in
-            ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".xml") }.map { folder + "/" + $0 }
+            ((try? manager.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".xml") }.map {
+                folder + "/" + $0
+            }
         }.sorted()
     }()
 
@@ -49,14 +51,19 @@ import Testing
         let text = try String(contentsOfFile: path, encoding: .utf8)
         if model.featureType == .haar {
             #expect(model.featureCount == (try Self.occurrences(of: "<rects>", in: path)))
-            #expect(model.haarTilted.filter { $0 == 1 }.count == text.components(separatedBy: "<tilted>1</tilted>").count - 1)
+            #expect(
+                model.haarTilted.filter { $0 == 1 }.count == text.components(separatedBy: "<tilted>1</tilted>").count
+                    - 1)
         }
     }
 
     @Test func malformedFilesGiveTheTypedError() throws {
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: CascadeModel.frontalFaceHaarPath)))
         func error(_ bytes: [UInt8]) -> DetectionError? {
-            do { _ = try CascadeModel(xml: bytes, path: "model.xml"); return nil } catch { return error }
+            do {
+                _ = try CascadeModel(xml: bytes, path: "model.xml")
+                return nil
+            } catch { return error }
         }
         for cut in [10, original.count / 3, original.count - 40] {
             guard case .malformedModel(let path, _)? = error(Array(original.prefix(cut))) else {
@@ -65,14 +72,17 @@ import Testing
             }
             #expect(path == "model.xml")
         }
-        let wrongChild = String(decoding: original, as: UTF8.self).replacingOccurrences(of: "0 -1 0 -3.1511999666690826e-02", with: "0 7 0 -3.1511999666690826e-02")
+        let wrongChild = String(decoding: original, as: UTF8.self).replacingOccurrences(
+            of: "0 -1 0 -3.1511999666690826e-02", with: "0 7 0 -3.1511999666690826e-02")
         #expect(wrongChild != String(decoding: original, as: UTF8.self))
         guard case .malformedModel(_, let reason)? = error(Array(wrongChild.utf8)) else {
             Issue.record("a child index outside the tree was accepted")
             return
         }
         #expect(reason.contains("outside the tree"))
-        #expect(error(Array("<opencv_storage><cascade><stageType>BOOST</stageType></cascade></opencv_storage>".utf8)) != nil)
+        #expect(
+            error(Array("<opencv_storage><cascade><stageType>BOOST</stageType></cascade></opencv_storage>".utf8)) != nil
+        )
         #expect(error(Array("not xml at all".utf8)) != nil)
         #expect(throws: DetectionError.unreadableModel(path: "/nonexistent.xml", reason: "no such file")) {
             try CascadeModel(contentsOf: "/nonexistent.xml")

@@ -3,8 +3,8 @@ import FaceRecognition
 import Foundation
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Detection on the shared wild photos with OpenCV's frontal-face Haar model and OpenCV's parameters.
 @Suite struct DetectionTests {
@@ -12,8 +12,10 @@ import TestSupport
     static let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40)
 
     /// A detector on `choice`, with the schedules written for `schedules` where that is given.
-    static func detector(_ choice: DeviceChoice, _ path: String = CascadeModel.frontalFaceHaarPath,
-                         schedules: DeviceKind? = nil) throws -> CascadeDetector {
+    static func detector(
+        _ choice: DeviceChoice, _ path: String = CascadeModel.frontalFaceHaarPath,
+        schedules: DeviceKind? = nil
+    ) throws -> CascadeDetector {
         let context = RenderContext(device: try TestDevices.device(choice))
         context.useSchedules(of: schedules)
         return try CascadeDetector(model: try CascadeModel(contentsOf: path), context: context)
@@ -23,7 +25,8 @@ import TestSupport
     static var fastest: DeviceChoice { TestDevices.hasOpenCL ? .opencl : .cpu }
 
     static func gray(_ name: String, longSide: Int? = nil) throws -> PixelBuffer {
-        try ImageDecoder.decode(contentsOf: photos + "/" + name, options: DecodingOptions(grayscale: true, minimumLongSide: longSide))
+        try ImageDecoder.decode(
+            contentsOf: photos + "/" + name, options: DecodingOptions(grayscale: true, minimumLongSide: longSide))
     }
 
     @Test func everySinglePersonTrainingPhotoYieldsAFace() throws {
@@ -57,11 +60,14 @@ import TestSupport
         return files.filter { [".jpg", ".jpeg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted()
     }
 
-    /// Every raw window detection (no grouping) is the same on both devices (on OpenCL also with the
-    /// schedules written for GPUs), for every wild photo, with the upright Haar, LBP and a tilted-Haar model. Photos are DCT-scaled to a long side of at least
-    /// 640 pixels, as indexing decodes them, so that the debug-built CPU twin finishes in seconds.
-    @Test(arguments: [CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath,
-                      CascadeModel.haarFolder + "/haarcascade_upperbody.xml"])
+    /// Every raw window detection (no grouping) is the same on both devices (on OpenCL also with the schedules
+    /// written for GPUs), for every wild photo, with the upright Haar, LBP and a tilted-Haar model. Photos are
+    /// DCT-scaled to a long side of at least 640 pixels, as indexing decodes them, so that the debug-built CPU twin
+    /// finishes in seconds.
+    @Test(arguments: [
+        CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath,
+        CascadeModel.haarFolder + "/haarcascade_upperbody.xml",
+    ])
     func devicesGiveIdenticalBoxes(_ model: String) throws {
         guard TestDevices.hasOpenCL else { return }
         let cpu = try Self.detector(.cpu, model), openCL = try Self.detector(.opencl, model)
@@ -78,8 +84,10 @@ import TestSupport
 
     /// The GPU shape's CPU twins (early stages a window at a time, survivors compacted, later stages a
     /// survivor at a time) find the same raw windows as the CPU shape, for every wild photo and model.
-    @Test(arguments: [CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath,
-                      CascadeModel.haarFolder + "/haarcascade_upperbody.xml"])
+    @Test(arguments: [
+        CascadeModel.frontalFaceHaarPath, CascadeModel.frontalFaceLBPPath,
+        CascadeModel.haarFolder + "/haarcascade_upperbody.xml",
+    ])
     func splitShapeTwinsGiveIdenticalBoxes(_ model: String) throws {
         let cpu = try Self.detector(.cpu, model), split = try Self.detector(.cpu, model)
         split.context.setSchedule(KernelSchedule(workGroup: [16, 4], cooperative: true), forKernel: "cascade_detect")
@@ -113,28 +121,35 @@ import TestSupport
 
     /// A model with tilted features (45° Haar rectangles on the tilted integral image) finds what
     /// OpenCV 4.6 finds with the same parameters (`detectMultiScale(gray, 1.1, 3, minSize=(40, 40))`).
-    @Test(arguments: [("misc/two_people.jpg", PixelRect(x: 549, y: 106, width: 353, height: 289)),
-                      ("test/kit_with_rose.jpg", PixelRect(x: 386, y: 152, width: 56, height: 46))])
+    @Test(arguments: [
+        ("misc/two_people.jpg", PixelRect(x: 549, y: 106, width: 353, height: 289)),
+        ("test/kit_with_rose.jpg", PixelRect(x: 386, y: 152, width: 56, height: 46)),
+    ])
     func tiltedFeaturesMatchOpenCV(_ photo: String, openCVBox: PixelRect) throws {
         let detector = try Self.detector(Self.fastest, CascadeModel.haarFolder + "/haarcascade_upperbody.xml")
         #expect(detector.model.hasTiltedFeatures)
-        let found = try detector.detect(in: try Self.gray(photo), options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 3, minSize: 40))
+        let found = try detector.detect(
+            in: try Self.gray(photo), options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 3, minSize: 40))
         #expect(found.map(\.rect) == [openCVBox])
     }
 
     @Test func badImagesAndModelsGiveTypedErrors() throws {
         let detector = try Self.detector(.cpu)
-        let colour = try PixelBuffer(width: 64, height: 64, channels: 3, values: [UInt8](repeating: 0, count: 64 * 64 * 3))
+        let colour = try PixelBuffer(
+            width: 64, height: 64, channels: 3, values: [UInt8](repeating: 0, count: 64 * 64 * 3))
         #expect(throws: DetectionError.self) { try detector.detect(in: colour) }
-        #expect(try detector.detect(in: try PixelBuffer(width: 10, height: 10, values: [UInt8](repeating: 0, count: 100))).isEmpty)
+        #expect(
+            try detector.detect(in: try PixelBuffer(width: 10, height: 10, values: [UInt8](repeating: 0, count: 100)))
+                .isEmpty)
     }
 }
 
 /// The README's detection example, kept here so that it stays true (dataset path made absolute).
 @Suite struct ReadmeDetectionExampleTests {
     @Test func findAndAlignTwoPeople() throws {
-        let photo = try ImageDecoder.decode(contentsOf: "\(SharedData.root)/wild-photos/misc/two_people.jpg",
-                                            options: DecodingOptions(grayscale: true))
+        let photo = try ImageDecoder.decode(
+            contentsOf: "\(SharedData.root)/wild-photos/misc/two_people.jpg",
+            options: DecodingOptions(grayscale: true))
         let context = RenderContext(device: try TestDevices.device(DetectionTests.fastest))
         let finder = try CascadeFaceFinder(options: .faces, context: context)
         let faces = try finder.faces(in: photo)

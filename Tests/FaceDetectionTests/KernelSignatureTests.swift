@@ -1,6 +1,6 @@
 import FaceDetection
-import Testing
 import TestSupport
+import Testing
 
 /// Every kernel of FaceDetection agrees with its `.cl` file.
 @Suite struct FaceDetectionKernelTests {

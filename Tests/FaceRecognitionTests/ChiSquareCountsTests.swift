@@ -12,8 +12,10 @@ import Testing
 /// all in one bin or with fewer codes than pixels.
 @Suite struct ChiSquareCountsTests {
     static let devices: [DeviceChoice] = TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu]
-    static let parameterSets = [DescriptorParameters(uniform: true, gridColumns: 5, gridRows: 4),
-                                DescriptorParameters(faceSize: 200, gridColumns: 3, gridRows: 5)]
+    static let parameterSets = [
+        DescriptorParameters(uniform: true, gridColumns: 5, gridRows: 4),
+        DescriptorParameters(faceSize: 200, gridColumns: 3, gridRows: 5),
+    ]
 
     @Test(arguments: devices, parameterSets)
     func matchesTheReference(_ choice: DeviceChoice, _ parameters: DescriptorParameters) throws {
@@ -21,8 +23,9 @@ import Testing
         let all = RandomGallery.entries(parameters, faces: 61, counted: true, using: &generator)
         var entries = Array(all[0..<40])
         let probe = RandomGallery.descriptor(parameters, using: &generator)
-        let weights = try WeightMap(columns: parameters.gridColumns, rows: parameters.gridRows,
-                                    weights: (0..<parameters.blockCount).map { _ in Float([0, 1, 2, 4].randomElement(using: &generator)!) })
+        let weights = try WeightMap(
+            columns: parameters.gridColumns, rows: parameters.gridRows,
+            weights: (0..<parameters.blockCount).map { _ in Float([0, 1, 2, 4].randomElement(using: &generator)!) })
         let context = RenderContext(device: try TestDevices.device(choice))
         let gallery = Gallery(parameters: parameters, context: context)
         func check(_ step: String) throws {
@@ -30,7 +33,8 @@ import Testing
                 for form in HistogramDifference.Form.allCases {
                     let options = SearchOptions(matcher: matcher, weights: weights, form: form)
                     let label = "\(step): \(matcher) \(form) \(parameters) \(choice), seed \(generator.seed)"
-                    try MatcherReferenceTests.searchMatchesReference(gallery, probe, entries: entries, options: options, context: label)
+                    try MatcherReferenceTests.searchMatchesReference(
+                        gallery, probe, entries: entries, options: options, context: label)
                 }
             }
         }

@@ -2,8 +2,8 @@ import BenchmarkSupport
 import FaceDetection
 import FaceRecognition
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Clustering real faces with the default settings: ORL's 400 faces into its 40 people (issue 15's target,
 /// pairwise F1 ≥ 0.97; dlib's chinese whispers reaches 0.955 at its best threshold), and the wild photos'
@@ -11,10 +11,13 @@ import TestSupport
 @Suite struct ClusteringQualityTests {
     static func quality(of folder: String) throws -> ClusterQuality {
         let context = RenderContext(device: .cpu)
-        let set = try FaceSet(folder: folder).withFaceBoxes(finder: try CascadeFaceFinder(context: context), context: context)
+        let set = try FaceSet(folder: folder).withFaceBoxes(
+            finder: try CascadeFaceFinder(context: context), context: context)
         let people = try set.embeddings(try FaceEmbedder(context: context))
-        let labels = try FaceClustering().clusters(of: people.flatMap { $0.flatMap { $0 } }, length: FaceEmbedder.length, context: context)
-        return ClusterQuality(clusters: labels, truth: people.enumerated().flatMap { person, faces in faces.map { _ in person } })
+        let labels = try FaceClustering().clusters(
+            of: people.flatMap { $0.flatMap { $0 } }, length: FaceEmbedder.length, context: context)
+        return ClusterQuality(
+            clusters: labels, truth: people.enumerated().flatMap { person, faces in faces.map { _ in person } })
     }
 
     @Test func orlFacesClusterIntoTheirPeople() throws {
@@ -25,6 +28,8 @@ import TestSupport
     @Test func wildPhotosClusterIntoTheirPeople() throws {
         let quality = try Self.quality(of: SharedData.root + "/wild-photos/train")
         // Alex Lacamoire has one photo there: a cluster of one, left unassigned, which is still exact.
-        #expect(quality.pairwiseF1 == 1 && quality.bcubedF1 == 1 && quality.clusters == 4 && quality.unassigned == 1, "\(quality)")
+        #expect(
+            quality.pairwiseF1 == 1 && quality.bcubedF1 == 1 && quality.clusters == 4 && quality.unassigned == 1,
+            "\(quality)")
     }
 }

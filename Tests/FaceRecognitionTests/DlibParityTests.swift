@@ -2,8 +2,8 @@ import FaceDetection
 import FaceRecognition
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Our landmarks, chips and embeddings against dlib's own (Tests/Reference, written by
 /// scripts/dlib-reference.sh with dlib 20.0.1) on the shared wild photos and ORL faces.
@@ -17,7 +17,8 @@ import TestSupport
     }
 
     static func box(_ face: DlibReference.Face) -> PixelRect {
-        PixelRect(x: face.box[0], y: face.box[1], width: face.box[2] - face.box[0] + 1, height: face.box[3] - face.box[1] + 1)
+        PixelRect(
+            x: face.box[0], y: face.box[1], width: face.box[2] - face.box[0] + 1, height: face.box[3] - face.box[1] + 1)
     }
 
     @Test func landmarksInDlibBoxesMatchDlibs() throws {
@@ -25,8 +26,9 @@ import TestSupport
         for face in reference.faces {
             let points = predictor.landmarks(in: try Self.photo(face), box: Self.box(face))
             for (ours, theirs) in zip(points, face.landmarks) {
-                #expect(abs(Double(ours.x) - theirs[0]) <= 1 && abs(Double(ours.y) - theirs[1]) <= 1,
-                        "\(face.photo): landmark \(ours) vs dlib's \(theirs)")
+                #expect(
+                    abs(Double(ours.x) - theirs[0]) <= 1 && abs(Double(ours.y) - theirs[1]) <= 1,
+                    "\(face.photo): landmark \(ours) vs dlib's \(theirs)")
             }
         }
     }
@@ -49,11 +51,15 @@ import TestSupport
                     && abs(Float(ours.rect.y) + Float(ours.rect.height) / 2 - center.y) < Float(ours.rect.height) / 3
             }
             guard let found else { continue }
-            distances.append(Self.distance(try embedder.embeddings(ofFacesIn: [found.landmarkBox], of: photo)[0], face.descriptor))
+            distances.append(
+                Self.distance(try embedder.embeddings(ofFacesIn: [found.landmarkBox], of: photo)[0], face.descriptor))
         }
         try #require(distances.count >= 15)
         let median = distances.sorted()[distances.count / 2]
-        #expect(median <= 0.05, "\(detector): median distance \(median) from dlib's descriptors over \(distances.count) faces: \(distances)")
+        #expect(
+            median <= 0.05,
+            "\(detector): median distance \(median) from dlib's descriptors over \(distances.count) faces: \(distances)"
+        )
     }
 
     @Test(arguments: [DeviceChoice.cpu, .opencl])
@@ -91,11 +97,14 @@ import TestSupport
         for face in reference.faces {
             let photo = try Self.photo(face)
             let chip = FaceChip(landmarks: face.landmarks.map { ImagePoint(x: Float($0[0]), y: Float($0[1])) })
-            let pixels = try context.render(chip.recipe(from: Image(photo), width: photo.descriptor.width, height: photo.descriptor.height))
+            let pixels = try context.render(
+                chip.recipe(from: Image(photo), width: photo.descriptor.width, height: photo.descriptor.height))
             if let name = face.chip {
                 let theirs = try DlibReference.chip(name).bytes
                 let differing = zip(pixels.bytes, theirs).filter { abs(Int($0) - Int($1)) > 1 }.count
-                #expect(differing * 1000 <= theirs.count, "\(face.photo): \(differing) chip values differ from dlib's by more than 1")
+                #expect(
+                    differing * 1000 <= theirs.count,
+                    "\(face.photo): \(differing) chip values differ from dlib's by more than 1")
             }
             let distance = Self.distance(try embedder.embeddings(of: pixels)[0], face.descriptor)
             #expect(distance <= 0.01, "\(face.photo) on \(choice): distance \(distance) from dlib's descriptor")
@@ -111,15 +120,21 @@ import TestSupport
         let embedder = try FaceEmbedder(context: context)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama1.jpg")
         let (width, height) = (photo.descriptor.width, photo.descriptor.height)
-        let boxes = [PixelRect(x: 0, y: 0, width: 1, height: 1), PixelRect(x: width - 3, y: height - 3, width: 3, height: 3),
-                     PixelRect(x: -50, y: -40, width: 200, height: 200), PixelRect(x: width - 100, y: height - 100, width: 400, height: 400),
-                     PixelRect(x: 0, y: 0, width: width, height: height)]
+        let boxes = [
+            PixelRect(x: 0, y: 0, width: 1, height: 1), PixelRect(x: width - 3, y: height - 3, width: 3, height: 3),
+            PixelRect(x: -50, y: -40, width: 200, height: 200),
+            PixelRect(x: width - 100, y: height - 100, width: 400, height: 400),
+            PixelRect(x: 0, y: 0, width: width, height: height),
+        ]
         for box in boxes {
             let embeddings = try embedder.embeddings(ofFacesIn: [box], of: photo)
-            #expect(embeddings.count == 1 && embeddings[0].count == 128 && embeddings[0].allSatisfy(\.isFinite), "\(box)")
+            #expect(
+                embeddings.count == 1 && embeddings[0].count == 128 && embeddings[0].allSatisfy(\.isFinite), "\(box)")
         }
         let gray = try ImageDecoder.decode(contentsOf: SharedData.root + "/orl/s1/1.pgm")
-        #expect(try embedder.embeddings(ofFacesIn: [PixelRect(x: 10, y: 30, width: 70, height: 70)], of: gray)[0].count == 128)
+        #expect(
+            try embedder.embeddings(ofFacesIn: [PixelRect(x: 10, y: 30, width: 70, height: 70)], of: gray)[0].count
+                == 128)
         #expect(throws: RecognitionError.self) { try embedder.embeddings(of: gray) }
         #expect(try embedder.embeddings(ofFacesIn: [], of: photo).isEmpty)
     }
@@ -131,7 +146,7 @@ import TestSupport
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
     func embeddingFallsBackToTheCPUTwins() throws {
         let context = RenderContext(device: try TestDevices.openCL.get().withFailingBuilds(of: ["Convolution"]))
-        let embedder = try FaceEmbedder(context: context)                       // weights resident on OpenCL
+        let embedder = try FaceEmbedder(context: context)  // weights resident on OpenCL
         let chip = try DlibReference.chip(try #require(try DlibReference.load().faces.first { $0.chip != nil }?.chip))
         let embedding = try embedder.embeddings(of: chip)[0]
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)

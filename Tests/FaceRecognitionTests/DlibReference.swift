@@ -22,7 +22,8 @@ struct DlibReference: Decodable {
     static let folder = Repository.referenceFiles
 
     static func load() throws -> DlibReference {
-        try JSONDecoder().decode(DlibReference.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/dlib-reference.json")))
+        try JSONDecoder().decode(
+            DlibReference.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/dlib-reference.json")))
     }
 
     /// A chip dlib wrote, as a uint8 RGB buffer.

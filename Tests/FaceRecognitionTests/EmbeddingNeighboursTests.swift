@@ -13,37 +13,60 @@ import Testing
         var generator = SeededGenerator()
         let context = RenderContext(device: try TestDevices.device(choice))
         for _ in 0..<3 {
-            let length = TestImages.oddSize(3...40, using: &generator), count = TestImages.oddSize(9...300, using: &generator)
+            let length = TestImages.oddSize(3...40, using: &generator),
+                count = TestImages.oddSize(9...300, using: &generator)
             let centres = (0..<5).map { _ in (0..<length).map { _ in Float.random(in: -1..<1, using: &generator) } }
             let rows = (0..<count).map { _ in
-                centres[Int.random(in: 0..<5, using: &generator)].map { $0 + Float.random(in: -0.2..<0.2, using: &generator) }
+                centres[Int.random(in: 0..<5, using: &generator)].map {
+                    $0 + Float.random(in: -0.2..<0.2, using: &generator)
+                }
             }
-            let start = Int.random(in: 0..<count, using: &generator), queries = Int.random(in: 1...(count - start), using: &generator)
+            let start = Int.random(in: 0..<count, using: &generator),
+                queries = Int.random(in: 1...(count - start), using: &generator)
             let k = Int.random(in: 1...EmbeddingNeighbours.maximumNeighbours, using: &generator)
             let radius = Float.random(in: 0.3..<3, using: &generator)
-            let gallery = try PixelBuffer(width: length, height: count + 3, values: rows.flatMap { $0 } + [Float](repeating: 9, count: 3 * length))
-            let output = try context.render(Image(gallery).applying(EmbeddingNeighbours(queryStart: start, queryCount: queries, count: count,
-                                                                                      k: k, radius: radius))).floatValues
+            let gallery = try PixelBuffer(
+                width: length, height: count + 3, values: rows.flatMap { $0 } + [Float](repeating: 9, count: 3 * length)
+            )
+            let output = try context.render(
+                Image(gallery).applying(
+                    EmbeddingNeighbours(
+                        queryStart: start, queryCount: queries, count: count,
+                        k: k, radius: radius))
+            ).floatValues
             // One more than k, so that the row just past a full list counts as a neighbour's rival.
             let expected = Reference.neighbours(of: start..<start + queries, in: rows, k: k + 1, radius: radius)
-            let place = "\(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), k \(k), radius \(radius)"
+            let place =
+                """
+                \(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), \
+                k \(k), radius \(radius)
+                """
             for (q, extended) in expected.enumerated() {
                 let list = Array(extended.prefix(k))
                 let distances = output[q * k..<(q + 1) * k], indices = output[(queries + q) * k..<(queries + q + 1) * k]
                 // Rows whose distance lies within rounding of the radius or of another candidate (the row after
                 // the last included) may fairly come either way.
                 let clear = list.indices.filter { i in
-                    abs(list[i].distance - radius) > 1e-4 && (extended.indices.filter { $0 != i }.allSatisfy { abs(extended[$0].distance - list[i].distance) > 1e-4 })
+                    abs(list[i].distance - radius) > 1e-4
+                        && (extended.indices.filter { $0 != i }.allSatisfy {
+                            abs(extended[$0].distance - list[i].distance) > 1e-4
+                        })
                 }
                 for i in clear {
-                    #expect(Int(indices[indices.startIndex + i]) == list[i].row, "neighbour \(i) of row \(start + q): \(place)")
+                    #expect(
+                        Int(indices[indices.startIndex + i]) == list[i].row,
+                        "neighbour \(i) of row \(start + q): \(place)")
                 }
                 for i in list.indices {
-                    #expect(abs(distances[distances.startIndex + i] - list[i].distance) <= 1e-4, "distance \(i) of row \(start + q): \(place)")
+                    #expect(
+                        abs(distances[distances.startIndex + i] - list[i].distance) <= 1e-4,
+                        "distance \(i) of row \(start + q): \(place)")
                 }
                 if list.count < k, list.allSatisfy({ abs($0.distance - radius) > 1e-4 }) {
-                    #expect(distances[distances.startIndex + list.count] == .infinity && indices[indices.startIndex + list.count] == -1,
-                            "row \(start + q) has only \(list.count): \(place)")
+                    #expect(
+                        distances[distances.startIndex + list.count] == .infinity
+                            && indices[indices.startIndex + list.count] == -1,
+                        "row \(start + q) has only \(list.count): \(place)")
                 }
             }
         }
@@ -56,29 +79,46 @@ import Testing
         var generator = SeededGenerator()
         let context = RenderContext(device: try TestDevices.device(choice))
         for _ in 0..<3 {
-            let length = TestImages.oddSize(3...20, using: &generator), count = TestImages.oddSize(50...700, using: &generator)
-            let points = (0..<6).map { _ in (0..<length).map { _ in Float(Int.random(in: -4...4, using: &generator)) / 2 } }
+            let length = TestImages.oddSize(3...20, using: &generator),
+                count = TestImages.oddSize(50...700, using: &generator)
+            let points = (0..<6).map { _ in
+                (0..<length).map { _ in Float(Int.random(in: -4...4, using: &generator)) / 2 }
+            }
             let rows = (0..<count).map { _ in points[Int.random(in: 0..<6, using: &generator)] }
-            let start = Int.random(in: 0..<count / 2, using: &generator), queries = Int.random(in: 1...(count - start), using: &generator)
-            let k = Int.random(in: 1...20, using: &generator), radius = Float(Int.random(in: 1...4, using: &generator)) + 0.3
+            let start = Int.random(in: 0..<count / 2, using: &generator),
+                queries = Int.random(in: 1...(count - start), using: &generator)
+            let k = Int.random(in: 1...20, using: &generator),
+                radius = Float(Int.random(in: 1...4, using: &generator)) + 0.3
             let gallery = try PixelBuffer(width: length, height: count, values: rows.flatMap { $0 })
-            let output = try context.render(Image(gallery).applying(EmbeddingNeighbours(queryStart: start, queryCount: queries, count: count,
-                                                                                      k: k, radius: radius))).floatValues
+            let output = try context.render(
+                Image(gallery).applying(
+                    EmbeddingNeighbours(
+                        queryStart: start, queryCount: queries, count: count,
+                        k: k, radius: radius))
+            ).floatValues
             let expected = Reference.neighbours(of: start..<start + queries, in: rows, k: k, radius: radius)
-            let place = "\(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), k \(k)"
+            let place =
+                """
+                \(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), \
+                k \(k)
+                """
             for (q, list) in expected.enumerated() {
                 let found = output[(queries + q) * k..<(queries + q + 1) * k].map { Int($0) }
-                #expect(found == list.map(\.row) + [Int](repeating: -1, count: k - list.count), "row \(start + q): \(place)")
+                #expect(
+                    found == list.map(\.row) + [Int](repeating: -1, count: k - list.count), "row \(start + q): \(place)"
+                )
             }
         }
     }
 
     @Test func badRangesAreRefused() throws {
         let gallery = Image(try PixelBuffer(width: 4, height: 10, values: [Float](repeating: 0, count: 40)))
-        for filter in [EmbeddingNeighbours(queryStart: 8, queryCount: 3, count: 10, k: 4, radius: 1),
-                       EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 11, k: 4, radius: 1),
-                       EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 65, radius: 1),
-                       EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 4, radius: .nan)] {
+        for filter in [
+            EmbeddingNeighbours(queryStart: 8, queryCount: 3, count: 10, k: 4, radius: 1),
+            EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 11, k: 4, radius: 1),
+            EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 65, radius: 1),
+            EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 4, radius: .nan),
+        ] {
             #expect(throws: RenderError.self) { try RenderContext(device: .cpu).render(gallery.applying(filter)) }
         }
     }

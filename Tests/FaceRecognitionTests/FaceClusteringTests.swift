@@ -10,7 +10,8 @@ import Testing
 @Suite struct FaceClusteringTests {
     /// `people` random centres with `faces` noisy faces each: people about 1 apart, faces about 0.3 from theirs.
     static func faces(people: Int, faces: Int, length: Int = 16, using generator: inout SeededGenerator) -> [[Float]] {
-        let centres = (0..<people).map { _ in (0..<length).map { _ in Float.random(in: -0.5..<0.5, using: &generator) } }
+        let centres = (0..<people).map { _ in (0..<length).map { _ in Float.random(in: -0.5..<0.5, using: &generator) }
+        }
         return (0..<people * faces).map { face in
             centres[face % people].map { $0 + Float.random(in: -0.12..<0.12, using: &generator) }
         }
@@ -19,7 +20,9 @@ import Testing
     /// The partition as sets of faces, whatever the numbering; unassigned faces as sets of one.
     static func partition(_ labels: [Int?]) -> Set<Set<Int>> {
         var groups: [String: Set<Int>] = [:]
-        for (face, label) in labels.enumerated() { groups[label.map { "c\($0)" } ?? "f\(face)", default: []].insert(face) }
+        for (face, label) in labels.enumerated() {
+            groups[label.map { "c\($0)" } ?? "f\(face)", default: []].insert(face)
+        }
         return Set(groups.values)
     }
 
@@ -28,48 +31,62 @@ import Testing
         var generator = SeededGenerator()
         let context = RenderContext(device: try TestDevices.device(choice))
         for _ in 0..<3 {
-            let rows = Self.faces(people: Int.random(in: 2...7, using: &generator), faces: Int.random(in: 3...9, using: &generator),
-                                  using: &generator)
+            let rows = Self.faces(
+                people: Int.random(in: 2...7, using: &generator), faces: Int.random(in: 3...9, using: &generator),
+                using: &generator)
             let threshold = Float.random(in: 0.3..<1.2, using: &generator)
             // Few neighbours and small tiles, so that candidates come over several rounds and launches.
             let clustering = FaceClustering(threshold: threshold, minimumClusterSize: 1, neighbours: 3, tileRows: 7)
             let labels = try clustering.clusters(of: rows.flatMap { $0 }, length: 16, context: context)
             let expected = Reference.averageLinkage(rows, threshold: threshold)
-            #expect(Self.partition(labels) == Self.partition(expected),
-                    "\(rows.count) faces, threshold \(threshold), \(choice), seed \(generator.seed)")
-            #expect(try clustering.clusters(of: rows.flatMap { $0 }, length: 16, context: context) == labels, "deterministic")
+            #expect(
+                Self.partition(labels) == Self.partition(expected),
+                "\(rows.count) faces, threshold \(threshold), \(choice), seed \(generator.seed)")
+            #expect(
+                try clustering.clusters(of: rows.flatMap { $0 }, length: 16, context: context) == labels,
+                "deterministic")
         }
     }
 
     @Test func smallClustersAreLeftUnassigned() throws {
         var generator = SeededGenerator()
-        let rows = Self.faces(people: 4, faces: 5, using: &generator) + Self.faces(people: 1, faces: 1, using: &generator)
-        let labels = try FaceClustering(minimumClusterSize: 5).clusters(of: rows.flatMap { $0 }, length: 16, context: RenderContext(device: .cpu))
+        let rows =
+            Self.faces(people: 4, faces: 5, using: &generator) + Self.faces(people: 1, faces: 1, using: &generator)
+        let labels = try FaceClustering(minimumClusterSize: 5).clusters(
+            of: rows.flatMap { $0 }, length: 16, context: RenderContext(device: .cpu))
         #expect(labels.last == .some(nil), "seed \(generator.seed)")
-        #expect(Set(labels.prefix(20).compactMap { $0 }).count == 4 && labels.prefix(20).allSatisfy { $0 != nil }, "seed \(generator.seed)")
+        #expect(
+            Set(labels.prefix(20).compactMap { $0 }).count == 4 && labels.prefix(20).allSatisfy { $0 != nil },
+            "seed \(generator.seed)")
     }
 
     @Test func anchoredGroupsStayApartAndNewFacesJoinThem() throws {
         var generator = SeededGenerator()
         let context = RenderContext(device: .cpu)
-        let rows = Self.faces(people: 3, faces: 6, using: &generator)   // face f belongs to person f % 3
+        let rows = Self.faces(people: 3, faces: 6, using: &generator)  // face f belongs to person f % 3
         // Person 0's faces split by hand into two anchored groups: they stay two; person 1's faces are one
         // free group, which joins the rest of its person.
-        let groups: [Int?] = rows.indices.map { $0 % 3 == 0 ? ($0 < 9 ? 100 : 200) : ($0 % 3 == 1 && $0 < 9 ? 300 : nil) }
-        let labels = try FaceClustering().clusters(of: rows.flatMap { $0 }, length: 16,
-                                                   start: .init(groups: groups, anchored: [100, 200]), context: context)
+        let groups: [Int?] = rows.indices.map {
+            $0 % 3 == 0 ? ($0 < 9 ? 100 : 200) : ($0 % 3 == 1 && $0 < 9 ? 300 : nil)
+        }
+        let labels = try FaceClustering().clusters(
+            of: rows.flatMap { $0 }, length: 16,
+            start: .init(groups: groups, anchored: [100, 200]), context: context)
         let person0 = rows.indices.filter { $0 % 3 == 0 }, person1 = rows.indices.filter { $0 % 3 == 1 }
         #expect(Set(person0.map { labels[$0] }).count == 2, "seed \(generator.seed)")
         #expect(Set(person1.map { labels[$0] }).count == 1, "seed \(generator.seed)")
         // Added later: faces 12..<18 join a clustering of the first 12, which is anchored; only they are searched.
         let existing = try FaceClustering().clusters(of: rows.prefix(12).flatMap { $0 }, length: 16, context: context)
         let before = existing + [Int?](repeating: nil, count: 6)
-        let after = try FaceClustering().clusters(of: rows.flatMap { $0 }, length: 16,
-                                                  start: .init(groups: before, anchored: Set(existing.compactMap { $0 }),
-                                                               changed: Array(12..<18)),
-                                                  context: context)
-        #expect(Self.partition(after) == Set((0..<3).map { person in Set(rows.indices.filter { $0 % 3 == person }) }),
-                "seed \(generator.seed)")
+        let after = try FaceClustering().clusters(
+            of: rows.flatMap { $0 }, length: 16,
+            start: .init(
+                groups: before, anchored: Set(existing.compactMap { $0 }),
+                changed: Array(12..<18)),
+            context: context)
+        #expect(
+            Self.partition(after) == Set((0..<3).map { person in Set(rows.indices.filter { $0 % 3 == person }) }),
+            "seed \(generator.seed)")
     }
 
     @Test func badParametersAreRefused() {

@@ -30,9 +30,15 @@ import Testing
                 let options = SearchOptions(matcher: matcher, weights: weights, path: path)
                 var found = Everything()
                 try gallery.search(try poisoned(probe), options: options, into: &found)
-                let expected = Dictionary(uniqueKeysWithValues: Reference.search(probe, in: entries, options: options).faces.map { ($0.face, $0.distance) })
-                #expect(found.faces.allSatisfy { $0.distance.isFinite && MatcherReferenceTests.close($0.distance, expected[$0.face]!) },
-                        "\(matcher) \(path) seed \(generator.seed)")
+                let expected = Dictionary(
+                    uniqueKeysWithValues: Reference.search(probe, in: entries, options: options).faces.map {
+                        ($0.face, $0.distance)
+                    })
+                #expect(
+                    found.faces.allSatisfy {
+                        $0.distance.isFinite && MatcherReferenceTests.close($0.distance, expected[$0.face]!)
+                    },
+                    "\(matcher) \(path) seed \(generator.seed)")
             }
         }
     }
@@ -46,8 +52,9 @@ import Testing
         let probe = RandomGallery.descriptor(parameters, using: &generator)
         // Segments of two tiles (32 faces), so that growth and edits cross segment boundaries.
         let tileBytes = parameters.length * 16 * 4
-        let gallery = Gallery(parameters: parameters, context: RenderContext(device: try TestDevices.device(choice)),
-                              segmentBytes: 2 * tileBytes)
+        let gallery = Gallery(
+            parameters: parameters, context: RenderContext(device: try TestDevices.device(choice)),
+            segmentBytes: 2 * tileBytes)
         func check(_ step: String) throws {
             for path in SearchPath.allCases {
                 let options = SearchOptions(matcher: .nbnn, weights: .uniform(columns: 4, rows: 4), path: path)
@@ -56,29 +63,36 @@ import Testing
                 let expected = Reference.search(probe, in: entries, options: options)
                 #expect(found.faces.count == entries.count, "\(step)")
                 let distances = Dictionary(uniqueKeysWithValues: found.images.map { ($0.image, $0.distance) })
-                #expect(expected.images.allSatisfy { match in distances[match.image].map { MatcherReferenceTests.close($0, match.distance) } ?? false },
-                        "\(step), \(path), seed \(generator.seed)")
+                #expect(
+                    expected.images.allSatisfy { match in
+                        distances[match.image].map { MatcherReferenceTests.close($0, match.distance) } ?? false
+                    },
+                    "\(step), \(path), seed \(generator.seed)")
             }
         }
         try gallery.append(entries)
-        try check("first 10 faces")                              // one segment
+        try check("first 10 faces")  // one segment
         try gallery.append(Array(all[10..<40]))
         entries = Array(all[0..<40])
-        try check("40 faces")                                    // the first segment fills, a second begins
+        try check("40 faces")  // the first segment fills, a second begins
         try gallery.append(Array(all[40...]))
         entries = all
-        try check("70 faces")                                    // 5 tiles in 3 segments
+        try check("70 faces")  // 5 tiles in 3 segments
         let removedImage = entries[5].image, removedFace = entries[57].face
         gallery.remove(image: removedImage)
         try gallery.remove(face: removedFace)
         entries.removeAll { $0.image == removedImage || $0.face == removedFace }
-        try check("after removals")                              // changed tiles are re-sent
-        let newcomers = RandomGallery.entries(parameters, faces: 3, using: &generator).map { ($0.descriptor, FaceID($0.face.rawValue + 10_000), ImageID(9_999)) }
+        try check("after removals")  // changed tiles are re-sent
+        let newcomers = RandomGallery.entries(parameters, faces: 3, using: &generator).map {
+            ($0.descriptor, FaceID($0.face.rawValue + 10_000), ImageID(9_999))
+        }
         try gallery.append(newcomers)
         entries += newcomers
         try check("freed slots reused")
         #expect(gallery.count == entries.count)
-        #expect(throws: RecognitionError.self) { try gallery.append(entries[0].descriptor, face: entries[0].face, image: ImageID(1)) }
+        #expect(throws: RecognitionError.self) {
+            try gallery.append(entries[0].descriptor, face: entries[0].face, image: ImageID(1))
+        }
         #expect(throws: RecognitionError.self) { try gallery.remove(face: FaceID(-1)) }
     }
 
@@ -95,7 +109,9 @@ import Testing
             try gallery.search(stranger, options: SearchOptions(), into: &top)
         }
         #expect(throws: RecognitionError.weightMapMismatch(map: "7×7", grid: "8×8")) {
-            try gallery.search(RandomGallery.descriptor(.standard, using: &generator), options: SearchOptions(weights: .ahonen), into: &top)
+            try gallery.search(
+                RandomGallery.descriptor(.standard, using: &generator), options: SearchOptions(weights: .ahonen),
+                into: &top)
         }
     }
 
@@ -107,11 +123,13 @@ import Testing
             let describer = try FaceDescriber(context: RenderContext(device: try TestDevices.device(choice)))
             let descriptors = try describer.describe(try PixelBuffer.batch(faces))
             let gallery = Gallery(parameters: describer.parameters, context: describer.context)
-            try gallery.append(descriptors.indices.map { (descriptors[$0], FaceID(Int64($0)), ImageID(Int64($0 % 40))) })
+            try gallery.append(
+                descriptors.indices.map { (descriptors[$0], FaceID(Int64($0)), ImageID(Int64($0 % 40))) })
             for matcher in Matcher.descriptorMatchers {
                 let probe = 13
                 var top = BothCollectors(TopFaces(3), TopImages(3))
-                try gallery.search(descriptors[probe], options: SearchOptions(matcher: matcher, weights: .reference), into: &top)
+                try gallery.search(
+                    descriptors[probe], options: SearchOptions(matcher: matcher, weights: .reference), into: &top)
                 #expect(top.first.matches.first?.face == FaceID(Int64(probe)), "\(matcher) on \(choice)")
                 #expect(top.first.matches.first?.distance == 0, "\(matcher) on \(choice): \(top.first.matches)")
                 #expect(top.second.matches.first?.image == ImageID(Int64(probe % 40)))
@@ -125,7 +143,10 @@ import Testing
     func searchFallsBackToTheCPUTwin() throws {
         var generator = SeededGenerator()
         let failing = RenderContext(device: try TestDevices.openCL.get().withFailingBuilds(of: ["ChiSquareNearest"]))
-        let galleries = [Gallery(parameters: .standard, context: failing), Gallery(parameters: .standard, context: RenderContext(device: .cpu))]
+        let galleries = [
+            Gallery(parameters: .standard, context: failing),
+            Gallery(parameters: .standard, context: RenderContext(device: .cpu)),
+        ]
         let faces = (0..<37).map { _ in RandomGallery.descriptor(.standard, using: &generator) }
         for gallery in galleries {
             try gallery.append(faces.indices.map { (faces[$0], FaceID(Int64($0)), ImageID(Int64($0 % 5))) })
@@ -164,7 +185,7 @@ import Testing
             top.collect(match)
             within.collect(match)
         }
-        #expect(top.matches.map(\.face) == [FaceID(7), FaceID(9)])   // ties go to the smaller identifier
+        #expect(top.matches.map(\.face) == [FaceID(7), FaceID(9)])  // ties go to the smaller identifier
         #expect(within.sorted.faces.map(\.distance) == [0.1, 0.1, 0.4])
     }
 }

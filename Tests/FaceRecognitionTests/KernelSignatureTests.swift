@@ -1,11 +1,12 @@
 import FaceRecognition
-import Testing
 import TestSupport
+import Testing
 
 /// Every kernel of FaceRecognition agrees with its `.cl` file.
 @Suite struct FaceRecognitionKernelTests {
     @Test func everyKernelMatchesItsSource() throws {
-        let problems = try KernelSourceChecks.problems(module: "FaceRecognition", kernels: FaceRecognitionLibrary.kernels)
+        let problems = try KernelSourceChecks.problems(
+            module: "FaceRecognition", kernels: FaceRecognitionLibrary.kernels)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 }

@@ -17,15 +17,22 @@ import Testing
         /// Kernels on the schedules written for GPUs.
         var gpuShaped = false
         var description: String {
-            "\(matcher.rawValue)\(radius.map { " r=\($0)" } ?? "") · \(path.rawValue) · \(device.rawValue)\(gpuShaped ? " · GPU-shaped" : "")"
+            """
+            \(matcher.rawValue)\(radius.map { " r=\($0)" } ?? "") · \(path.rawValue) · \
+            \(device.rawValue)\(gpuShaped ? " · GPU-shaped" : "")
+            """
         }
     }
 
     static var cases: [Case] {
         let devices: [DeviceChoice] = TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu]
         let matchers = Matcher.descriptorMatchers.map { ($0, nil as Int?) } + [(Matcher.nbnn, 1), (.nbnnPerFace, 1)]
-        let gpuShaped = TestDevices.hasOpenCL ? matchers.map { Case(matcher: $0, path: .fused, device: .opencl, radius: $1, gpuShaped: true) } : []
-        return matchers.flatMap { m, r in SearchPath.allCases.flatMap { p in devices.map { Case(matcher: m, path: p, device: $0, radius: r) } } }
+        let gpuShaped =
+            TestDevices.hasOpenCL
+            ? matchers.map { Case(matcher: $0, path: .fused, device: .opencl, radius: $1, gpuShaped: true) } : []
+        return matchers.flatMap { m, r in
+            SearchPath.allCases.flatMap { p in devices.map { Case(matcher: m, path: p, device: $0, radius: r) } }
+        }
             + gpuShaped
     }
 
@@ -36,24 +43,31 @@ import Testing
     func matchesTheReference(_ test: Case) throws {
         var generator = SeededGenerator()
         // 59 bins and 20 blocks; GPU-shaped, 256 bins and 96 blocks (about 72 of them weighted: two passes of 64).
-        let parameters = test.gpuShaped ? DescriptorParameters(uniform: false, gridColumns: 12, gridRows: 8)
-                                        : DescriptorParameters(uniform: true, gridColumns: 5, gridRows: 4)
+        let parameters =
+            test.gpuShaped
+            ? DescriptorParameters(uniform: false, gridColumns: 12, gridRows: 8)
+            : DescriptorParameters(uniform: true, gridColumns: 5, gridRows: 4)
         let entries = RandomGallery.entries(parameters, faces: 37, using: &generator)
         let probe = RandomGallery.descriptor(parameters, using: &generator)
-        let weights = try WeightMap(columns: parameters.gridColumns, rows: parameters.gridRows,
-                                    weights: (0..<parameters.blockCount).map { _ in Float([0, 1, 2, 4].randomElement(using: &generator)!) })
+        let weights = try WeightMap(
+            columns: parameters.gridColumns, rows: parameters.gridRows,
+            weights: (0..<parameters.blockCount).map { _ in Float([0, 1, 2, 4].randomElement(using: &generator)!) })
         let context = RenderContext(device: try TestDevices.device(test.device))
         if test.gpuShaped {
             // The premise: pocl's limits take the GPU shape (16 × 16 work-items, a staged 16 KB block).
-            #expect(context.device.capabilities.maxWorkGroupSize >= 256 && context.device.capabilities.localMemoryBytes >= 32 << 10)
+            #expect(
+                context.device.capabilities.maxWorkGroupSize >= 256
+                    && context.device.capabilities.localMemoryBytes >= 32 << 10)
             context.useSchedules(of: .openCL(.gpu))
         }
         let gallery = Gallery(parameters: parameters, context: context)
         try gallery.append(entries)
         for form in HistogramDifference.Form.allCases {
-            let options = SearchOptions(matcher: test.matcher, weights: weights, form: form, path: test.path, radius: test.radius)
+            let options = SearchOptions(
+                matcher: test.matcher, weights: weights, form: form, path: test.path, radius: test.radius)
             let label = "\(test) \(form), seed \(generator.seed)"
-            let (found, expected) = try Self.searchMatchesReference(gallery, probe, entries: entries, options: options, context: label)
+            let (found, expected) = try Self.searchMatchesReference(
+                gallery, probe, entries: entries, options: options, context: label)
             let bestFaces = Dictionary(uniqueKeysWithValues: found.images.map { ($0.image, $0.bestFace) })
             #expect(expected.images.allSatisfy { bestFaces[$0.image] == $0.bestFace }, "\(label): best faces differ")
         }
@@ -64,9 +78,11 @@ import Testing
     /// Searches `gallery` for `probe` and compares the faces and images found with the reference's over
     /// `entries`; returns both.
     @discardableResult
-    static func searchMatchesReference(_ gallery: Gallery, _ probe: FaceDescriptor,
-                                       entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)], options: SearchOptions,
-                                       context label: String) throws -> (found: Everything, expected: (faces: [FaceMatch], images: [ImageMatch])) {
+    static func searchMatchesReference(
+        _ gallery: Gallery, _ probe: FaceDescriptor,
+        entries: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)], options: SearchOptions,
+        context label: String
+    ) throws -> (found: Everything, expected: (faces: [FaceMatch], images: [ImageMatch])) {
         var found = Everything()
         try gallery.search(probe, options: options, into: &found)
         let expected = Reference.search(probe, in: entries, options: options)
@@ -75,8 +91,10 @@ import Testing
         return (found, expected)
     }
 
-    static func compare<Match, ID: Hashable>(_ found: [Match], _ expected: [Match], id: KeyPath<Match, ID>,
-                                             context: String) throws where Match: Sendable {
+    static func compare<Match, ID: Hashable>(
+        _ found: [Match], _ expected: [Match], id: KeyPath<Match, ID>,
+        context: String
+    ) throws where Match: Sendable {
         func distance(_ m: Match) -> Float {
             (m as? FaceMatch)?.distance ?? (m as? ImageMatch)?.distance ?? .nan
         }

@@ -20,13 +20,18 @@ import Testing
 
     @Test(arguments: devices, parameterSets)
     func facesComeBackBitForBit(_ choice: DeviceChoice, _ parameters: DescriptorParameters) throws {
-        let crops = try (1...10).map { try ImageDecoder.decode(contentsOf: "\(SharedData.root)/orl/s\($0)/\($0 % 10 + 1).pgm") }
-        let describer = try FaceDescriber(parameters: parameters, context: RenderContext(device: try TestDevices.device(choice)))
+        let crops = try (1...10).map {
+            try ImageDecoder.decode(contentsOf: "\(SharedData.root)/orl/s\($0)/\($0 % 10 + 1).pgm")
+        }
+        let describer = try FaceDescriber(
+            parameters: parameters, context: RenderContext(device: try TestDevices.device(choice)))
         for descriptor in try describer.describe(crops) {
             let stored = descriptor.encoded()
             let back = try FaceDescriptor(parameters: parameters, encoded: stored)
             #expect(back.histograms.map(\.bitPattern) == descriptor.histograms.map(\.bitPattern))
-            #expect(stored.count < 4 * parameters.length / (parameters == .standard ? 8 : 1), "\(stored.count) bytes for \(parameters.length) values (\(parameters))")
+            #expect(
+                stored.count < 4 * parameters.length / (parameters == .standard ? 8 : 1),
+                "\(stored.count) bytes for \(parameters.length) values (\(parameters))")
         }
     }
 
@@ -44,7 +49,8 @@ import Testing
         for descriptor in [random, try FaceDescriptor(parameters: parameters, histograms: nudged)] {
             let stored = descriptor.encoded()
             #expect(stored.count == 1 + 4 * parameters.length, "seed \(generator.seed)")
-            #expect(try FaceDescriptor(parameters: parameters, encoded: stored).histograms.map(\.bitPattern)
+            #expect(
+                try FaceDescriptor(parameters: parameters, encoded: stored).histograms.map(\.bitPattern)
                     == descriptor.histograms.map(\.bitPattern))
         }
     }
@@ -59,7 +65,8 @@ import Testing
         overfull[1] = 0xff  // block 0: bins 0–7 all nonzero, so the counts that follow are read shifted
         overfull[33] = 0xff
         let damaged: [(Data, String)] = [
-            (Data(), "empty"), (Data([7]) + stored.dropFirst(), "unknown stored form 7"), (stored.dropLast(), "ends in block 63"),
+            (Data(), "empty"), (Data([7]) + stored.dropFirst(), "unknown stored form 7"),
+            (stored.dropLast(), "ends in block 63"),
             (stored + Data([0]), "1 bytes after the last block"), (Data([0]) + Data(count: 12), "3 values for 16384"),
         ]
         for (data, reason) in damaged {

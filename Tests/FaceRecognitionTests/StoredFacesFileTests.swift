@@ -23,8 +23,13 @@ import Testing
         // 59 bins: bitmaps with bits past the last bin, which the layout check must refuse.
         let parameters = DescriptorParameters(uniform: true, gridColumns: 5, gridRows: 4)
         // Counted faces, and every seventh of raw values (not counts), which only the dense tiles search.
-        let all = RandomGallery.entries(parameters, faces: 50, counted: true, using: &generator).enumerated().map { index, entry in
-            index % 7 == 3 ? (descriptor: RandomGallery.descriptor(parameters, using: &generator), face: entry.face, image: entry.image) : entry
+        let all = RandomGallery.entries(parameters, faces: 50, counted: true, using: &generator).enumerated().map {
+            index, entry in
+            index % 7 == 3
+                ? (
+                    descriptor: RandomGallery.descriptor(parameters, using: &generator), face: entry.face,
+                    image: entry.image
+                ) : entry
         }
         var entries = Array(all[0..<40])
         let probe = RandomGallery.descriptor(parameters, using: &generator)
@@ -44,8 +49,9 @@ import Testing
         func check(_ step: String) throws {
             for matcher in [Matcher.weightedChiSquare, .restrictedNBNN, .nbnn] {
                 let options = SearchOptions(matcher: matcher, weights: .uniform(columns: 5, rows: 4))
-                try MatcherReferenceTests.searchMatchesReference(gallery, probe, entries: entries, options: options,
-                                                                 context: "\(step): \(matcher) \(choice), seed \(generator.seed)")
+                try MatcherReferenceTests.searchMatchesReference(
+                    gallery, probe, entries: entries, options: options,
+                    context: "\(step): \(matcher) \(choice), seed \(generator.seed)")
             }
         }
         try check("read from the file")
@@ -99,7 +105,7 @@ import Testing
         damaged[first] = 7
         #expect(try reason(of: damaged) == "\(entries[0].face): unknown stored form 7")
         damaged = written
-        damaged[first + 8] |= 0x80    // bin 63 of 59
+        damaged[first + 8] |= 0x80  // bin 63 of 59
         #expect(try reason(of: damaged) == "\(entries[0].face): block 0 has bin 63 of 59")
     }
 
@@ -113,11 +119,13 @@ import Testing
         ended.executableURL = URL(fileURLWithPath: "/bin/true")
         try ended.run()
         ended.waitUntilExit()
-        let abandoned = "cbir.sqlite-faces.\(ended.processIdentifier).77.tmp", running = "cbir.sqlite-faces.\(getpid()).78.tmp"
+        let abandoned = "cbir.sqlite-faces.\(ended.processIdentifier).77.tmp",
+            running = "cbir.sqlite-faces.\(getpid()).78.tmp"
         for name in [abandoned, running] { try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder + "/" + name)) }
         try Gallery(parameters: .standard, context: RenderContext(device: .cpu)).write(to: path, tag: Data([9]))
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == ["cbir.sqlite-faces", running])
-        let empty = try Gallery(contentsOf: path, parameters: .standard, tag: Data([9]), context: RenderContext(device: .cpu))
+        let empty = try Gallery(
+            contentsOf: path, parameters: .standard, tag: Data([9]), context: RenderContext(device: .cpu))
         #expect(empty.count == 0)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ImageCodecs
-import Testing
 import TestSupport
+import Testing
 
 /// Bad files give their typed error, naming the file, without crashing or allocating for absurd sizes.
 @Suite struct BadInputTests {
@@ -24,7 +24,8 @@ import TestSupport
     }
 
     @Test func missingFileAndFolder() {
-        #expect(throws: ImageCodecError.unreadable(path: "/nonexistent/x.png", reason: "no such folder: /nonexistent")) {
+        #expect(throws: ImageCodecError.unreadable(path: "/nonexistent/x.png", reason: "no such folder: /nonexistent"))
+        {
             try ImageDecoder.decode(contentsOf: "/nonexistent/x.png")
         }
         #expect(throws: ImageCodecError.unreadable(path: "/tmp", reason: "is a folder")) {
@@ -33,7 +34,8 @@ import TestSupport
     }
 
     @Test func wrongMagic() {
-        #expect(Self.decodeError(Array("hello, this is text".utf8), "notes.jpg") == .unrecognizedFormat(path: "notes.jpg"))
+        #expect(
+            Self.decodeError(Array("hello, this is text".utf8), "notes.jpg") == .unrecognizedFormat(path: "notes.jpg"))
     }
 
     @Test func truncatedJPEG() throws {
@@ -49,8 +51,9 @@ import TestSupport
     }
 
     @Test func truncatedPNGAndPNM() throws {
-        let png = PNGBuilder.png(width: 64, height: 64, bitDepth: 8, colorType: 0,
-                                 rows: Array(repeating: [UInt8](repeating: 9, count: 64), count: 64))
+        let png = PNGBuilder.png(
+            width: 64, height: 64, bitDepth: 8, colorType: 0,
+            rows: Array(repeating: [UInt8](repeating: 9, count: 64), count: 64))
         let cut = Self.decodeError(Array(png.prefix(png.count / 2)), "cut.png")
         #expect(cut?.path == "cut.png")
         #expect({ if case .truncated = cut { true } else if case .corrupt = cut { true } else { false } }())
@@ -64,15 +67,23 @@ import TestSupport
 
     @Test func hugeHeadersAreRefusedBeforeAllocation() throws {
         let pgm = Array("P5 200000 100000 255\n".utf8) + [0]
-        #expect(Self.decodeError(pgm, "huge.pgm") == .tooLarge(path: "huge.pgm", width: 200000, height: 100000, limit: 100_000_000))
+        #expect(
+            Self.decodeError(pgm, "huge.pgm")
+                == .tooLarge(path: "huge.pgm", width: 200000, height: 100000, limit: 100_000_000))
         let png = PNGBuilder.png(width: 60000, height: 60000, bitDepth: 8, colorType: 2, rows: [])
-        #expect(Self.decodeError(png, "huge.png") == .tooLarge(path: "huge.png", width: 60000, height: 60000, limit: 100_000_000))
+        #expect(
+            Self.decodeError(png, "huge.png")
+                == .tooLarge(path: "huge.png", width: 60000, height: 60000, limit: 100_000_000))
         // A real JPEG whose frame header is rewritten to claim 60000×60000.
         var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.photo)))
         var i = 2
-        while jpeg[i] == 0xFF, !(0xC0...0xC2).contains(jpeg[i + 1]) { i += 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])) }
+        while jpeg[i] == 0xFF, !(0xC0...0xC2).contains(jpeg[i + 1]) {
+            i += 2 + (Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]))
+        }
         jpeg.replaceSubrange(i + 5..<i + 9, with: [0xEA, 0x60, 0xEA, 0x60])
-        #expect(Self.decodeError(jpeg, "huge.jpg") == .tooLarge(path: "huge.jpg", width: 60000, height: 60000, limit: 100_000_000))
+        #expect(
+            Self.decodeError(jpeg, "huge.jpg")
+                == .tooLarge(path: "huge.jpg", width: 60000, height: 60000, limit: 100_000_000))
         // The limit is configurable.
         #expect(throws: ImageCodecError.tooLarge(path: Self.photo, width: 1480, height: 832, limit: 1000)) {
             try ImageDecoder.decode(contentsOf: Self.photo, options: .init(maximumPixels: 1000))
@@ -84,8 +95,11 @@ import TestSupport
     /// 1.6 GB (two bytes a sample, one more once narrowed, and the planes).
     @Test func decodesTooLargeForTheMemoryBudgetAreRefused() throws {
         let png = PNGBuilder.png(width: 10_000, height: 10_000, bitDepth: 16, colorType: 6, rows: [])
-        #expect(Self.decodeError(png, "deep.png") == .tooLargeToDecode(path: "deep.png", bytes: 1_600_000_000,
-                                                                       limit: DecodingMemory.shared.capacity))
+        #expect(
+            Self.decodeError(png, "deep.png")
+                == .tooLargeToDecode(
+                    path: "deep.png", bytes: 1_600_000_000,
+                    limit: DecodingMemory.shared.capacity))
     }
 
     /// Decodes reserve their memory from one budget: however many run at once, together they never hold
@@ -99,9 +113,15 @@ import TestSupport
         let tally = Tally()
         DispatchQueue.concurrentPerform(iterations: 12) { _ in
             _ = try? budget.reserving(40, for: "p") { () throws(ImageCodecError) in
-                tally.lock.withLock { tally.now += 40; tally.most = max(tally.most, tally.now) }
+                tally.lock.withLock {
+                    tally.now += 40
+                    tally.most = max(tally.most, tally.now)
+                }
                 usleep(5_000)
-                tally.lock.withLock { tally.now -= 40; tally.done += 1 }
+                tally.lock.withLock {
+                    tally.now -= 40
+                    tally.done += 1
+                }
             }
         }
         #expect(tally.done == 12 && tally.most <= 100 && tally.most >= 40)
@@ -113,9 +133,11 @@ import TestSupport
     /// Found by fuzzing (scripts/fuzz.sh): a Netpbm header within the pixel limit but with almost no data
     /// allocated the whole image before finding the data missing. Now the data's length is checked first.
     @Test func netpbmClaimingMoreThanTheFileHolds() throws {
-        #expect(Self.decodeError(Array("P5 9000 9000 255\n".utf8) + [1, 2, 3], "short.pgm")
+        #expect(
+            Self.decodeError(Array("P5 9000 9000 255\n".utf8) + [1, 2, 3], "short.pgm")
                 == .truncated(path: "short.pgm", detail: "3 bytes of pixel data, at least 81000000 needed"))
-        #expect(Self.decodeError(Array("P3 9000 9000 255\n1 2 3".utf8), "short.ppm")
+        #expect(
+            Self.decodeError(Array("P3 9000 9000 255\n1 2 3".utf8), "short.ppm")
                 == .truncated(path: "short.ppm", detail: "6 bytes of pixel data, at least 486000000 needed"))
         // The tightest text files still decode: one separator and one digit a sample.
         #expect(try ImageDecoder.decode(Array("P2 3 1 9\n1 2 3".utf8), path: "tight.pgm").bytes == [28, 57, 85])
@@ -126,13 +148,16 @@ import TestSupport
     /// libpng allocate that much before finding the file short. Now lengths are checked against the file first.
     @Test func pngChunkClaimingMoreThanTheFileHolds() throws {
         let png = PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 0, rows: [[1, 2], [3, 4]])
-        let afterHeader = 8 + 25   // the signature and the IHDR chunk
+        let afterHeader = 8 + 25  // the signature and the IHDR chunk
         let suggestedPalette = PNGBuilder.chunk("sPLT", Array("palette".utf8) + [0, 8])
         var file = Array(png.prefix(afterHeader)) + suggestedPalette + Array(png.dropFirst(afterHeader))
         #expect(try ImageDecoder.decode(file, path: "palette.png").bytes == [1, 2, 3, 4])
         file.replaceSubrange(afterHeader..<afterHeader + 4, with: Array("tEXt".utf8))
-        #expect(Self.decodeError(file, "claims.png")
-                == .truncated(path: "claims.png", detail: "chunk sPLT claims 1950701684 bytes, \(file.count - afterHeader - 12) are left"))
+        #expect(
+            Self.decodeError(file, "claims.png")
+                == .truncated(
+                    path: "claims.png",
+                    detail: "chunk sPLT claims 1950701684 bytes, \(file.count - afterHeader - 12) are left"))
     }
 
     @Test func corruptJPEGData() {

@@ -1,8 +1,8 @@
 import Foundation
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Every image of the shared datasets decodes to the size its own header states.
 @Suite struct DatasetDecodingTests {
@@ -44,7 +44,8 @@ import TestSupport
     @Test func rgbaPNGKeepsItsAlpha() throws {
         let image = try ImageDecoder.decode(contentsOf: Self.photos + "/misc/32bit.png")
         #expect(image.descriptor == ImageDescriptor(width: 626, height: 1200, channels: 4, elementType: .uint8))
-        let gray = try ImageDecoder.decode(contentsOf: Self.photos + "/misc/32bit.png", options: DecodingOptions(grayscale: true))
+        let gray = try ImageDecoder.decode(
+            contentsOf: Self.photos + "/misc/32bit.png", options: DecodingOptions(grayscale: true))
         #expect(gray.descriptor.channels == 1)
     }
 
@@ -57,7 +58,8 @@ import TestSupport
         #expect(scaled.descriptor.width == 960 && scaled.descriptor.height == 540)
         let quarter = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(minimumLongSide: 480))
         #expect(quarter.descriptor.width == 480 && quarter.descriptor.height == 270)
-        let gray = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(grayscale: true, minimumLongSide: 200))
+        let gray = try ImageDecoder.decode(
+            contentsOf: path, options: DecodingOptions(grayscale: true, minimumLongSide: 200))
         #expect(gray.descriptor == ImageDescriptor(width: 240, height: 135, elementType: .uint8))
         // A request above the full size decodes at full size.
         let larger = try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(minimumLongSide: 4000))

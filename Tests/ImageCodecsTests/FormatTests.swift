@@ -26,8 +26,8 @@ import Testing
         let rgb = (0..<3).map { Int(image.bytes[$0 * n + y * d.width + x]) }
         let colours = [[220, 20, 20], [20, 220, 20], [20, 20, 220], [230, 230, 230]]
         return colours.indices.min { a, b in
-            zip(colours[a], rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +) <
-                zip(colours[b], rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+            zip(colours[a], rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
+                < zip(colours[b], rgb).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
         }!
     }
 
@@ -36,9 +36,9 @@ import Testing
         let plain = try ImageEncoder.jpeg(quadrants, quality: 100)
         let (o1, o2) = bigEndian ? (UInt8(0), UInt8(orientation)) : (UInt8(orientation), UInt8(0))
         var tiff: [UInt8] = bigEndian ? [0x4D, 0x4D, 0, 42, 0, 0, 0, 8] : [0x49, 0x49, 42, 0, 8, 0, 0, 0]
-        tiff += bigEndian ? [0, 1] : [1, 0]                                       // one entry
+        tiff += bigEndian ? [0, 1] : [1, 0]  // one entry
         tiff += bigEndian ? [0x01, 0x12, 0, 3, 0, 0, 0, 1] : [0x12, 0x01, 3, 0, 1, 0, 0, 0]
-        tiff += [o1, o2, 0, 0] + [0, 0, 0, 0]                                     // value, next IFD
+        tiff += [o1, o2, 0, 0] + [0, 0, 0, 0]  // value, next IFD
         let payload = Array("Exif".utf8) + [0, 0] + tiff
         let length = payload.count + 2
         return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + plain.dropFirst(2)
@@ -62,7 +62,8 @@ import Testing
             let corners = [(1, 1), (d.width - 2, 1), (1, d.height - 2), (d.width - 2, d.height - 2)]
                 .map { Self.quadrant(image, x: $0.0, y: $0.1) }
             #expect(corners == Self.expectedCorners[orientation], "orientation \(orientation)")
-            let stored = try ImageDecoder.decode(bytes, path: "o.jpg", options: DecodingOptions(appliesOrientation: false))
+            let stored = try ImageDecoder.decode(
+                bytes, path: "o.jpg", options: DecodingOptions(appliesOrientation: false))
             #expect(stored.descriptor.width == 16)
         }
     }
@@ -82,13 +83,16 @@ import Testing
     }
 
     @Test func sixteenBitAndPalettePNGs() throws {
-        let wide = PNGBuilder.png(width: 3, height: 1, bitDepth: 16, colorType: 0, rows: [[0, 0, 0x80, 0x80, 0xFF, 0xFF]])
+        let wide = PNGBuilder.png(
+            width: 3, height: 1, bitDepth: 16, colorType: 0, rows: [[0, 0, 0x80, 0x80, 0xFF, 0xFF]])
         let gray = try ImageDecoder.decode(wide, path: "wide.png")
         #expect(gray.bytes == [0, 128, 255])
-        let wideRGB = PNGBuilder.png(width: 1, height: 1, bitDepth: 16, colorType: 2, rows: [[0x12, 0x34, 0xAB, 0xCD, 0xFF, 0xFF]])
+        let wideRGB = PNGBuilder.png(
+            width: 1, height: 1, bitDepth: 16, colorType: 2, rows: [[0x12, 0x34, 0xAB, 0xCD, 0xFF, 0xFF]])
         #expect(try ImageDecoder.decode(wideRGB, path: "wide-rgb.png").bytes == [0x12, 0xAB, 0xFF])
         let palette: [UInt8] = [10, 20, 30, 200, 100, 50]
-        let indexed = PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 3, palette: palette, rows: [[0, 1], [1, 0]])
+        let indexed = PNGBuilder.png(
+            width: 2, height: 2, bitDepth: 8, colorType: 3, palette: palette, rows: [[0, 1], [1, 0]])
         let image = try ImageDecoder.decode(indexed, path: "palette.png")
         #expect(image.descriptor.channels == 3)
         #expect(image.bytes == [10, 200, 200, 10, 20, 100, 100, 20, 30, 50, 50, 30])
@@ -112,17 +116,23 @@ import Testing
     /// `reduction(of:)` says by how much. Random pixels, odd sizes.
     @Test func pngAndNetpbmAreReducedLikeJPEGs() throws {
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
-        let (width, height) = (2603, TestImages.oddSize(301...1403, using: &generator))   // 2603 / 4 = 651 ≥ 640 > 2603 / 8
+        // 2603 / 4 = 651 ≥ 640 > 2603 / 8
+        let (width, height) = (2603, TestImages.oddSize(301...1403, using: &generator))
         for channels in [1, 3] {
-            let image = TestImages.random(ImageDescriptor(width: width, height: height, channels: channels, elementType: .uint8),
-                                          using: &generator)
-            let interleaved = (0..<width * height * channels).map { image.bytes[$0 % channels * width * height + $0 / channels] }
+            let image = TestImages.random(
+                ImageDescriptor(width: width, height: height, channels: channels, elementType: .uint8),
+                using: &generator)
+            let interleaved = (0..<width * height * channels).map {
+                image.bytes[$0 % channels * width * height + $0 / channels]
+            }
             let netpbm = Array("P\(channels == 1 ? 5 : 6) \(width) \(height) 255\n".utf8) + interleaved
             let options = DecodingOptions(minimumLongSide: 640)
             for (bytes, name) in [(try ImageEncoder.png(image), "a.png"), (netpbm, "a.pnm")] {
                 #expect(ImageDecoder.reduction(of: bytes, options: options) == 4, "\(name)")
                 let reduced = try ImageDecoder.decode(bytes, path: name, options: options)
-                #expect(TestImages.difference(reduced, Self.boxMean(image, 4), tolerance: 0) == nil, "seed \(generator.seed), \(name)")
+                #expect(
+                    TestImages.difference(reduced, Self.boxMean(image, 4), tolerance: 0) == nil,
+                    "seed \(generator.seed), \(name)")
             }
         }
     }

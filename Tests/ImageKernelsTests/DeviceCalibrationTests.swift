@@ -1,7 +1,7 @@
 import Foundation
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// `auto` per kind of work: the device a job runs fastest on is chosen, remembered per machine in a file,
 /// and timed again when the job, the file or the request says so.
@@ -50,7 +50,8 @@ import TestSupport
         // A new version of the job, or asking again, times it again.
         let slowOpenCL = Job(slowOn: openCL.kind)
         #expect(calibration.device(for: slowOpenCL.workload(version: 2)) === Device.cpu)
-        #expect(calibration.calibration(of: slowOpenCL.workload(version: 2), again: true).fastest == Device.cpu.description)
+        #expect(
+            calibration.calibration(of: slowOpenCL.workload(version: 2), again: true).fastest == Device.cpu.description)
         #expect(slowOpenCL.runs == 4 * (calibration.runs + 1))
         // A job that fails on a device is timed on the others; its failure is kept.
         let failing = Job(slowOn: .cpu, failsOn: openCL.kind)
@@ -63,11 +64,13 @@ import TestSupport
     func aDamagedFileIsTimedAgainAndRewritten() throws {
         let file = temporaryFile(), openCL = try TestDevices.openCL.get()
         defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data("{\"test\": {\"workload\": tru".utf8).write(to: URL(fileURLWithPath: file))
         let job = Job(slowOn: .cpu)
         #expect(DeviceCalibration(file: file, devices: [.cpu, openCL]).device(for: job.workload()) === openCL)
-        let stored = try JSONDecoder().decode([String: Calibration].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+        let stored = try JSONDecoder().decode(
+            [String: Calibration].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
         #expect(stored["test"]?.fastest == openCL.description && stored["test"]?.timings.count == 2)
     }
 

@@ -8,7 +8,9 @@ struct FileSystemPathTests {
     @Test func randomBytesRoundTrip() {
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
         for _ in 0..<2000 {
-            let bytes = (0..<Int.random(in: 0...24, using: &generator)).map { _ in UInt8.random(in: 1...255, using: &generator) }
+            let bytes = (0..<Int.random(in: 0...24, using: &generator)).map { _ in
+                UInt8.random(in: 1...255, using: &generator)
+            }
             #expect(FileSystemPath.bytes(of: FileSystemPath.string(bytes)) == bytes, "\(bytes)")
         }
         // The bytes of a scalar in the escape range are escaped too, so the mapping stays one-to-one.

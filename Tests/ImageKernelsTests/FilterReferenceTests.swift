@@ -12,13 +12,15 @@ import Testing
         try check(filter, on: .cpu)
     }
 
-    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: FilterCase.all)
+    @Test(
+        .enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: FilterCase.all)
     func openCLDeviceMatchesReference(_ filter: FilterCase) throws {
         try check(filter, on: try TestDevices.openCL.get())
     }
 
     /// The schedules (and kernel shapes) written for GPUs, run on the OpenCL device at hand.
-    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: FilterCase.all)
+    @Test(
+        .enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: FilterCase.all)
     func openCLDeviceOnGPUSchedulesMatchesReference(_ filter: FilterCase) throws {
         try check(filter, on: try TestDevices.openCL.get(), schedules: .openCL(.gpu))
     }
@@ -31,6 +33,8 @@ import Testing
         let rendered = try context.render(filter.recipe(Image(input)))
         let expected = filter.reference(input)
         let problem = TestImages.difference(rendered, expected, tolerance: filter.tolerance)
-        #expect(problem == nil, "\(filter) on \(device), input \(input.descriptor), seed \(generator.seed): \(problem ?? "")")
+        #expect(
+            problem == nil,
+            "\(filter) on \(device), input \(input.descriptor), seed \(generator.seed): \(problem ?? "")")
     }
 }

@@ -1,6 +1,6 @@
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct IntegralImageTests {
     static var devices: [DeviceChoice] { TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu] }

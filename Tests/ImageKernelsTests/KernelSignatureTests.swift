@@ -1,6 +1,6 @@
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// Every kernel of ImageKernels agrees with its `.cl` file; the parser reads what the checks rely on.
 @Suite struct KernelSignatureTests {
@@ -25,9 +25,12 @@ import TestSupport
             """
         let functions = try KernelSignature.functions(in: source, options: "-DPIXEL=uchar -DOTHER")
         #expect(Set(functions.keys) == ["first", "second", "third"])
-        #expect(functions["first"]?.map(\.description) == ["__global const uchar* src", "__global float* dst",
-                                                            "__constant int* table", "__local float* scratch", "int count",
-                                                            "float scale"])
+        #expect(
+            functions["first"]?.map(\.description) == [
+                "__global const uchar* src", "__global float* dst",
+                "__constant int* table", "__local float* scratch", "int count",
+                "float scale",
+            ])
         #expect(functions["second"]?.map(\.description) == ["__global uint* values", "uint total"])
         #expect(throws: RenderError.self) {
             try KernelSignature.functions(in: "kernel void twice(int a) {}\nkernel void twice(float a) {}")
@@ -44,10 +47,12 @@ import TestSupport
             var total: UInt32
             var scale: Float
         }
-        #expect(try KernelSignature.parameters(of: Arguments.self).map(\.description) == [
-            "__global const uchar* input", "__global float* output", "__constant int* table", "__local float* scratch",
-            "int count", "uint total", "float scale",
-        ])
+        #expect(
+            try KernelSignature.parameters(of: Arguments.self).map(\.description) == [
+                "__global const uchar* input", "__global float* output", "__constant int* table",
+                "__local float* scratch",
+                "int count", "uint total", "float scale",
+            ])
         struct Wrong: KernelArguments {
             var count: Int
         }

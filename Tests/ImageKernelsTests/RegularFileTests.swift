@@ -19,7 +19,11 @@ import Testing
         let outcome = Outcome(), done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             let result = Result { () throws(RegularFile.Failure) in try RegularFile.contents(of: path, limit: limit) }
-            if case .failure(let failure) = result { outcome.failure = .some(failure) } else { outcome.failure = .some(nil) }
+            if case .failure(let failure) = result {
+                outcome.failure = .some(failure)
+            } else {
+                outcome.failure = .some(nil)
+            }
             done.signal()
         }
         return done.wait(timeout: .now() + 5) == .success ? outcome.failure : nil

@@ -16,12 +16,17 @@ struct Invert: Filter {
         var count: Int32
     }
 
-    static let kernel = Kernel<Arguments>("invert", in: KernelSource(name: "Invert", text: """
-        __kernel void invert(__global const float* src, __global float* dst, int count) {
-            int i = get_global_id(0);
-            if (i < count) dst[i] = 1.0f - src[i];
-        }
-        """)) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "invert",
+        in: KernelSource(
+            name: "Invert",
+            text: """
+                __kernel void invert(__global const float* src, __global float* dst, int count) {
+                    int i = get_global_id(0);
+                    if (i < count) dst[i] = 1.0f - src[i];
+                }
+                """)
+    ) { arguments, _ in
         let src = arguments.src.elements, dst = arguments.dst.elements
         for i in 0..<Int(arguments.count) { dst[i] = 1 - src[i] }
     }
@@ -32,8 +37,9 @@ struct Invert: Filter {
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let count = encoder.output.descriptor.elementCount
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(count)),
-                           over: [count])
+        try encoder.launch(
+            Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(count)),
+            over: [count])
     }
 }
 // README example ends
@@ -50,18 +56,24 @@ struct AddDigit: Filter {
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let digit = Float(digit)
-        let kernel = Kernel<Invert.Arguments>("add", in: KernelSource(name: "add", text: """
-            __kernel void add(__global const float* src, __global float* dst, int count) {
-                int i = get_global_id(0);
-                if (i < count) dst[i] = src[i] + \(self.digit).0f;
-            }
-            """)) { arguments, _ in
+        let kernel = Kernel<Invert.Arguments>(
+            "add",
+            in: KernelSource(
+                name: "add",
+                text: """
+                    __kernel void add(__global const float* src, __global float* dst, int count) {
+                        int i = get_global_id(0);
+                        if (i < count) dst[i] = src[i] + \(self.digit).0f;
+                    }
+                    """)
+        ) { arguments, _ in
             let src = arguments.src.elements, dst = arguments.dst.elements
             for i in 0..<Int(arguments.count) { dst[i] = src[i] + digit }
         }
         let count = encoder.output.descriptor.elementCount
-        try encoder.launch(kernel, Invert.Arguments(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(count)),
-                           over: [count])
+        try encoder.launch(
+            kernel, Invert.Arguments(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(count)),
+            over: [count])
     }
 }
 
@@ -74,9 +86,14 @@ struct Broken: Filter {
         var count: Int32
     }
 
-    static let kernel = Kernel<Arguments>("broken", in: KernelSource(name: "broken", text: """
-        __kernel void broken(__global float* dst, int count) { dst[0] = oops; }
-        """)) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "broken",
+        in: KernelSource(
+            name: "broken",
+            text: """
+                __kernel void broken(__global float* dst, int count) { dst[0] = oops; }
+                """)
+    ) { arguments, _ in
         arguments.dst.elements.update(repeating: 7, count: Int(arguments.count))
     }
 
@@ -99,9 +116,15 @@ struct Reordered: Filter {
         var dst: KernelMutableBuffer<Float>
     }
 
-    static let kernel = Kernel<Arguments>("fill", in: KernelSource(name: "fill", text: """
-        __kernel void fill(__global float* dst, int count) { int i = get_global_id(0); if (i < count) dst[i] = 1.0f; }
-        """)) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "fill",
+        in: KernelSource(
+            name: "fill",
+            text: """
+                __kernel void fill(__global float* dst, int count) { int i = get_global_id(0); if (i < count) dst[i] \
+                = 1.0f; }
+                """)
+    ) { arguments, _ in
         arguments.dst.elements.update(repeating: 1, count: Int(arguments.count))
     }
 
@@ -121,8 +144,9 @@ struct Reordered: Filter {
     @Test(arguments: devices)
     func customFilterRoundTrips(_ choice: DeviceChoice) throws {
         var generator = SeededGenerator()
-        let input = TestImages.random(ImageDescriptor(width: 19, height: 7, batch: 3, elementType: .float32),
-                                      using: &generator)
+        let input = TestImages.random(
+            ImageDescriptor(width: 19, height: 7, batch: 3, elementType: .float32),
+            using: &generator)
         let context = RenderContext(device: try TestDevices.device(choice))
         let once = try context.render(Image(input).applying(Invert()))
         #expect(once.floatValues == input.floatValues.map { 1 - $0 }, "seed \(generator.seed)")
@@ -159,7 +183,8 @@ struct Reordered: Filter {
         let context = RenderContext(device: try TestDevices.device(choice))
         let memory = HostMemory(byteCount: 12 * 4), floats = memory.bytes.bindMemory(to: Float.self)
         for index in floats.indices { floats[index] = Float(index) }
-        let resident = try context.makeResidentImage(ImageDescriptor(width: 5, height: 2, elementType: .float32), sharing: memory)
+        let resident = try context.makeResidentImage(
+            ImageDescriptor(width: 5, height: 2, elementType: .float32), sharing: memory)
         #expect(try context.render(resident.image).floatValues == (0..<10).map(Float.init))
         floats[2] = 20
         floats[3] = 30
@@ -172,9 +197,11 @@ struct Reordered: Filter {
             try context.makeResidentImage(ImageDescriptor(width: 13, height: 1, elementType: .float32), sharing: memory)
         }
         // Populated memory (mapped up front from 1 MiB on) serves the same way.
-        let large = HostMemory(byteCount: (1 << 20) + 12, populated: true), values = large.bytes.bindMemory(to: Float.self)
+        let large = HostMemory(byteCount: (1 << 20) + 12, populated: true),
+            values = large.bytes.bindMemory(to: Float.self)
         for index in values.indices { values[index] = Float(index % 1000) }
-        let whole = try context.makeResidentImage(ImageDescriptor(width: values.count, height: 1, elementType: .float32), sharing: large)
+        let whole = try context.makeResidentImage(
+            ImageDescriptor(width: values.count, height: 1, elementType: .float32), sharing: large)
         #expect(try context.render(whole.image).floatValues == values.indices.map { Float($0 % 1000) })
         // A file's contents, mapped: read in place on the CPU device, where writing them is an error (the
         // mapping is read-only); copied elsewhere, where the copy takes writes.
@@ -183,7 +210,8 @@ struct Reordered: Filter {
         try Data([Float](arrayLiteral: 7, 8, 9).withUnsafeBytes { Array($0) }).write(to: URL(fileURLWithPath: path))
         let file = try #require(HostMemory(mappingFileAt: path))
         #expect(file.byteCount == 12 && !file.isWritable)
-        let mapped = try context.makeResidentImage(ImageDescriptor(width: 3, height: 1, elementType: .float32), sharing: file)
+        let mapped = try context.makeResidentImage(
+            ImageDescriptor(width: 3, height: 1, elementType: .float32), sharing: file)
         #expect(try context.render(mapped.image).floatValues == [7, 8, 9])
         #expect(mapped.sharesMemory == (choice == .cpu))
         if choice == .cpu {
@@ -208,7 +236,9 @@ struct Reordered: Filter {
             guard case RenderError.buildFailed(let program, let log) = error else { return false }
             return program == "broken" && log.contains("oops")
         }
-        #expect(strict.device.kind != .cpu && strict.fallbackReason == nil, "a context that does not fall back stays on OpenCL")
+        #expect(
+            strict.device.kind != .cpu && strict.fallbackReason == nil,
+            "a context that does not fall back stays on OpenCL")
     }
 
     /// A program that does not build moves a context to the CPU device, which runs the kernel's twin; the
@@ -220,10 +250,13 @@ struct Reordered: Filter {
         let resident = try context.makeResidentImage(try PixelBuffer(width: 3, height: 1, values: [Float]([1, 2, 3])))
         let memory = HostMemory(byteCount: 8), floats = memory.bytes.bindMemory(to: Float.self)
         (floats[0], floats[1]) = (4, 5)
-        let shared = try context.makeResidentImage(ImageDescriptor(width: 2, height: 1, elementType: .float32), sharing: memory)
+        let shared = try context.makeResidentImage(
+            ImageDescriptor(width: 2, height: 1, elementType: .float32), sharing: memory)
         #expect(try context.render(image.applying(Broken())).floatValues == [Float](repeating: 7, count: 6))
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
-        #expect(context.fallbackReason?.contains("'broken' failed to build") == true, "\(context.fallbackReason ?? "no reason")")
+        #expect(
+            context.fallbackReason?.contains("'broken' failed to build") == true,
+            "\(context.fallbackReason ?? "no reason")")
         // Resident images came along: they render, and take writes, on the CPU device.
         try resident.write([Float(9)][...], atByteOffset: 4)
         #expect(try context.render(resident.image).floatValues == [1, 9, 3])
@@ -242,7 +275,8 @@ struct Reordered: Filter {
             try context.render(image.applying(Reordered()))
         } throws: { error in
             guard case RenderError.kernelSignature(let kernel, let reason) = error else { return false }
-            return kernel == "fill" && reason.contains("parameter 1 is `__global float* dst` in OpenCL C but `int count` in Swift")
+            return kernel == "fill"
+                && reason.contains("parameter 1 is `__global float* dst` in OpenCL C but `int count` in Swift")
         }
     }
 
@@ -250,7 +284,8 @@ struct Reordered: Filter {
     @Test(arguments: devices)
     func scheduleOverridesKeepResults(_ choice: DeviceChoice) throws {
         var generator = SeededGenerator()
-        let input = TestImages.random(ImageDescriptor(width: 37, height: 23, batch: 3, elementType: .uint8), using: &generator)
+        let input = TestImages.random(
+            ImageDescriptor(width: 37, height: 23, batch: 3, elementType: .uint8), using: &generator)
         let recipe = Image(input).gaussianBlurred(sigma: 1.5).contrastEqualized()
         let context = RenderContext(device: try TestDevices.device(choice))
         let reference = try context.render(recipe)
@@ -263,9 +298,9 @@ struct Reordered: Filter {
     @Test(arguments: devices)
     func sharedSubgraphRendersOnce(_ choice: DeviceChoice) throws {
         let source = Image(try PixelBuffer(width: 16, height: 12, batch: 2, values: [UInt8](repeating: 90, count: 384)))
-        let blurred = source.gaussianBlurred(sigma: 1)          // conversion (1 launch) + blur (2 launches)
-        let gamma = blurred.gammaAdjusted(0.5)                  // 1 launch
-        let equalized = blurred.contrastEqualized()             // 3 launches
+        let blurred = source.gaussianBlurred(sigma: 1)  // conversion (1 launch) + blur (2 launches)
+        let gamma = blurred.gammaAdjusted(0.5)  // 1 launch
+        let equalized = blurred.contrastEqualized()  // 3 launches
         let context = RenderContext(device: try TestDevices.device(choice))
         let results = try context.render([gamma, equalized, blurred])
         #expect(results.count == 3)
@@ -285,7 +320,8 @@ struct Reordered: Filter {
         #expect(first.buffersReused > 0)
         _ = try context.render(chain)
         let second = context.statistics
-        #expect(second.buffersAllocated == first.buffersAllocated, "a second render of the same chain allocates nothing")
+        #expect(
+            second.buffersAllocated == first.buffersAllocated, "a second render of the same chain allocates nothing")
     }
 
     /// Renders of many sizes (a gallery of photos) keep no more than the pool's budget between renders,
@@ -294,11 +330,14 @@ struct Reordered: Filter {
     func pooledBuffersStayWithinTheBudget(_ choice: DeviceChoice) throws {
         let context = RenderContext(device: try TestDevices.device(choice), pooledBytes: 1 << 20)
         for side in stride(from: 100, to: 400, by: 7) {
-            let photo = Image(try PixelBuffer(width: side, height: side - 30, values: [UInt8](repeating: 9, count: side * (side - 30))))
+            let photo = Image(
+                try PixelBuffer(
+                    width: side, height: side - 30, values: [UInt8](repeating: 9, count: side * (side - 30))))
             _ = try context.render(photo.gaussianBlurred(sigma: 2))
             #expect(context.pooledBytes <= 1 << 20)
         }
-        let last = Image(try PixelBuffer(width: 120, height: 90, values: [UInt8](repeating: 9, count: 120 * 90))).gaussianBlurred(sigma: 2)
+        let last = Image(try PixelBuffer(width: 120, height: 90, values: [UInt8](repeating: 9, count: 120 * 90)))
+            .gaussianBlurred(sigma: 2)
         _ = try context.render(last)
         let allocated = context.statistics.buffersAllocated
         _ = try context.render(last)

@@ -15,124 +15,191 @@ struct LayerCase: Sendable, CustomStringConvertible {
     }
 
     /// The case once per method of forming the product.
-    static func convolution(_ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
-                            trailing: (y: Int, x: Int)? = nil, channels: Int, outChannels: Int, groups: Int = 1,
-                            relu: Bool = false, batch: ClosedRange<Int> = 2...3) -> [LayerCase] {
-        let methods: [(Convolution.Method, String)] = [(.automatic, "automatic"), (.lowered, "lowered"), (.loweredShared, "lowered, shared tiles"),
-                                                       (.direct, "direct")] + (groups == channels ? [(.depthwise, "depthwise")] : [])
+    static func convolution(
+        _ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
+        trailing: (y: Int, x: Int)? = nil, channels: Int, outChannels: Int, groups: Int = 1,
+        relu: Bool = false, batch: ClosedRange<Int> = 2...3
+    ) -> [LayerCase] {
+        let methods: [(Convolution.Method, String)] =
+            [
+                (.automatic, "automatic"), (.lowered, "lowered"), (.loweredShared, "lowered, shared tiles"),
+                (.direct, "direct"),
+            ] + (groups == channels ? [(.depthwise, "depthwise")] : [])
         return methods.map { method, name in
-        LayerCase(description: description + ", " + name) { generator in
-            let x = Tensor.random(batch: Int.random(in: batch, using: &generator), channels: channels,
-                                  height: odd(7...23, &generator), width: odd(7...23, &generator), using: &generator)
-            let depth = channels / groups * kernel.0 * kernel.1
-            let filters = Tensor.random(channels: 1, height: outChannels, width: depth, using: &generator)
-            let biases = Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
-            let recipe = x.image.applying(Convolution(kernelWidth: kernel.1, kernelHeight: kernel.0, strideX: stride.x, strideY: stride.y,
-                                                      paddingX: padding.x, paddingY: padding.y, trailingPaddingX: trailing?.x,
-                                                      trailingPaddingY: trailing?.y, groups: groups, rectified: relu, method: method),
-                                          with: [filters.parameters(width: depth), biases.parameters(width: outChannels)])
-            return (recipe, NeuralReference.convolution(x, filters: filters.values, biases: biases.values, outChannels: outChannels,
-                                                        kernelHeight: kernel.0, kernelWidth: kernel.1, stride: stride, padding: padding,
-                                                        trailing: trailing, groups: groups, relu: relu))
-        }
-        }
-    }
-
-    static func pooling(_ description: String, average: Bool, window: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int)) -> LayerCase {
-        LayerCase(description: description) { generator in
-            let x = Tensor.random(batch: 2, channels: 3, height: odd(7...31, &generator), width: odd(7...31, &generator), using: &generator)
-            let recipe = x.image.applying(Pooling(average ? .average : .max, windowWidth: window.1, windowHeight: window.0,
-                                                  strideX: stride.x, strideY: stride.y, paddingX: padding.x, paddingY: padding.y))
-            return (recipe, NeuralReference.pooling(x, average: average, window: window, stride: stride, padding: padding))
-        }
-    }
-
-    static let all: [LayerCase] = convolution("conv 3×3/1 pad 1, 5 → 7 channels", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 5, outChannels: 7)
-        + convolution("conv 3×3/2 no padding, ReLU", kernel: (3, 3), stride: (2, 2), padding: (0, 0), channels: 4, outChannels: 9, relu: true)
-        + convolution("conv 7×7/2, RGB → 6", kernel: (7, 7), stride: (2, 2), padding: (0, 0), channels: 3, outChannels: 6)
-        + convolution("conv 5×3 strides 1×2 pads 2×1", kernel: (5, 3), stride: (1, 2), padding: (2, 1), channels: 2, outChannels: 5)
-        + convolution("conv 1×1", kernel: (1, 1), stride: (1, 1), padding: (0, 0), channels: 8, outChannels: 3)
-        + convolution("conv 1×1 over one image (its columns are its input)", kernel: (1, 1), stride: (1, 1), padding: (0, 0),
-                      channels: 9, outChannels: 13, batch: 1...1)
-        + convolution("grouped conv 3×3, 2 groups", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 6, outChannels: 10, groups: 2)
-        + convolution("depthwise conv 3×3/2 pad 1", kernel: (3, 3), stride: (2, 2), padding: (1, 1), channels: 5, outChannels: 5, groups: 5)
-        + convolution("conv 5×5/2 pads 1 before, 2 after (TFLite SAME)", kernel: (5, 5), stride: (2, 2), padding: (1, 1), trailing: (2, 2),
-                      channels: 3, outChannels: 4)
-        + convolution("depthwise conv 3×3/2 pads 0 before, 1×2 after", kernel: (3, 3), stride: (2, 2), padding: (0, 0), trailing: (1, 2),
-                      channels: 4, outChannels: 4, groups: 4)
-        + convolution("depthwise conv 5×5/1 pad 2, two filters a channel, ReLU", kernel: (5, 5), stride: (1, 1), padding: (2, 2),
-                      channels: 3, outChannels: 6, groups: 3, relu: true)
-        + convolution("depthwise conv 3×3/1 pad 1, one image", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 7,
-                      outChannels: 7, groups: 7, batch: 1...1)
-        + [
-        LayerCase(description: "channel affine + ReLU") { generator in
-            let x = Tensor.random(batch: 3, channels: 5, height: odd(3...21, &generator), width: odd(3...21, &generator), using: &generator)
-            let scale = Tensor.random(channels: 1, height: 1, width: 5, using: &generator)
-            let shift = Tensor.random(channels: 1, height: 1, width: 5, using: &generator)
-            return (x.image.channelAffine(scale: scale.parameters(width: 5), shift: shift.parameters(width: 5), rectified: true),
-                    NeuralReference.channelAffine(x, scale: scale.values, shift: shift.values, relu: true))
-        },
-        LayerCase(description: "ReLU") { generator in
-            let x = Tensor.random(batch: 2, channels: 3, height: odd(3...21, &generator), width: odd(3...21, &generator), using: &generator)
-            return (x.image.rectified(), NeuralReference.channelAffine(x, scale: [1, 1, 1], shift: [0, 0, 0], relu: true))
-        },
-        LayerCase(description: "PReLU") { generator in
-            let x = Tensor.random(batch: 2, channels: 4, height: odd(3...21, &generator), width: odd(3...21, &generator), using: &generator)
-            let slopes = Tensor.random(channels: 1, height: 1, width: 4, using: &generator)
-            return (x.image.parametricRectified(slopes: slopes.parameters(width: 4)), NeuralReference.prelu(x, slopes: slopes.values))
-        },
-        pooling("max pool 3×3/2", average: false, window: (3, 3), stride: (2, 2), padding: (0, 0)),
-        pooling("max pool 2×2/2 pad 1", average: false, window: (2, 2), stride: (2, 2), padding: (1, 1)),
-        pooling("average pool 2×2/2", average: true, window: (2, 2), stride: (2, 2), padding: (0, 0)),
-        pooling("average pool 3×3/1 pad 1", average: true, window: (3, 3), stride: (1, 1), padding: (1, 1)),
-        LayerCase(description: "global average pool") { generator in
-            let x = Tensor.random(batch: 3, channels: 4, height: odd(1...9, &generator), width: odd(1...9, &generator), using: &generator)
-            return (x.image.globallyPooled(.average),
-                    NeuralReference.pooling(x, average: true, window: (x.height, x.width), stride: (1, 1), padding: (0, 0)))
-        },
-        LayerCase(description: "residual add, equal shapes, ReLU") { generator in
-            let h = odd(3...21, &generator), w = odd(3...21, &generator)
-            let a = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
-            let b = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
-            return (a.image.adding(b.image, rectified: true), NeuralReference.residualAdd(a, b, relu: true))
-        },
-        LayerCase(description: "residual add, smaller and fewer channels zero-padded") { generator in
-            let a = Tensor.random(batch: 2, channels: 6, height: 3, width: 3, using: &generator)
-            let b = Tensor.random(batch: 2, channels: 3, height: 4, width: 4, using: &generator)
-            return (a.image.adding(b.image), NeuralReference.residualAdd(a, b, relu: false))
-        },
-        LayerCase(description: "fully connected") { generator in
-            let x = Tensor.random(batch: 3, channels: 5, height: 3, width: 3, using: &generator)
-            let outputs = odd(3...17, &generator)
-            let weights = Tensor.random(channels: 1, height: 45, width: outputs, using: &generator)
-            let biases = Tensor.random(channels: 1, height: 1, width: outputs, using: &generator)
-            return (x.image.fullyConnected(weights: weights.parameters(width: outputs), biases: biases.parameters(width: outputs)),
-                    NeuralReference.fullyConnected(x, weights: weights.values, biases: biases.values))
-        },
-        LayerCase(description: "L2 normalisation") { generator in
-            let x = Tensor.random(batch: 3, channels: 7, height: 1, width: 1, using: &generator)
-            return (x.image.l2Normalized(), NeuralReference.l2Normalized(x))
-        },
-        LayerCase(description: "channel concat") { generator in
-            let h = odd(3...15, &generator), w = odd(3...15, &generator)
-            let a = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
-            let b = Tensor.random(batch: 2, channels: 2, height: h, width: w, using: &generator)
-            return (a.image.concatenatingChannels(b.image), NeuralReference.channelConcat(a, b))
-        },
-        LayerCase(description: "depth to space ×2") { generator in
-            let x = Tensor.random(batch: 2, channels: 4 * odd(1...5, &generator), height: odd(3...13, &generator),
-                                  width: odd(3...13, &generator), using: &generator)
-            return (x.image.depthToSpace(blockSize: 2), NeuralReference.depthToSpace(x, block: 2))
-        },
-        LayerCase(description: "channels last, three tensors as rows") { generator in
-            let rowLength = odd(1...5, &generator)
-            let tensors = [rowLength, 2 * rowLength, 3 * rowLength].map { channels in
-                Tensor.random(batch: 2, channels: channels, height: odd(3...11, &generator), width: odd(3...11, &generator), using: &generator)
+            LayerCase(description: description + ", " + name) { generator in
+                let x = Tensor.random(
+                    batch: Int.random(in: batch, using: &generator), channels: channels,
+                    height: odd(7...23, &generator), width: odd(7...23, &generator), using: &generator)
+                let depth = channels / groups * kernel.0 * kernel.1
+                let filters = Tensor.random(channels: 1, height: outChannels, width: depth, using: &generator)
+                let biases = Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
+                let recipe = x.image.applying(
+                    Convolution(
+                        kernelWidth: kernel.1, kernelHeight: kernel.0, strideX: stride.x, strideY: stride.y,
+                        paddingX: padding.x, paddingY: padding.y, trailingPaddingX: trailing?.x,
+                        trailingPaddingY: trailing?.y, groups: groups, rectified: relu, method: method),
+                    with: [filters.parameters(width: depth), biases.parameters(width: outChannels)])
+                return (
+                    recipe,
+                    NeuralReference.convolution(
+                        x, filters: filters.values, biases: biases.values, outChannels: outChannels,
+                        kernelHeight: kernel.0, kernelWidth: kernel.1, stride: stride, padding: padding,
+                        trailing: trailing, groups: groups, relu: relu)
+                )
             }
-            return (tensors[0].image.channelsLast(rowLength: rowLength, appending: tensors.dropFirst().map(\.image)),
-                    NeuralReference.channelsLast(tensors, rowLength: rowLength))
-        },
-    ]
+        }
+    }
+
+    static func pooling(
+        _ description: String, average: Bool, window: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int)
+    ) -> LayerCase {
+        LayerCase(description: description) { generator in
+            let x = Tensor.random(
+                batch: 2, channels: 3, height: odd(7...31, &generator), width: odd(7...31, &generator),
+                using: &generator)
+            let recipe = x.image.applying(
+                Pooling(
+                    average ? .average : .max, windowWidth: window.1, windowHeight: window.0,
+                    strideX: stride.x, strideY: stride.y, paddingX: padding.x, paddingY: padding.y))
+            return (
+                recipe, NeuralReference.pooling(x, average: average, window: window, stride: stride, padding: padding)
+            )
+        }
+    }
+
+    static let all: [LayerCase] =
+        convolution(
+            "conv 3×3/1 pad 1, 5 → 7 channels", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 5,
+            outChannels: 7)
+        + convolution(
+            "conv 3×3/2 no padding, ReLU", kernel: (3, 3), stride: (2, 2), padding: (0, 0), channels: 4, outChannels: 9,
+            relu: true)
+        + convolution(
+            "conv 7×7/2, RGB → 6", kernel: (7, 7), stride: (2, 2), padding: (0, 0), channels: 3, outChannels: 6)
+        + convolution(
+            "conv 5×3 strides 1×2 pads 2×1", kernel: (5, 3), stride: (1, 2), padding: (2, 1), channels: 2,
+            outChannels: 5)
+        + convolution("conv 1×1", kernel: (1, 1), stride: (1, 1), padding: (0, 0), channels: 8, outChannels: 3)
+        + convolution(
+            "conv 1×1 over one image (its columns are its input)", kernel: (1, 1), stride: (1, 1), padding: (0, 0),
+            channels: 9, outChannels: 13, batch: 1...1)
+        + convolution(
+            "grouped conv 3×3, 2 groups", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 6, outChannels: 10,
+            groups: 2)
+        + convolution(
+            "depthwise conv 3×3/2 pad 1", kernel: (3, 3), stride: (2, 2), padding: (1, 1), channels: 5, outChannels: 5,
+            groups: 5)
+        + convolution(
+            "conv 5×5/2 pads 1 before, 2 after (TFLite SAME)", kernel: (5, 5), stride: (2, 2), padding: (1, 1),
+            trailing: (2, 2),
+            channels: 3, outChannels: 4)
+        + convolution(
+            "depthwise conv 3×3/2 pads 0 before, 1×2 after", kernel: (3, 3), stride: (2, 2), padding: (0, 0),
+            trailing: (1, 2),
+            channels: 4, outChannels: 4, groups: 4)
+        + convolution(
+            "depthwise conv 5×5/1 pad 2, two filters a channel, ReLU", kernel: (5, 5), stride: (1, 1), padding: (2, 2),
+            channels: 3, outChannels: 6, groups: 3, relu: true)
+        + convolution(
+            "depthwise conv 3×3/1 pad 1, one image", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 7,
+            outChannels: 7, groups: 7, batch: 1...1)
+        + [
+            LayerCase(description: "channel affine + ReLU") { generator in
+                let x = Tensor.random(
+                    batch: 3, channels: 5, height: odd(3...21, &generator), width: odd(3...21, &generator),
+                    using: &generator)
+                let scale = Tensor.random(channels: 1, height: 1, width: 5, using: &generator)
+                let shift = Tensor.random(channels: 1, height: 1, width: 5, using: &generator)
+                return (
+                    x.image.channelAffine(
+                        scale: scale.parameters(width: 5), shift: shift.parameters(width: 5), rectified: true),
+                    NeuralReference.channelAffine(x, scale: scale.values, shift: shift.values, relu: true)
+                )
+            },
+            LayerCase(description: "ReLU") { generator in
+                let x = Tensor.random(
+                    batch: 2, channels: 3, height: odd(3...21, &generator), width: odd(3...21, &generator),
+                    using: &generator)
+                return (
+                    x.image.rectified(),
+                    NeuralReference.channelAffine(x, scale: [1, 1, 1], shift: [0, 0, 0], relu: true)
+                )
+            },
+            LayerCase(description: "PReLU") { generator in
+                let x = Tensor.random(
+                    batch: 2, channels: 4, height: odd(3...21, &generator), width: odd(3...21, &generator),
+                    using: &generator)
+                let slopes = Tensor.random(channels: 1, height: 1, width: 4, using: &generator)
+                return (
+                    x.image.parametricRectified(slopes: slopes.parameters(width: 4)),
+                    NeuralReference.prelu(x, slopes: slopes.values)
+                )
+            },
+            pooling("max pool 3×3/2", average: false, window: (3, 3), stride: (2, 2), padding: (0, 0)),
+            pooling("max pool 2×2/2 pad 1", average: false, window: (2, 2), stride: (2, 2), padding: (1, 1)),
+            pooling("average pool 2×2/2", average: true, window: (2, 2), stride: (2, 2), padding: (0, 0)),
+            pooling("average pool 3×3/1 pad 1", average: true, window: (3, 3), stride: (1, 1), padding: (1, 1)),
+            LayerCase(description: "global average pool") { generator in
+                let x = Tensor.random(
+                    batch: 3, channels: 4, height: odd(1...9, &generator), width: odd(1...9, &generator),
+                    using: &generator)
+                return (
+                    x.image.globallyPooled(.average),
+                    NeuralReference.pooling(
+                        x, average: true, window: (x.height, x.width), stride: (1, 1), padding: (0, 0))
+                )
+            },
+            LayerCase(description: "residual add, equal shapes, ReLU") { generator in
+                let h = odd(3...21, &generator), w = odd(3...21, &generator)
+                let a = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
+                let b = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
+                return (a.image.adding(b.image, rectified: true), NeuralReference.residualAdd(a, b, relu: true))
+            },
+            LayerCase(description: "residual add, smaller and fewer channels zero-padded") { generator in
+                let a = Tensor.random(batch: 2, channels: 6, height: 3, width: 3, using: &generator)
+                let b = Tensor.random(batch: 2, channels: 3, height: 4, width: 4, using: &generator)
+                return (a.image.adding(b.image), NeuralReference.residualAdd(a, b, relu: false))
+            },
+            LayerCase(description: "fully connected") { generator in
+                let x = Tensor.random(batch: 3, channels: 5, height: 3, width: 3, using: &generator)
+                let outputs = odd(3...17, &generator)
+                let weights = Tensor.random(channels: 1, height: 45, width: outputs, using: &generator)
+                let biases = Tensor.random(channels: 1, height: 1, width: outputs, using: &generator)
+                return (
+                    x.image.fullyConnected(
+                        weights: weights.parameters(width: outputs), biases: biases.parameters(width: outputs)),
+                    NeuralReference.fullyConnected(x, weights: weights.values, biases: biases.values)
+                )
+            },
+            LayerCase(description: "L2 normalisation") { generator in
+                let x = Tensor.random(batch: 3, channels: 7, height: 1, width: 1, using: &generator)
+                return (x.image.l2Normalized(), NeuralReference.l2Normalized(x))
+            },
+            LayerCase(description: "channel concat") { generator in
+                let h = odd(3...15, &generator), w = odd(3...15, &generator)
+                let a = Tensor.random(batch: 2, channels: 3, height: h, width: w, using: &generator)
+                let b = Tensor.random(batch: 2, channels: 2, height: h, width: w, using: &generator)
+                return (a.image.concatenatingChannels(b.image), NeuralReference.channelConcat(a, b))
+            },
+            LayerCase(description: "depth to space ×2") { generator in
+                let x = Tensor.random(
+                    batch: 2, channels: 4 * odd(1...5, &generator), height: odd(3...13, &generator),
+                    width: odd(3...13, &generator), using: &generator)
+                return (x.image.depthToSpace(blockSize: 2), NeuralReference.depthToSpace(x, block: 2))
+            },
+            LayerCase(description: "channels last, three tensors as rows") { generator in
+                let rowLength = odd(1...5, &generator)
+                let tensors = [rowLength, 2 * rowLength, 3 * rowLength].map { channels in
+                    Tensor.random(
+                        batch: 2, channels: channels, height: odd(3...11, &generator), width: odd(3...11, &generator),
+                        using: &generator)
+                }
+                return (
+                    tensors[0].image.channelsLast(rowLength: rowLength, appending: tensors.dropFirst().map(\.image)),
+                    NeuralReference.channelsLast(tensors, rowLength: rowLength)
+                )
+            },
+        ]
 }
 
 /// Every layer on each device against the plain reference, fresh seed per run.
@@ -142,13 +209,15 @@ struct LayerCase: Sendable, CustomStringConvertible {
         try check(layer, on: .cpu)
     }
 
-    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: LayerCase.all)
+    @Test(
+        .enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: LayerCase.all)
     func openCLDeviceMatchesReference(_ layer: LayerCase) throws {
         try check(layer, on: try TestDevices.openCL.get())
     }
 
     /// The schedules (and kernel shapes) written for GPUs, run on the OpenCL device at hand.
-    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: LayerCase.all)
+    @Test(
+        .enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"), arguments: LayerCase.all)
     func openCLDeviceOnGPUSchedulesMatchesReference(_ layer: LayerCase) throws {
         try check(layer, on: try TestDevices.openCL.get(), schedules: .openCL(.gpu))
     }

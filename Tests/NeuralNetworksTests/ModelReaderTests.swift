@@ -19,7 +19,9 @@ import Testing
         }
         #expect(convolutions == 29 && sums == 14)
         let predictor = try DlibShapePredictor(contentsOf: Self.landmarks)
-        #expect(predictor.landmarkCount == 5 && predictor.levels.count == 15 && predictor.levels.allSatisfy { $0.trees.count == 500 })
+        #expect(
+            predictor.landmarkCount == 5 && predictor.levels.count == 15
+                && predictor.levels.allSatisfy { $0.trees.count == 500 })
     }
 
     @Test func damagedFilesGiveTypedErrorsWithOffsets() throws {
@@ -60,18 +62,24 @@ import Testing
         }
 
         var corrupt = bytes
-        corrupt[300] = 0x7F   // inside the input layer's name: a bad length
+        corrupt[300] = 0x7F  // inside the input layer's name: a bad length
         let badLength = try malformed(corrupt, "malformed.dat")
-        #expect(badLength.map { $0.offset > 0 && $0.offset < 400 && !$0.reason.isEmpty } == true, "\(String(describing: badLength))")
+        #expect(
+            badLength.map { $0.offset > 0 && $0.offset < 400 && !$0.reason.isEmpty } == true,
+            "\(String(describing: badLength))")
 
         // The first convolution's parameters (32 × 3 × 7 × 7 weights and 32 biases: 4736 × 1 × 1 × 1) declared as
         // four dimensions of 2^28 − 1, whose product overflows: malformed, where it used to trap.
         let header: [UInt8] = [0x01, 0x02, 0x02, 0x80, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01]
         let start = try #require(bytes.firstRange(of: header)).lowerBound
         var huge = bytes
-        huge.replaceSubrange(start + 2..<start + header.count, with: Array(repeating: [UInt8]([0x04, 0xFF, 0xFF, 0xFF, 0x0F]), count: 4).joined())
+        huge.replaceSubrange(
+            start + 2..<start + header.count,
+            with: Array(repeating: [UInt8]([0x04, 0xFF, 0xFF, 0xFF, 0x0F]), count: 4).joined())
         let impossible = try malformed(huge, "huge-tensor.dat")
-        #expect(impossible.map { $0.offset == start && $0.reason.contains("more than the file's") } == true, "\(String(describing: impossible))")
+        #expect(
+            impossible.map { $0.offset == start && $0.reason.contains("more than the file's") } == true,
+            "\(String(describing: impossible))")
 
         let landmarks = try Data(contentsOf: URL(fileURLWithPath: Self.landmarks))
         let cut = folder + "/landmarks.dat"

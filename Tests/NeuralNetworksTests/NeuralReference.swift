@@ -1,10 +1,13 @@
 /// The layers written as directly as possible, in Double, for checking the kernels.
 enum NeuralReference {
-    static func convolution(_ x: Tensor, filters: [Float], biases: [Float], outChannels: Int, kernelHeight kh: Int, kernelWidth kw: Int,
-                            stride: (y: Int, x: Int), padding: (y: Int, x: Int), trailing: (y: Int, x: Int)? = nil, groups: Int,
-                            relu: Bool) -> Tensor {
+    static func convolution(
+        _ x: Tensor, filters: [Float], biases: [Float], outChannels: Int, kernelHeight kh: Int, kernelWidth kw: Int,
+        stride: (y: Int, x: Int), padding: (y: Int, x: Int), trailing: (y: Int, x: Int)? = nil, groups: Int,
+        relu: Bool
+    ) -> Tensor {
         let trailing = trailing ?? padding
-        let outHeight = (x.height + padding.y + trailing.y - kh) / stride.y + 1, outWidth = (x.width + padding.x + trailing.x - kw) / stride.x + 1
+        let outHeight = (x.height + padding.y + trailing.y - kh) / stride.y + 1,
+            outWidth = (x.width + padding.x + trailing.x - kw) / stride.x + 1
         let groupIn = x.channels / groups, groupOut = outChannels / groups
         var y = Tensor(batch: x.batch, channels: outChannels, height: outHeight, width: outWidth)
         for n in 0..<x.batch {
@@ -18,7 +21,9 @@ enum NeuralReference {
                                 for kx in 0..<kw {
                                     let iy = oy * stride.y - padding.y + ky, ix = ox * stride.x - padding.x + kx
                                     guard iy >= 0, iy < x.height, ix >= 0, ix < x.width else { continue }
-                                    sum += Double(filters[((o * groupIn + c) * kh + ky) * kw + kx]) * Double(x[n, g * groupIn + c, iy, ix])
+                                    sum +=
+                                        Double(filters[((o * groupIn + c) * kh + ky) * kw + kx])
+                                        * Double(x[n, g * groupIn + c, iy, ix])
                                 }
                             }
                         }
@@ -41,8 +46,10 @@ enum NeuralReference {
         map(x) { value, c in value >= 0 ? Double(value) : Double(slopes[c]) * Double(value) }
     }
 
-    static func pooling(_ x: Tensor, average: Bool, window: (height: Int, width: Int), stride: (y: Int, x: Int),
-                        padding: (y: Int, x: Int)) -> Tensor {
+    static func pooling(
+        _ x: Tensor, average: Bool, window: (height: Int, width: Int), stride: (y: Int, x: Int),
+        padding: (y: Int, x: Int)
+    ) -> Tensor {
         let outHeight = (x.height + 2 * padding.y - window.height) / stride.y + 1
         let outWidth = (x.width + 2 * padding.x - window.width) / stride.x + 1
         var y = Tensor(batch: x.batch, channels: x.channels, height: outHeight, width: outWidth)
@@ -54,10 +61,13 @@ enum NeuralReference {
                         for wy in 0..<window.height {
                             for wx in 0..<window.width {
                                 let iy = oy * stride.y - padding.y + wy, ix = ox * stride.x - padding.x + wx
-                                if iy >= 0, iy < x.height, ix >= 0, ix < x.width { values.append(Double(x[n, c, iy, ix])) }
+                                if iy >= 0, iy < x.height, ix >= 0, ix < x.width {
+                                    values.append(Double(x[n, c, iy, ix]))
+                                }
                             }
                         }
-                        let result = average ? values.reduce(0, +) / Double(max(values.count, 1)) : values.max() ?? -.infinity
+                        let result =
+                            average ? values.reduce(0, +) / Double(max(values.count, 1)) : values.max() ?? -.infinity
                         y[n, c, oy, ox] = Float(result)
                     }
                 }
@@ -67,7 +77,9 @@ enum NeuralReference {
     }
 
     static func residualAdd(_ a: Tensor, _ b: Tensor, relu: Bool) -> Tensor {
-        var y = Tensor(batch: a.batch, channels: max(a.channels, b.channels), height: max(a.height, b.height), width: max(a.width, b.width))
+        var y = Tensor(
+            batch: a.batch, channels: max(a.channels, b.channels), height: max(a.height, b.height),
+            width: max(a.width, b.width))
         func read(_ t: Tensor, _ n: Int, _ c: Int, _ iy: Int, _ ix: Int) -> Double {
             c < t.channels && iy < t.height && ix < t.width ? Double(t[n, c, iy, ix]) : 0
         }
@@ -101,8 +113,12 @@ enum NeuralReference {
         var y = x
         let count = x.values.count / x.batch
         for n in 0..<x.batch {
-            let norm = (0..<count).map { Double(x.values[n * count + $0]) * Double(x.values[n * count + $0]) }.reduce(0, +).squareRoot()
-            for i in 0..<count { y.values[n * count + i] = norm > 0 ? Float(Double(x.values[n * count + i]) / norm) : 0 }
+            let norm = (0..<count).map { Double(x.values[n * count + $0]) * Double(x.values[n * count + $0]) }.reduce(
+                0, +
+            ).squareRoot()
+            for i in 0..<count {
+                y.values[n * count + i] = norm > 0 ? Float(Double(x.values[n * count + i]) / norm) : 0
+            }
         }
         return y
     }
@@ -113,8 +129,10 @@ enum NeuralReference {
         for n in 0..<a.batch {
             for c in 0..<y.channels {
                 for i in 0..<spatial {
-                    y.values[(n * y.channels + c) * spatial + i] = c < a.channels
-                        ? a.values[(n * a.channels + c) * spatial + i] : b.values[(n * b.channels + c - a.channels) * spatial + i]
+                    y.values[(n * y.channels + c) * spatial + i] =
+                        c < a.channels
+                        ? a.values[(n * a.channels + c) * spatial + i]
+                        : b.values[(n * b.channels + c - a.channels) * spatial + i]
                 }
             }
         }
@@ -122,11 +140,15 @@ enum NeuralReference {
     }
 
     static func depthToSpace(_ x: Tensor, block: Int) -> Tensor {
-        var y = Tensor(batch: x.batch, channels: x.channels / (block * block), height: x.height * block, width: x.width * block)
+        var y = Tensor(
+            batch: x.batch, channels: x.channels / (block * block), height: x.height * block, width: x.width * block)
         for n in 0..<y.batch {
             for c in 0..<y.channels {
                 for oy in 0..<y.height {
-                    for ox in 0..<y.width { y[n, c, oy, ox] = x[n, ((oy % block) * block + ox % block) * y.channels + c, oy / block, ox / block] }
+                    for ox in 0..<y.width {
+                        y[n, c, oy, ox] =
+                            x[n, ((oy % block) * block + ox % block) * y.channels + c, oy / block, ox / block]
+                    }
                 }
             }
         }
@@ -147,7 +169,8 @@ enum NeuralReference {
                 }
             }
         }
-        return Tensor(batch: batch, channels: 1, height: values.count / batch / rowLength, width: rowLength, values: values)
+        return Tensor(
+            batch: batch, channels: 1, height: values.count / batch / rowLength, width: rowLength, values: values)
     }
 
     private static func map(_ x: Tensor, _ body: (Float, Int) -> Double) -> Tensor {

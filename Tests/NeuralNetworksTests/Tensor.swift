@@ -12,14 +12,18 @@ struct Tensor: Sendable {
     }
 
     init(batch: Int, channels: Int, height: Int, width: Int) {
-        self.init(batch: batch, channels: channels, height: height, width: width,
-                  values: [Float](repeating: 0, count: batch * channels * height * width))
+        self.init(
+            batch: batch, channels: channels, height: height, width: width,
+            values: [Float](repeating: 0, count: batch * channels * height * width))
     }
 
     /// Uniform in −1..<1.
-    static func random(batch: Int = 1, channels: Int, height: Int, width: Int, using generator: inout SeededGenerator) -> Tensor {
-        Tensor(batch: batch, channels: channels, height: height, width: width,
-               values: (0..<batch * channels * height * width).map { _ in Float.random(in: -1..<1, using: &generator) })
+    static func random(batch: Int = 1, channels: Int, height: Int, width: Int, using generator: inout SeededGenerator)
+        -> Tensor
+    {
+        Tensor(
+            batch: batch, channels: channels, height: height, width: width,
+            values: (0..<batch * channels * height * width).map { _ in Float.random(in: -1..<1, using: &generator) })
     }
 
     subscript(n: Int, c: Int, y: Int, x: Int) -> Float {
@@ -43,7 +47,8 @@ struct Tensor: Sendable {
 
     /// The largest |a − b| / max(1, |b|).
     func relativeError(to expected: Tensor) -> Float {
-        guard (batch, channels, height, width) == (expected.batch, expected.channels, expected.height, expected.width) else { return .infinity }
+        guard (batch, channels, height, width) == (expected.batch, expected.channels, expected.height, expected.width)
+        else { return .infinity }
         return zip(values, expected.values).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? 0
     }
 }

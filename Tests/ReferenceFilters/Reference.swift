@@ -23,7 +23,8 @@ public enum Reference {
     /// BT.601 luma of planar RGB(A).
     public static func grayscale(_ image: PixelBuffer) -> PixelBuffer {
         let d = image.descriptor, v = image.floatValues, n = d.planePixelCount
-        var out = ImageDescriptor(width: d.width, height: d.height, channels: 1, batch: d.batch, elementType: d.elementType)
+        var out = ImageDescriptor(
+            width: d.width, height: d.height, channels: 1, batch: d.batch, elementType: d.elementType)
         out.channels = 1
         var result: [Float] = []
         for b in 0..<d.batch {
@@ -132,7 +133,8 @@ public enum Reference {
                 for x in 1..<d.width - 1 {
                     let centre = v[index(p, x, y, d)]
                     var code = 0
-                    for (bit, (dx, dy)) in zip((0...7).reversed(), neighbours) where v[index(p, x + dx, y + dy, d)] >= centre {
+                    for (bit, (dx, dy)) in zip((0...7).reversed(), neighbours)
+                    where v[index(p, x + dx, y + dy, d)] >= centre {
                         code |= 1 << bit
                     }
                     codes.append(Float(label(code, bits: 8, uniform: uniform)))
@@ -143,8 +145,10 @@ public enum Reference {
     }
 
     /// Circular LBP(P, R) following OpenCV's LBPH (`elbp`), bilinear samples in single precision.
-    public static func localBinaryPattern(_ image: PixelBuffer, neighbours: Int, radius: Int,
-                                          uniform: Bool = false) -> PixelBuffer {
+    public static func localBinaryPattern(
+        _ image: PixelBuffer, neighbours: Int, radius: Int,
+        uniform: Bool = false
+    ) -> PixelBuffer {
         let d = image.descriptor, v = image.floatValues
         let out = d.with(width: d.width - 2 * radius, height: d.height - 2 * radius).with(elementType: .uint8)
         var codes = [Int](repeating: 0, count: out.elementCount)
@@ -159,7 +163,8 @@ public enum Reference {
             for p in 0..<d.planeCount {
                 for i in radius..<d.height - radius {
                     for j in radius..<d.width - radius {
-                        let t = w1 * v[index(p, j + fx, i + fy, d)] + w2 * v[index(p, j + cx, i + fy, d)]
+                        let t =
+                            w1 * v[index(p, j + fx, i + fy, d)] + w2 * v[index(p, j + cx, i + fy, d)]
                             + w3 * v[index(p, j + fx, i + cy, d)] + w4 * v[index(p, j + cx, i + cy, d)]
                         let c = v[index(p, j, i, d)]
                         if t > c || abs(t - c) < Float.ulpOfOne { codes[o] += 1 << n }
@@ -195,8 +200,10 @@ public enum Reference {
     }
 
     /// Affine resampling: output (x, y) reads the source at inverse(x, y).
-    public static func transformed(_ image: PixelBuffer, by transform: AffineMatrix, width: Int, height: Int,
-                                   border: AffineWarp.Border = .replicate, rounding: AffineWarp.Rounding = .nearest) -> PixelBuffer {
+    public static func transformed(
+        _ image: PixelBuffer, by transform: AffineMatrix, width: Int, height: Int,
+        border: AffineWarp.Border = .replicate, rounding: AffineWarp.Rounding = .nearest
+    ) -> PixelBuffer {
         let d = image.descriptor, v = image.floatValues
         guard let m = transform.inverted else { return image }
         var out: [Float] = []
@@ -204,7 +211,9 @@ public enum Reference {
             for y in 0..<height {
                 for x in 0..<width {
                     let sx = m.a * Float(x) + m.b * Float(y) + m.c, sy = m.d * Float(x) + m.e * Float(y) + m.f
-                    let inside = sx >= 0 && sy >= 0 && Int(sx.rounded(.down)) + 1 < d.width && Int(sy.rounded(.down)) + 1 < d.height
+                    let inside =
+                        sx >= 0 && sy >= 0 && Int(sx.rounded(.down)) + 1 < d.width
+                        && Int(sy.rounded(.down)) + 1 < d.height
                     out.append(border == .blank && !inside ? 0 : sample(v, p, d, sx, sy, zero: border == .zero))
                 }
             }
@@ -223,7 +232,9 @@ public enum Reference {
                 for x in 0..<width {
                     var sum = 0
                     for i in 0..<5 {
-                        for j in 0..<5 { sum += taps[i] * taps[j] * Int(v[(p * d.height + 2 * y + i) * d.width + 2 * x + j]) }
+                        for j in 0..<5 {
+                            sum += taps[i] * taps[j] * Int(v[(p * d.height + 2 * y + i) * d.width + 2 * x + j])
+                        }
                     }
                     out.append(Float(sum / 256))
                 }
@@ -253,7 +264,8 @@ public enum Reference {
         for p in 0..<d.planeCount {
             for y in 0..<height {
                 for x in 0..<width {
-                    out.append(sample(v, p, d, (Float(x) + 0.5) * scaleX - 0.5, (Float(y) + 0.5) * scaleY - 0.5, zero: false))
+                    out.append(
+                        sample(v, p, d, (Float(x) + 0.5) * scaleX - 0.5, (Float(y) + 0.5) * scaleY - 0.5, zero: false))
                 }
             }
         }
@@ -287,7 +299,8 @@ public enum Reference {
     }
 
     /// Normalised histograms over a grid of blocks; block bounds by integer division.
-    public static func blockHistograms(_ image: PixelBuffer, gridColumns: Int, gridRows: Int, bins: Int) -> PixelBuffer {
+    public static func blockHistograms(_ image: PixelBuffer, gridColumns: Int, gridRows: Int, bins: Int) -> PixelBuffer
+    {
         let d = image.descriptor, codes = image.bytes
         var out: [Float] = []
         for p in 0..<d.planeCount {
@@ -296,7 +309,11 @@ public enum Reference {
                     let xs = bx * d.width / gridColumns..<(bx + 1) * d.width / gridColumns
                     let ys = by * d.height / gridRows..<(by + 1) * d.height / gridRows
                     var histogram = [Double](repeating: 0, count: bins)
-                    for y in ys { for x in xs where Int(codes[index(p, x, y, d)]) < bins { histogram[Int(codes[index(p, x, y, d)])] += 1 } }
+                    for y in ys {
+                        for x in xs where Int(codes[index(p, x, y, d)]) < bins {
+                            histogram[Int(codes[index(p, x, y, d)])] += 1
+                        }
+                    }
                     let count = Double(xs.count * ys.count)
                     out += histogram.map { count > 0 ? Float($0 / count) : 0 }
                 }
@@ -319,15 +336,18 @@ public enum Reference {
                         var total: UInt32 = 0
                         for row in 0..<y {
                             let reach = y - row - 1
-                            for column in max(0, x - 1 - reach)...max(0, min(d.width - 1, x - 1 + reach)) where abs(column - x + 1) <= reach {
+                            for column in max(0, x - 1 - reach)...max(0, min(d.width - 1, x - 1 + reach))
+                            where abs(column - x + 1) <= reach {
                                 total &+= UInt32(v[index(p, column, row, d)])
                             }
                         }
                         sums[index(p, x, y, out)] = total
                     } else if x > 0 {
                         let pixel = UInt32(v[index(p, x - 1, y - 1, d)])
-                        sums[index(p, x, y, out)] = (kind == .squaredSums ? pixel * pixel : pixel)
-                            &+ sums[index(p, x - 1, y, out)] &+ sums[index(p, x, y - 1, out)] &- sums[index(p, x - 1, y - 1, out)]
+                        sums[index(p, x, y, out)] =
+                            (kind == .squaredSums ? pixel * pixel : pixel)
+                            &+ sums[index(p, x - 1, y, out)] &+ sums[index(p, x, y - 1, out)]
+                            &- sums[index(p, x - 1, y - 1, out)]
                     }
                 }
             }

@@ -4,7 +4,9 @@ import ImageKernels
 extension Reference {
     /// Chi-square distance between two histograms, straight from the definition, in double precision:
     /// symmetric Σ(a−b)²/(a+b) skipping a+b = 0, or asymmetric Σ(e−t)²/e skipping e = 0 (e = `a`).
-    public static func chiSquare(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, form: HistogramDifference.Form) -> Double {
+    public static func chiSquare(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, form: HistogramDifference.Form)
+        -> Double
+    {
         var sum = 0.0
         for (x, y) in zip(a, b) {
             let e = Double(x), t = Double(y)
@@ -19,19 +21,27 @@ extension Reference {
 
     /// Every face's and image's distance to the probe by the matcher's definition, in a plain loop:
     /// nearest first.
-    public static func search(_ probe: FaceDescriptor, in gallery: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)],
-                              options: SearchOptions) -> (faces: [FaceMatch], images: [ImageMatch]) {
+    public static func search(
+        _ probe: FaceDescriptor, in gallery: [(descriptor: FaceDescriptor, face: FaceID, image: ImageID)],
+        options: SearchOptions
+    ) -> (faces: [FaceMatch], images: [ImageMatch]) {
         let blocks = probe.parameters.blockCount
         let active = options.weights.weights.enumerated().filter { $0.element > 0 }
         // blockDistance[f][j]: probe block j against face f's block j, or its nearest block.
         let blockDistance: [[Double]] = gallery.map { entry in
             active.map { j, _ in
-                let candidates = (0..<blocks).filter { options.compares(j, with: $0, columns: probe.parameters.gridColumns) }
-                return candidates.map { chiSquare(probe.block(j), entry.descriptor.block($0), form: options.form) }.min() ?? 0
+                let candidates = (0..<blocks).filter {
+                    options.compares(j, with: $0, columns: probe.parameters.gridColumns)
+                }
+                return candidates.map { chiSquare(probe.block(j), entry.descriptor.block($0), form: options.form) }
+                    .min() ?? 0
             }
         }
-        let faceDistance = blockDistance.map { row in zip(row, active).reduce(0.0) { $0 + Double($1.1.element) * $1.0 } }
-        let faces = gallery.indices.map { FaceMatch(face: gallery[$0].face, image: gallery[$0].image, distance: Float(faceDistance[$0])) }
+        let faceDistance = blockDistance.map { row in zip(row, active).reduce(0.0) { $0 + Double($1.1.element) * $1.0 }
+        }
+        let faces = gallery.indices.map {
+            FaceMatch(face: gallery[$0].face, image: gallery[$0].image, distance: Float(faceDistance[$0]))
+        }
         var images: [ImageMatch] = []
         for (image, members) in Dictionary(grouping: gallery.indices, by: { gallery[$0].image }) {
             let best = members.min { (faceDistance[$0], gallery[$0].face) < (faceDistance[$1], gallery[$1].face) }!
@@ -43,15 +53,19 @@ extension Reference {
             }
             images.append(ImageMatch(image: image, distance: Float(distance), bestFace: gallery[best].face))
         }
-        return (faces.sorted { ($0.distance, $0.face) < ($1.distance, $1.face) },
-                images.sorted { ($0.distance, $0.image) < ($1.distance, $1.image) })
+        return (
+            faces.sorted { ($0.distance, $0.face) < ($1.distance, $1.face) },
+            images.sorted { ($0.distance, $0.image) < ($1.distance, $1.image) }
+        )
     }
 }
 
 extension Reference {
     /// Each query row's `k` nearest other rows closer than `radius` (Euclidean, double precision, every pair),
     /// nearest first, ties to the lower row: what ``EmbeddingNeighbours`` computes.
-    public static func neighbours(of queries: Range<Int>, in rows: [[Float]], k: Int, radius: Float) -> [[(row: Int, distance: Float)]] {
+    public static func neighbours(of queries: Range<Int>, in rows: [[Float]], k: Int, radius: Float) -> [[(
+        row: Int, distance: Float
+    )]] {
         func distance(_ a: [Float], _ b: [Float]) -> Float {
             var sum = 0.0
             for (x, y) in zip(a, b) { sum += (Double(x) - Double(y)) * (Double(x) - Double(y)) }

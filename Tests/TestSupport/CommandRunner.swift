@@ -17,7 +17,8 @@ public struct CommandRunner {
 
     /// The product `name`, looked up beside the running test binary.
     public init(product name: String) throws {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -41,7 +42,8 @@ public struct CommandRunner {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, standardOutput: String(decoding: stdout, as: UTF8.self),
-                      standardError: String(decoding: stderr, as: UTF8.self))
+        return Output(
+            status: process.terminationStatus, standardOutput: String(decoding: stdout, as: UTF8.self),
+            standardError: String(decoding: stderr, as: UTF8.self))
     }
 }

@@ -21,7 +21,12 @@ public enum KernelSourceChecks {
         if files.isEmpty { problems.append("\(folder) has no .cl files") }
         for kernel in kernels {
             if texts[kernel.source.name] != kernel.source.text {
-                problems.append("\(kernel.entryPoint): its source \(kernel.source.name) is not \(module)/\(kernel.source.name).cl as it is")
+                problems.append(
+                    """
+                    \(kernel.entryPoint): its source \(kernel.source.name) is not \
+                    \(module)/\(kernel.source.name).cl as it is
+                    """
+                )
             }
             do { try kernel.checkSignature() } catch { problems.append("\(error)") }
         }

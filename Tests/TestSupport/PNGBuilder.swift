@@ -4,8 +4,10 @@ import Foundation
 /// that no encoder here writes: 16-bit, palette, and headers with absurd sizes.
 public enum PNGBuilder {
     /// A PNG with the given header fields and raw scanlines (each prefixed with filter byte 0).
-    public static func png(width: Int, height: Int, bitDepth: UInt8, colorType: UInt8,
-                           palette: [UInt8]? = nil, rows: [[UInt8]]) -> [UInt8] {
+    public static func png(
+        width: Int, height: Int, bitDepth: UInt8, colorType: UInt8,
+        palette: [UInt8]? = nil, rows: [[UInt8]]
+    ) -> [UInt8] {
         var ihdr = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
         ihdr += [bitDepth, colorType, 0, 0, 0]
         var raw: [UInt8] = []
@@ -30,7 +32,9 @@ public enum PNGBuilder {
         repeat {
             let length = min(65535, data.count - offset)
             let final: UInt8 = offset + length == data.count ? 1 : 0
-            out += [final, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF)]
+            out += [
+                final, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8((~length >> 8) & 0xFF),
+            ]
             out += data[offset..<offset + length]
             offset += length
         } while offset < data.count

@@ -4,8 +4,10 @@ import ImageKernels
 /// Random images and comparisons for kernel tests.
 public enum TestImages {
     /// A random image: `uint8` uniformly in 0...255 (or below `maximum`), floats uniformly in 0..<1.
-    public static func random(_ descriptor: ImageDescriptor, maximum: Int = 255,
-                              using generator: inout SeededGenerator) -> PixelBuffer {
+    public static func random(
+        _ descriptor: ImageDescriptor, maximum: Int = 255,
+        using generator: inout SeededGenerator
+    ) -> PixelBuffer {
         let bytes: [UInt8]
         switch descriptor.elementType {
         case .uint8:
@@ -14,7 +16,9 @@ public enum TestImages {
             let values = (0..<descriptor.elementCount).map { _ in Float.random(in: 0..<1, using: &generator) }
             bytes = values.withUnsafeBytes { Array($0) }
         case .uint32:
-            let values = (0..<descriptor.elementCount).map { _ in UInt32.random(in: 0...UInt32(maximum), using: &generator) }
+            let values = (0..<descriptor.elementCount).map { _ in
+                UInt32.random(in: 0...UInt32(maximum), using: &generator)
+            }
             bytes = values.withUnsafeBytes { Array($0) }
         }
         // The byte count comes from the descriptor itself.
@@ -33,7 +37,9 @@ public enum TestImages {
             return "descriptor \(actual.descriptor), expected \(expected.descriptor)"
         }
         if actual.descriptor.elementType != .float32 {
-            guard let i = actual.bytes.indices.first(where: { actual.bytes[$0] != expected.bytes[$0] }) else { return nil }
+            guard let i = actual.bytes.indices.first(where: { actual.bytes[$0] != expected.bytes[$0] }) else {
+                return nil
+            }
             let mismatches = zip(actual.bytes, expected.bytes).filter { $0 != $1 }.count
             return "\(mismatches) elements differ; first at \(i): \(actual.bytes[i]) vs \(expected.bytes[i])"
         }
@@ -51,7 +57,9 @@ public enum TestImages {
 /// The devices tests run on.
 public enum TestDevices {
     /// The first OpenCL device, or nil (with the reason) when there is no OpenCL platform.
-    public static let openCL: Result<Device, RenderError> = Result { () throws(RenderError) in try Device.select(.opencl) }
+    public static let openCL: Result<Device, RenderError> = Result { () throws(RenderError) in
+        try Device.select(.opencl)
+    }
 
     /// Whether an OpenCL platform with a device exists here.
     public static var hasOpenCL: Bool { (try? openCL.get()) != nil }

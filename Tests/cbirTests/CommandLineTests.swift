@@ -1,8 +1,8 @@
 import Foundation
 import ImageCodecs
 import ImageKernels
-import Testing
 import TestSupport
+import Testing
 
 /// The `cbir` tool end to end, as a user runs it.
 @Suite struct CommandLineTests {
@@ -19,8 +19,11 @@ import TestSupport
         #expect(output.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  * ") }.count == 1)
         // Each kind of work with the device auto gives it, chosen by the timings shown (or forced for all).
         let work = output.standardOutput.split(separator: "\n").drop { !$0.hasPrefix("Work (auto") }.dropFirst()
-        #expect(work.map { $0.split(separator: " ").first.map(String.init) } == ["detection", "blazeface", "describing", "embedding", "search"],
-                "\(output.standardOutput)")
+        #expect(
+            work.map { $0.split(separator: " ").first.map(String.init) } == [
+                "detection", "blazeface", "describing", "embedding", "search",
+            ],
+            "\(output.standardOutput)")
         #expect(work.allSatisfy { $0.contains("cpu · ") && (!TestDevices.hasOpenCL || $0.contains(" s;")) }, "\(work)")
         let forced = try CommandRunner(product: "cbir").run(["devices"], environment: ["IMAGEKERNELS_DEVICE": "cpu"])
         #expect(forced.standardOutput.split(separator: "\n").contains { $0.hasPrefix("  * cpu") })
@@ -32,7 +35,9 @@ import TestSupport
     @Test func helpVersionAndCompletionScripts() throws {
         let cbir = try CommandRunner(product: "cbir")
         let help = try cbir.run(["index", "--help"])
-        #expect(help.status == 0 && help.standardOutput.contains("USAGE: cbir index") && help.standardError.isEmpty, "\(help)")
+        #expect(
+            help.status == 0 && help.standardOutput.contains("USAGE: cbir index") && help.standardError.isEmpty,
+            "\(help)")
         let version = try cbir.run(["--version"])
         #expect(version.status == 0 && version.standardOutput.split(separator: ".").count == 3, "\(version)")
         let script = temporaryPath("completion.bash")
@@ -40,17 +45,25 @@ import TestSupport
         #expect(bash.status == 0 && bash.standardOutput.hasPrefix("#!/bin/bash"))
         try Data(bash.standardOutput.utf8).write(to: URL(fileURLWithPath: script))
         defer { try? FileManager.default.removeItem(atPath: script) }
-        #expect(try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(["-n", script]).status == 0, "the script parses")
+        #expect(
+            try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(["-n", script]).status == 0,
+            "the script parses")
         // Every command that finds faces takes the same detectors.
         let detectors = try ["detect", "index", "query", "identify"].map { command in
             // The option's help, its lines joined (their width depends on the command's other options).
-            let lines = try cbir.run([command, "--help"]).standardOutput.split(separator: "\n").drop { !$0.hasPrefix("  --detector <") }
+            let lines = try cbir.run([command, "--help"]).standardOutput.split(separator: "\n").drop {
+                !$0.hasPrefix("  --detector <")
+            }
             return ([lines.first ?? ""] + lines.dropFirst().prefix { !$0.hasPrefix("  -") })
                 .flatMap { $0.split(separator: " ") }.joined(separator: " ")
         }
-        #expect(Set(detectors).count == 1 && detectors[0].contains("haar, lbp, blazeface, blazeface-short, PATH.xml"), "\(detectors)")
+        #expect(
+            Set(detectors).count == 1 && detectors[0].contains("haar, lbp, blazeface, blazeface-short, PATH.xml"),
+            "\(detectors)")
         let usage = try cbir.run(["index"])
-        #expect(usage.status == 64 && usage.standardOutput.isEmpty && usage.standardError.contains("Missing expected argument"))
+        #expect(
+            usage.status == 64 && usage.standardOutput.isEmpty
+                && usage.standardError.contains("Missing expected argument"))
     }
 
     /// The README's first command on what setup fetched, needing nothing outside the repository: the sample
@@ -59,7 +72,11 @@ import TestSupport
     @Test func theMainJobOnTheSamplePhotos() throws {
         let cbir = try CommandRunner(product: "cbir")
         let database = temporaryPath("samples.sqlite")
-        defer { ["", "-wal", "-shm", "-lock", "-faces"].forEach { try? FileManager.default.removeItem(atPath: database + $0) } }
+        defer {
+            for suffix in ["", "-wal", "-shm", "-lock", "-faces"] {
+                try? FileManager.default.removeItem(atPath: database + suffix)
+            }
+        }
         let index = try cbir.run(["index", SamplePhotos.root + "/gallery", "--db", database])
         #expect(index.status == 0 && index.standardError.contains("6 indexed, 0 unchanged, 0 failed"), "\(index)")
         let query = try cbir.run(["query", SamplePhotos.root + "/probe/obama3.jpg", "--db", database, "--top", "6"])
@@ -79,8 +96,11 @@ import TestSupport
             let folder = temporaryPath("first-run")
             try FileManager.default.createDirectory(atPath: folder + "/pocl", withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            return try cbir.run(arguments(folder),
-                                environment: ["POCL_CACHE_DIR": folder + "/pocl", "FACESEARCH_CACHE": folder, "IMAGEKERNELS_VERBOSE": ""])
+            return try cbir.run(
+                arguments(folder),
+                environment: [
+                    "POCL_CACHE_DIR": folder + "/pocl", "FACESEARCH_CACHE": folder, "IMAGEKERNELS_VERBOSE": "",
+                ])
         }
         let detect = try fresh { _ in ["detect", Self.photo, "--device", "opencl"] }
         #expect(detect.status == 0 && !detect.standardError.contains("warning"), "\(detect.standardError)")
@@ -88,7 +108,9 @@ import TestSupport
         #expect(verbose.standardError.contains("imagekernels: built Convolution"), "\(verbose.standardError)")
         let index = try fresh { ["index", SharedData.root + "/wild-photos/train/obama", "--db", $0 + "/cbir.sqlite"] }
         let timing = index.standardError.split(separator: "\n").filter { $0.hasPrefix("imagekernels:") }
-        #expect(index.status == 0 && timing.count == 1 && timing[0].contains("timing each kind of work"), "\(index.standardError)")
+        #expect(
+            index.status == 0 && timing.count == 1 && timing[0].contains("timing each kind of work"),
+            "\(index.standardError)")
     }
 
     @Test func missingOpenCLPlatformFallsBackToTheCPU() throws {
@@ -102,10 +124,13 @@ import TestSupport
         #expect(devices.status == 0)
         #expect(devices.standardOutput.contains("OpenCL: no OpenCL platform found"))
         #expect(devices.standardOutput.split(separator: "\n").contains { $0.hasPrefix("  * cpu") })
-        #expect(devices.standardError.contains("no OpenCL platform found") && devices.standardError.contains("using the CPU device"))
+        #expect(
+            devices.standardError.contains("no OpenCL platform found")
+                && devices.standardError.contains("using the CPU device"))
         let output = temporaryPath("fallback.png")
         defer { try? FileManager.default.removeItem(atPath: output) }
-        let filtered = try cbir.run(["filter", Self.photo, "-o", output, "--lbp", "--size", "200"], environment: environment)
+        let filtered = try cbir.run(
+            ["filter", Self.photo, "-o", output, "--lbp", "--size", "200"], environment: environment)
         #expect(filtered.status == 0)
         #expect(filtered.standardOutput.contains("on cpu"))
         let forced = try cbir.run(["filter", Self.photo, "-o", output, "--device", "opencl"], environment: environment)
@@ -120,24 +145,29 @@ import TestSupport
     func buildFailureFallsBackWithOneLine() throws {
         let cbir = try CommandRunner(product: "cbir")
         let photo = SharedData.root + "/wild-photos/test/obama_and_biden.jpg"
-        let failing = try cbir.run(["detect", photo, "--json", "--detector", "haar", "--device", "opencl"],
-                                   environment: ["IMAGEKERNELS_FAIL_BUILDS": "CascadeEvaluation"])
+        let failing = try cbir.run(
+            ["detect", photo, "--json", "--detector", "haar", "--device", "opencl"],
+            environment: ["IMAGEKERNELS_FAIL_BUILDS": "CascadeEvaluation"])
         let cpu = try cbir.run(["detect", photo, "--json", "--detector", "haar", "--device", "cpu"])
         #expect(failing.status == 0 && cpu.status == 0, "\(failing.standardError)")
         #expect(failing.standardOutput == cpu.standardOutput && failing.standardOutput.contains("\"faces\""))
         let lines = failing.standardError.split(separator: "\n")
-        #expect(lines.count == 1 && lines.first?.hasPrefix("imagekernels: falling back to the CPU device: ") == true
+        #expect(
+            lines.count == 1 && lines.first?.hasPrefix("imagekernels: falling back to the CPU device: ") == true
                 && lines.first?.contains("CascadeEvaluation") == true, "\(failing.standardError)")
 
         let unknown = try cbir.run(["devices"], environment: ["IMAGEKERNELS_DEVICE": "quantum"])
-        #expect(unknown.status != 0 && unknown.standardError.contains("IMAGEKERNELS_DEVICE=quantum")
+        #expect(
+            unknown.status != 0 && unknown.standardError.contains("IMAGEKERNELS_DEVICE=quantum")
                 && unknown.standardError.contains("auto, cpu, opencl, gpu"), "\(unknown.standardError)")
     }
 
     @Test(arguments: ["cpu", "auto"])
     func filterWritesTheChainAndItsStages(_ device: String) throws {
         let final = temporaryPath("lbp.png"), sheet = temporaryPath("stages.png")
-        defer { [final, sheet].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        defer {
+            for file in [final, sheet] { try? FileManager.default.removeItem(atPath: file) }
+        }
         let cbir = try CommandRunner(product: "cbir")
         let chain = ["--gamma", "0.2", "--dog", "1,2", "--equalize", "--lbp", "--size", "300", "--device", device]
         let one = try cbir.run(["filter", Self.photo, "-o", final] + chain)
@@ -175,7 +205,9 @@ import TestSupport
         let text = try cbir.run(["detect", photo, "--draw", drawn, "--device", device])
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("2 faces in 1126×661"))
-        #expect(text.standardOutput.components(separatedBy: "° eyes (").count == 3, "both faces' eyes: \(text.standardOutput)")
+        #expect(
+            text.standardOutput.components(separatedBy: "° eyes (").count == 3,
+            "both faces' eyes: \(text.standardOutput)")
         let boxed = try ImageDecoder.decode(contentsOf: drawn)
         #expect(boxed.descriptor == ImageDescriptor(width: 1126, height: 661, channels: 3, elementType: .uint8))
 
@@ -205,7 +237,8 @@ import TestSupport
         #expect(badModel.status != 0 && badModel.standardError.contains("/nonexistent/cascade.xml"))
         // `--model`, its old name, still works and says it is deprecated.
         let deprecated = try cbir.run(["detect", photo, "--model", "lbp", "--json", "--device", device])
-        #expect(deprecated.status == 0 && deprecated.standardOutput == json.standardOutput
+        #expect(
+            deprecated.status == 0 && deprecated.standardOutput == json.standardOutput
                 && deprecated.standardError.contains("--model is deprecated; use --detector"), "\(deprecated)")
         let twoDrawn = try cbir.run(["detect", photo, photo, "--draw", drawn])
         #expect(twoDrawn.status != 0 && twoDrawn.standardError.contains("--draw"))
@@ -228,14 +261,18 @@ import TestSupport
         }
         // The short-range model is for faces near the camera: on this group photo MediaPipe's finds none either.
         // Tiled, the full-range model also finds the girl in the corner.
-        for (options, expected) in [([], 2), (["--detector", "blazeface-short"], 0), (["--detector", "blazeface", "--tile"], 3)] {
+        for (options, expected) in [
+            ([], 2), (["--detector", "blazeface-short"], 0), (["--detector", "blazeface", "--tile"], 3),
+        ] {
             let json = try cbir.run(["detect", photo, "--json"] + options)
             #expect(json.status == 0, "\(json.standardError)")
             let faces = try JSONDecoder().decode([Report].self, from: Data(json.standardOutput.utf8)).first?.faces ?? []
             #expect(faces.count == expected, "\(options): \(json.standardOutput)")
             for face in faces {
                 #expect(face.score >= 0.6 && face.keypoints.count == 6)
-                #expect(face.keypoints.prefix(2).map { $0["x"] ?? 0 }.sorted() == [face.eyes.left["x"], face.eyes.right["x"]].compactMap { $0 })
+                #expect(
+                    face.keypoints.prefix(2).map { $0["x"] ?? 0 }.sorted()
+                        == [face.eyes.left["x"], face.eyes.right["x"]].compactMap { $0 })
                 for point in face.keypoints.prefix(4) {
                     #expect((Float(face.x)...Float(face.x + face.width)).contains(point["x"] ?? -1))
                     #expect((Float(face.y)...Float(face.y + face.height)).contains(point["y"] ?? -1))
@@ -244,8 +281,11 @@ import TestSupport
         }
         let shortTiled = try cbir.run(["detect", photo, "--detector", "blazeface-short", "--tile"])
         #expect(shortTiled.status != 0 && shortTiled.standardError.contains("--tile is for --detector blazeface"))
-        let missing = try cbir.run(["detect", photo, "--detector", "blazeface"], environment: ["FACESEARCH_MODELS": "/nonexistent"])
-        #expect(missing.status != 0 && missing.standardError.contains("/nonexistent/face_detection_full_range_sparse.tflite")
+        let missing = try cbir.run(
+            ["detect", photo, "--detector", "blazeface"], environment: ["FACESEARCH_MODELS": "/nonexistent"])
+        #expect(
+            missing.status != 0
+                && missing.standardError.contains("/nonexistent/face_detection_full_range_sparse.tflite")
                 && missing.standardError.contains("scripts/setup.sh"))
     }
 }

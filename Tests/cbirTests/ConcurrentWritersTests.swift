@@ -33,7 +33,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let seed = UInt64.random(in: 0...UInt64.max)
         var generator = SeededGenerator(seed: seed)
-        let base = folder + "/base.sqlite", concurrent = folder + "/concurrent.sqlite", serial = folder + "/serial.sqlite"
+        let base = folder + "/base.sqlite", concurrent = folder + "/concurrent.sqlite",
+            serial = folder + "/serial.sqlite"
         let indexed = try cbir.run(["index", Self.train, "--db", base, "--device", "cpu"])
         try #require(indexed.status == 0, "\(indexed.standardError)")
         for copy in [concurrent, serial] { try FileManager.default.copyItem(atPath: base, toPath: copy) }
@@ -72,17 +73,32 @@ import Testing
         let oneAtATime = Commands(cbir, db: serial, start: start)
         let serialResults = try rounds.joined().map(oneAtATime.run)
 
-        for (arguments, (concurrentResult, serialResult)) in zip(rounds.joined(), zip(concurrentResults, serialResults)) {
-            #expect(concurrentResult == serialResult,
-                    "seed \(seed): \(arguments.joined(separator: " ")) printed \(concurrentResult) while indexing, \(serialResult) alone")
+        for (arguments, (concurrentResult, serialResult)) in zip(rounds.joined(), zip(concurrentResults, serialResults))
+        {
+            #expect(
+                concurrentResult == serialResult,
+                """
+                seed \(seed): \(arguments.joined(separator: " ")) printed \(concurrentResult) while indexing, \
+                \(serialResult) alone
+                """
+            )
         }
-        let integrity = try DatabaseQueue(path: concurrent).read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        let integrity = try DatabaseQueue(path: concurrent).read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        }
         #expect(integrity == ["ok"], "seed \(seed): \(integrity.prefix(5))")
         let check = try cbir.run(["check", "--db", concurrent])
-        #expect(check.status == 0 && check.standardOutput.contains("sound"), "seed \(seed): \(check.standardOutput) \(check.standardError)")
+        #expect(
+            check.status == 0 && check.standardOutput.contains("sound"),
+            "seed \(seed): \(check.standardOutput) \(check.standardError)")
         let (stored, storedAlone) = (try contents(concurrent), try contents(serial))
-        #expect(stored.count >= 392 && stored == storedAlone,
-                "seed \(seed): \(stored.count) and \(storedAlone.count) faces; differing: \(Set(stored).symmetricDifference(storedAlone).prefix(4))")
+        #expect(
+            stored.count >= 392 && stored == storedAlone,
+            """
+            seed \(seed): \(stored.count) and \(storedAlone.count) faces; differing: \
+            \(Set(stored).symmetricDifference(storedAlone).prefix(4))
+            """
+        )
         #expect(concurrentResults.contains { $0.status == 0 }, "seed \(seed): no command succeeded")
     }
 
@@ -94,10 +110,19 @@ import Testing
 
         init(_ path: String) throws {
             (photos, faces, people) = try DatabaseQueue(path: path).read { db in
-                (try String.fetchAll(db, sql: "SELECT path FROM images ORDER BY path"),
-                 try Row.fetchAll(db, sql: "SELECT faces.id, path, x, y, faces.width, faces.height FROM faces JOIN images ON images.id = image_id")
+                (
+                    try String.fetchAll(db, sql: "SELECT path FROM images ORDER BY path"),
+                    try Row.fetchAll(
+                        db,
+                        sql:
+                            """
+                            SELECT faces.id, path, x, y, faces.width, faces.height FROM faces JOIN images ON \
+                            images.id = image_id
+                            """
+                    )
                     .map { ($0[0], $0[1], $0[2], $0[3], $0[4], $0[5]) },
-                 try Int64.fetchAll(db, sql: "SELECT id FROM persons ORDER BY id"))
+                    try Int64.fetchAll(db, sql: "SELECT id FROM persons ORDER BY id")
+                )
             }
         }
     }
@@ -109,7 +134,8 @@ import Testing
         let face = String(start.faces.randomElement(using: &generator)?.id ?? 0)
         let name = Self.names.randomElement(using: &generator) ?? ""
         func person() -> String {
-            Bool.random(using: &generator) ? String(start.people.randomElement(using: &generator) ?? 0)
+            Bool.random(using: &generator)
+                ? String(start.people.randomElement(using: &generator) ?? 0)
                 : Self.names.randomElement(using: &generator) ?? ""
         }
         switch Int.random(in: 0..<10, using: &generator) {
@@ -117,9 +143,11 @@ import Testing
         case 2: return ["label", face, "--clear"]
         case 3: return ["remove", photo]
         case 4:
-            let labels = start.faces.shuffled(using: &generator).prefix(Int.random(in: 1...3, using: &generator)).map { face in
-                Label(path: face.path, x: face.x, y: face.y, width: face.width, height: face.height,
-                      label: Self.names.randomElement(using: &generator) ?? "")
+            let labels = start.faces.shuffled(using: &generator).prefix(Int.random(in: 1...3, using: &generator)).map {
+                face in
+                Label(
+                    path: face.path, x: face.x, y: face.y, width: face.width, height: face.height,
+                    label: Self.names.randomElement(using: &generator) ?? "")
             }
             try JSONEncoder().encode(labels).write(to: URL(fileURLWithPath: labelsFile))
             return ["labels", "--import", labelsFile]
@@ -174,15 +202,21 @@ import Testing
     /// that person's faces.
     func contents(_ path: String) throws -> [String] {
         let rows = try DatabaseQueue(path: path).read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT images.path || ' ' || status || ' ' || IFNULL(error, '') || ' ' || size || ' ' || hash || ' ' || images.width
-                       || 'x' || images.height || ' ' || IFNULL(x || ',' || y || ',' || faces.width || ',' || faces.height, '') AS face,
-                       IFNULL(hex(d.descriptor), '') || ' ' || IFNULL(hex(e.embedding), '') || ' ' || IFNULL(name, '-') || ' '
-                       || IFNULL(hidden, '-') || ' ' || IFNULL(assignment, '-') AS stored,
-                       person_id
-                FROM images LEFT JOIN faces ON faces.image_id = images.id LEFT JOIN face_descriptors d ON d.face_id = faces.id
-                LEFT JOIN face_embeddings e ON e.face_id = faces.id LEFT JOIN persons ON persons.id = person_id
-                """)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT images.path || ' ' || status || ' ' || IFNULL(error, '') || ' ' || size || ' ' || hash || \
+                    ' ' || images.width
+                           || 'x' || images.height || ' ' || IFNULL(x || ',' || y || ',' || faces.width || ',' || \
+                           faces.height, '') AS face,
+                           IFNULL(hex(d.descriptor), '') || ' ' || IFNULL(hex(e.embedding), '') || ' ' || \
+                           IFNULL(name, '-') || ' '
+                           || IFNULL(hidden, '-') || ' ' || IFNULL(assignment, '-') AS stored,
+                           person_id
+                    FROM images LEFT JOIN faces ON faces.image_id = images.id LEFT JOIN face_descriptors d ON \
+                    d.face_id = faces.id
+                    LEFT JOIN face_embeddings e ON e.face_id = faces.id LEFT JOIN persons ON persons.id = person_id
+                    """)
         }
         var firstFace: [Int64: String] = [:]
         for row in rows {
@@ -190,7 +224,10 @@ import Testing
             firstFace[person] = min(firstFace[person] ?? row["face"], row["face"])
         }
         return rows.map { row in
-            "\(row["face"] as String) \(row["stored"] as String) \((row["person_id"] as Int64?).flatMap { firstFace[$0] } ?? "-")"
+            """
+            \(row["face"] as String) \(row["stored"] as String) \
+            \((row["person_id"] as Int64?).flatMap { firstFace[$0] } ?? "-")
+            """
         }.sorted()
     }
 }

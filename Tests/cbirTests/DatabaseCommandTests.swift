@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import ImageCodecs
-import Testing
 import TestSupport
+import Testing
 
 /// The database commands end to end on the wild photos, as a user runs them.
 @Suite(.serialized) struct DatabaseCommandTests {
@@ -70,32 +70,48 @@ import TestSupport
         #expect(missing.status != 0 && missing.standardError.contains("no such database"))
         let indexed = try database.run(["index", Self.photos + "/train", "--device", Self.device])
         #expect(indexed.standardOutput.contains("9 files") && indexed.standardOutput.contains("9 indexed"))
-        #expect(try database.json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 0, labels: 0))
+        #expect(
+            try database.json(Statistics.self, ["stats"])
+                == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 0, labels: 0))
 
-        let obama = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", Self.device])
+        let obama = try database.json(
+            QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", Self.device])
         #expect(obama.images.first?.path.contains("/train/obama/") == true, "\(obama.images)")
         let sheet = database.folder + "/sheet.png"
         for (face, person) in [(1, "biden"), (2, "obama")] {
-            let report = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "\(face)", "--top", "3",
-                                                     "--sheet", sheet])
+            let report = try database.json(
+                QueryReport.self,
+                [
+                    "query", Self.photos + "/test/obama_and_biden.jpg", "--face", "\(face)", "--top", "3",
+                    "--sheet", sheet,
+                ])
             #expect(report.probe.face == face && report.probe.faces == 3, "Biden, Obama and the girl bottom right")
             #expect(report.images.first?.path.contains("/train/\(person)/") == true, "face \(face): \(report.images)")
             #expect(report.images.count == 3 && report.faces.count == 3)
             // The probe and three matches, 128-pixel faces 8 pixels apart, with two caption lines.
             let picture = try ImageDecoder.decode(contentsOf: sheet)
-            #expect(picture.descriptor.width == 4 * (128 + 8) + 8 && picture.descriptor.height == 128 + 4 + 2 * 9 + 2 * 8)
+            #expect(
+                picture.descriptor.width == 4 * (128 + 8) + 8 && picture.descriptor.height == 128 + 4 + 2 * 9 + 2 * 8)
         }
-        let text = try database.run(["query", Self.photos + "/test/obama_and_biden.jpg", "--face", "2", "--top", "2", "--matcher", "rnbnn"])
+        let text = try database.run([
+            "query", Self.photos + "/test/obama_and_biden.jpg", "--face", "2", "--top", "2", "--matcher", "rnbnn",
+        ])
         #expect(text.standardOutput.hasPrefix("probe: ") && text.standardOutput.contains("face 2 of 3"))
         if TestDevices.hasOpenCL {
             // The embedding search fails to build on OpenCL: one line on stderr, and the CPU device's answer.
-            let failing = try cbir.run(["query", Self.photos + "/test/obama1.jpg", "--json", "--device", "opencl"] + db,
-                                       environment: ["IMAGEKERNELS_FAIL_BUILDS": "EmbeddingDistance"])
+            let failing = try cbir.run(
+                ["query", Self.photos + "/test/obama1.jpg", "--json", "--device", "opencl"] + db,
+                environment: ["IMAGEKERNELS_FAIL_BUILDS": "EmbeddingDistance"])
             let fallback = try JSONDecoder().decode(QueryReport.self, from: Data(failing.standardOutput.utf8))
-            let cpu = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", "cpu"])
-            #expect(fallback.images.map(\.path) == cpu.images.map(\.path) && fallback.faces.map(\.path) == cpu.faces.map(\.path))
-            #expect(failing.standardError.split(separator: "\n").count == 1
-                    && failing.standardError.hasPrefix("imagekernels: falling back to the CPU device"), "\(failing.standardError)")
+            let cpu = try database.json(
+                QueryReport.self, ["query", Self.photos + "/test/obama1.jpg", "--device", "cpu"])
+            #expect(
+                fallback.images.map(\.path) == cpu.images.map(\.path)
+                    && fallback.faces.map(\.path) == cpu.faces.map(\.path))
+            #expect(
+                failing.standardError.split(separator: "\n").count == 1
+                    && failing.standardError.hasPrefix("imagekernels: falling back to the CPU device"),
+                "\(failing.standardError)")
         }
         let noSuchFace = try cbir.run(["query", Self.photos + "/test/obama1.jpg", "--face", "3"] + db)
         #expect(noSuchFace.status != 0 && noSuchFace.standardError.contains("the photo has 1 face"))
@@ -104,13 +120,20 @@ import TestSupport
         #expect(unlabelled.name == nil && unlabelled.distance == nil)
         for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
             for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
-                #expect(try database.run(["label", Self.photos + "/train/\(person)/\(photo)", person]).standardOutput.hasSuffix(": \(person)\n"))
+                #expect(
+                    try database.run(["label", Self.photos + "/train/\(person)/\(photo)", person]).standardOutput
+                        .hasSuffix(": \(person)\n"))
             }
         }
-        #expect(try database.json(Statistics.self, ["stats"]) == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 9, labels: 5))
-        for (probe, face, person) in [("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
-                                      ("johnsnow_test1.jpg", 1, "kit_harington")] {
-            let answer = try database.json(Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)"])
+        #expect(
+            try database.json(Statistics.self, ["stats"])
+                == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 9, labels: 5))
+        for (probe, face, person) in [
+            ("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
+            ("johnsnow_test1.jpg", 1, "kit_harington"),
+        ] {
+            let answer = try database.json(
+                Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)"])
             #expect(answer.name == person, "\(probe) face \(face): \(answer)")
         }
         let stranger = try database.run(["identify", Self.photos + "/misc/lin-manuel-miranda.png"])
@@ -131,16 +154,22 @@ import TestSupport
         let database = try NewDatabase()
         defer { try? FileManager.default.removeItem(atPath: database.folder) }
         let indexed = try database.run(["index", Self.photos + "/train", "--detector", "blazeface"])
-        #expect(indexed.standardOutput.contains("9 indexed") && indexed.standardOutput.contains("9 faces"), "\(indexed.standardOutput)")
+        #expect(
+            indexed.standardOutput.contains("9 indexed") && indexed.standardOutput.contains("9 faces"),
+            "\(indexed.standardOutput)")
         for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
             for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
                 _ = try database.run(["label", Self.photos + "/train/\(person)/\(photo)", person])
             }
         }
         for detector in ["blazeface", "haar"] {
-            for (probe, face, person) in [("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
-                                          ("johnsnow_test1.jpg", 1, "kit_harington")] {
-                let answer = try database.json(Identified.self, ["identify", Self.photos + "/test/" + probe, "--face", "\(face)", "--detector", detector])
+            for (probe, face, person) in [
+                ("obama_and_biden.jpg", 1, "biden"), ("obama_and_biden.jpg", 2, "obama"), ("obama1.jpg", 1, "obama"),
+                ("johnsnow_test1.jpg", 1, "kit_harington"),
+            ] {
+                let answer = try database.json(
+                    Identified.self,
+                    ["identify", Self.photos + "/test/" + probe, "--face", "\(face)", "--detector", detector])
                 #expect(answer.name == person, "\(detector): \(probe) face \(face): \(answer)")
             }
         }
@@ -175,7 +204,9 @@ import TestSupport
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal, "the run finished before it was killed")
-        let partial = try DatabaseQueue(path: resumed).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") ?? 0 }
+        let partial = try DatabaseQueue(path: resumed).read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") ?? 0
+        }
         #expect(partial >= 5 && partial < 25)
 
         let again = try cbir.run(["index", gallery, "--db", resumed, "--device", Self.device])
@@ -183,12 +214,16 @@ import TestSupport
         // Every stored value but row ids, which follow the order files finish in (several are in flight).
         func rows(_ path: String) throws -> [[String]] {
             try DatabaseQueue(path: path).read { db in
-                try ["SELECT path, size, modified, hash, width, height, status, error FROM images ORDER BY path", """
-                    SELECT path, x, y, faces.width, faces.height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, neighbours,
+                try [
+                    "SELECT path, size, modified, hash, width, height, status, error FROM images ORDER BY path",
+                    """
+                    SELECT path, x, y, faces.width, faces.height, angle, left_eye_x, left_eye_y, right_eye_x, \
+                    right_eye_y, neighbours,
                            thumbnail, d.parameters, d.descriptor, e.embedding
                     FROM faces JOIN images ON images.id = image_id JOIN face_descriptors d ON d.face_id = faces.id
                     LEFT JOIN face_embeddings e ON e.face_id = faces.id ORDER BY path, x, y
-                    """].flatMap { sql in
+                    """,
+                ].flatMap { sql in
                     try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map(\.description) }
                 }
             }

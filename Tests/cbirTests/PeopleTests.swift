@@ -36,12 +36,18 @@ import Testing
             #expect(output.status != 0, "\(arguments) succeeded")
             return output.standardError
         }
-        func people() throws -> [Person] { try JSONDecoder().decode([Person].self, from: Data(try run(["people", "--json"]).utf8)) }
-        func photos(_ person: String) throws -> [String] { try JSONDecoder().decode([String].self, from: Data(try run(["photos", person, "--json"]).utf8)) }
+        func people() throws -> [Person] {
+            try JSONDecoder().decode([Person].self, from: Data(try run(["people", "--json"]).utf8))
+        }
+        func photos(_ person: String) throws -> [String] {
+            try JSONDecoder().decode([String].self, from: Data(try run(["photos", person, "--json"]).utf8))
+        }
         func folders(_ paths: [String]) -> Set<String> { Set(paths.map { ($0 as NSString).deletingLastPathComponent }) }
 
         // train/: each person's photos in one person; Alex Lacamoire's one photo is a group of one, unassigned.
-        #expect(try run(["index", Self.photos + "/train", "--device", "cpu"]).contains("people: 9 faces grouped: 8 changed person, 4 new people"))
+        #expect(
+            try run(["index", Self.photos + "/train", "--device", "cpu"]).contains(
+                "people: 9 faces grouped: 8 changed person, 4 new people"))
         var found = try people()
         #expect(found.count == 4 && found.allSatisfy { $0.faces == 2 }, "\(found)")
         for person in found { #expect(folders(try photos("\(person.id)")).count == 1, "person \(person.id)") }
@@ -49,7 +55,8 @@ import Testing
         #expect(Set(personFolders.joined()).count == 4, "\(personFolders)")
 
         // test/: the new faces join the people they show; nothing is regrouped.
-        let obama = try #require(found.first { try photos("\($0.id)").contains { $0.hasSuffix("/train/obama/obama.jpg") } })
+        let obama = try #require(
+            found.first { try photos("\($0.id)").contains { $0.hasSuffix("/train/obama/obama.jpg") } })
         _ = try run(["index", Self.photos + "/test", "--device", "cpu"])
         #expect(try photos("\(obama.id)").contains { $0.hasSuffix("/test/obama1.jpg") })
         #expect(try photos("\(obama.id)").contains { $0.hasSuffix("/test/obama_and_biden.jpg") })
@@ -58,13 +65,17 @@ import Testing
         #expect(try run(["people", "name", "\(obama.id)", "Barack Obama"]) == "person \(obama.id): Barack Obama\n")
         #expect(try photos("Barack Obama") == photos("\(obama.id)"))
         let other = try #require(try people().first { $0.id != obama.id })
-        #expect(try failure(["people", "name", "\(other.id)", "Barack Obama"]).contains("person \(obama.id) is already called Barack Obama"))
-        #expect(try failure(["people", "merge", "\(obama.id)", "Barack Obama"]).contains("cannot be merged with itself"))
+        #expect(
+            try failure(["people", "name", "\(other.id)", "Barack Obama"]).contains(
+                "person \(obama.id) is already called Barack Obama"))
+        #expect(
+            try failure(["people", "merge", "\(obama.id)", "Barack Obama"]).contains("cannot be merged with itself"))
         #expect(try failure(["people", "merge", "999", "\(obama.id)"]).contains("not found: person 999"))
         #expect(try failure(["people", "move", "x", "\(obama.id)"]).contains("x is not a face id"))
         #expect(try failure(["people", "split", "99999"]).contains("not found: face 99999"))
         // identify names faces through their person.
-        let identified = try JSONDecoder().decode(Identified.self, from: Data(try run(["identify", Self.photos + "/misc/obama2.jpg", "--json"]).utf8))
+        let identified = try JSONDecoder().decode(
+            Identified.self, from: Data(try run(["identify", Self.photos + "/misc/obama2.jpg", "--json"]).utf8))
         #expect(identified.name == "Barack Obama")
 
         // Split one face out, unassign another: reclustering keeps both, and the name stays with its people.
@@ -76,7 +87,8 @@ import Testing
         found = try people()
         #expect(found.first { "\($0.id)" == splitPerson }?.faces == 1, "\(found)")
         #expect(found.first { $0.name == "Barack Obama" }?.faces == faces - 1, "\(found)")
-        #expect(try run(["people", "move", "\(representative)", "Barack Obama"]) == "1 face moved to person \(obama.id)\n")
+        #expect(
+            try run(["people", "move", "\(representative)", "Barack Obama"]) == "1 face moved to person \(obama.id)\n")
         #expect(try people().first { $0.name == "Barack Obama" }?.faces == faces)
         #expect(try !people().contains { "\($0.id)" == splitPerson }, "the emptied person, unnamed, is gone")
         _ = try run(["people", "unassign", "\(representative)"])
@@ -84,12 +96,14 @@ import Testing
         #expect(try people().first { $0.name == "Barack Obama" }?.faces == faces - 1)
 
         // Merge: the kept person takes the other's name when it has none.
-        let biden = try #require(try people().first { try photos("\($0.id)").contains { $0.hasSuffix("/train/biden/biden.jpg") } })
+        let biden = try #require(
+            try people().first { try photos("\($0.id)").contains { $0.hasSuffix("/train/biden/biden.jpg") } })
         _ = try run(["people", "name", "\(biden.id)", "Joe Biden"])
         let third = try #require(try people().first { $0.name == nil && $0.faces > 0 })
         _ = try run(["people", "merge", "Joe Biden", "\(third.id)"])
         let merged = try people().first { $0.id == third.id }
-        #expect(merged?.name == "Joe Biden" && merged?.faces == biden.faces + third.faces, "\(String(describing: merged))")
+        #expect(
+            merged?.name == "Joe Biden" && merged?.faces == biden.faces + third.faces, "\(String(describing: merged))")
 
         // Hidden people leave the list, and come back.
         #expect(try run(["people", "hide", "Joe Biden"]) == "person \(third.id): hidden\n")
@@ -121,19 +135,35 @@ import Testing
         let decomposed = "  Zoe\u{0308} Smith\t", composed = "Zo\u{00EB} Smith"
         #expect(try Self.succeeding(cbir, ["label", photo, decomposed] + db).hasSuffix(": \(composed)\n"))
         #expect(try Self.succeeding(cbir, ["people", "name", "Zoe\u{0308} Smith", "Zoë"] + db).hasSuffix(": Zoë\n"))
-        for (name, reason) in [("   ", "empty or only spaces"), ("", "empty or only spaces"), (String(repeating: "x", count: 10_240), "more than 100"),
-                               ("first\nsecond", "line break")] {
+        for (name, reason) in [
+            ("   ", "empty or only spaces"), ("", "empty or only spaces"),
+            (String(repeating: "x", count: 10_240), "more than 100"),
+            ("first\nsecond", "line break"),
+        ] {
             let refused = try cbir.run(["label", photo, name] + db)
-            #expect(refused.status == 1 && refused.standardError.contains("not a name") && refused.standardError.contains(reason)
+            #expect(
+                refused.status == 1 && refused.standardError.contains("not a name")
+                    && refused.standardError.contains(reason)
                     && refused.standardError.count < 200, "\(refused.standardError)")
         }
-        let box = try #require(try DatabaseQueue(path: db[1]).read { db in try Row.fetchOne(db, sql: "SELECT x, y, width, height FROM faces") })
+        let box = try #require(
+            try DatabaseQueue(path: db[1]).read { db in
+                try Row.fetchOne(db, sql: "SELECT x, y, width, height FROM faces")
+            })
         let labels = folder + "/labels.json"
-        try JSONSerialization.data(withJSONObject: ["Ann", " "].map { name in
-            ["path": photo, "x": box["x"] as Int, "y": box["y"] as Int, "width": box["width"] as Int, "height": box["height"] as Int, "label": name]
-        }).write(to: URL(fileURLWithPath: labels))
-        #expect(try cbir.run(["labels", "--import", labels] + db).standardError.contains("not a name: \" \": it is empty"))
-        #expect(try Self.succeeding(cbir, ["people"] + db).contains("Zoë") && !Self.succeeding(cbir, ["people"] + db).contains("Ann"))
+        try JSONSerialization.data(
+            withJSONObject: ["Ann", " "].map { name in
+                [
+                    "path": photo, "x": box["x"] as Int, "y": box["y"] as Int, "width": box["width"] as Int,
+                    "height": box["height"] as Int, "label": name,
+                ]
+            }
+        ).write(to: URL(fileURLWithPath: labels))
+        #expect(
+            try cbir.run(["labels", "--import", labels] + db).standardError.contains("not a name: \" \": it is empty"))
+        #expect(
+            try Self.succeeding(cbir, ["people"] + db).contains("Zoë")
+                && !Self.succeeding(cbir, ["people"] + db).contains("Ann"))
     }
 
     /// A photo whose bytes changed is indexed anew: its new faces take the hand assignments of the old faces
@@ -150,7 +180,9 @@ import Testing
         /// The photo's faces left to right: id, person, how assigned.
         func faces() throws -> [(id: Int64, person: Int64?, assignment: String?)] {
             try DatabaseQueue(path: db[1]).read { db in
-                try Row.fetchAll(db, sql: "SELECT id, person_id, assignment FROM faces ORDER BY x").map { ($0["id"], $0["person_id"], $0["assignment"]) }
+                try Row.fetchAll(db, sql: "SELECT id, person_id, assignment FROM faces ORDER BY x").map {
+                    ($0["id"], $0["person_id"], $0["assignment"])
+                }
             }
         }
         _ = try run(["index", folder + "/photos", "--device", "cpu"])
@@ -161,7 +193,9 @@ import Testing
         try #require(labelled.count == 3)
         _ = try run(["people", "split", "\(labelled[1].id)"])
         let before = try faces()
-        #expect(before.allSatisfy { $0.assignment == "manual" } && before[0].person == labelled[0].person && before[1].person != labelled[1].person)
+        #expect(
+            before.allSatisfy { $0.assignment == "manual" } && before[0].person == labelled[0].person
+                && before[1].person != labelled[1].person)
 
         let handle = try #require(FileHandle(forWritingAtPath: photo))
         handle.seekToEndOfFile()
@@ -170,7 +204,9 @@ import Testing
         #expect(try run(["index", folder + "/photos", "--device", "cpu"]).contains("1 indexed"))
         let after = try faces()
         #expect(Set(after.map(\.id)).isDisjoint(with: before.map(\.id)), "the faces were stored anew")
-        #expect(after.map(\.person) == before.map(\.person) && after.allSatisfy { $0.assignment == "manual" }, "\(before) → \(after)")
+        #expect(
+            after.map(\.person) == before.map(\.person) && after.allSatisfy { $0.assignment == "manual" },
+            "\(before) → \(after)")
         #expect(try run(["photos", "First", "--json"]).contains("obama_and_biden.jpg"))
     }
 
@@ -187,10 +223,13 @@ import Testing
             let rows = try DatabaseQueue(path: db[1]).read { db in
                 try Row.fetchAll(db, sql: "SELECT person_id, id FROM faces WHERE person_id IS NOT NULL")
             }
-            return Set(Dictionary(grouping: rows) { $0["person_id"] as Int64 }.values.map { Set($0.map { $0["id"] as Int64 }) })
+            return Set(
+                Dictionary(grouping: rows) { $0["person_id"] as Int64 }.values.map { Set($0.map { $0["id"] as Int64 }) }
+            )
         }
         // A tighter threshold makes more, smaller people; the default makes the first ones again.
-        let tight = ["people", "cluster", "--recluster", "--threshold", "0.3", "--minimum-size", "1"], loose = ["people", "cluster", "--recluster"]
+        let tight = ["people", "cluster", "--recluster", "--threshold", "0.3", "--minimum-size", "1"],
+            loose = ["people", "cluster", "--recluster"]
         let before = try assignment()
         #expect(try cbir.run(tight + db).status == 0)
         let after = try assignment()

@@ -19,8 +19,9 @@ import Testing
     init() throws {
         cbir = try CommandRunner(product: "cbir")
         folder = NSTemporaryDirectory() + "cbir-reliability-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777])
     }
 
     func cleanUp() {
@@ -39,7 +40,8 @@ import Testing
             try chmod(["-R", "a+rwX", models, tool])
         }
         let runner = CommandRunner(executable: URL(fileURLWithPath: "/usr/sbin/runuser"))
-        return try runner.run(["-u", "nobody", "--", "env", "FACESEARCH_MODELS=" + models, "IMAGEKERNELS_DEVICE=cpu", tool] + arguments)
+        return try runner.run(
+            ["-u", "nobody", "--", "env", "FACESEARCH_MODELS=" + models, "IMAGEKERNELS_DEVICE=cpu", tool] + arguments)
     }
 
     func chmod(_ arguments: [String]) throws {
@@ -48,8 +50,9 @@ import Testing
     }
 
     func copy(_ photo: String, to path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777])
         try FileManager.default.copyItem(atPath: Self.photos + "/" + photo, toPath: path)
     }
 
@@ -76,11 +79,15 @@ import Testing
         close(written)
         let db = folder + "/cbir.sqlite"
         let indexed = try cbir.run(["index", folder + "/gallery", "--db", db])
-        #expect(indexed.status == 0 && indexed.standardOutput.contains("1 indexed"), "\(indexed.standardOutput) \(indexed.standardError)")
+        #expect(
+            indexed.status == 0 && indexed.standardOutput.contains("1 indexed"),
+            "\(indexed.standardOutput) \(indexed.standardError)")
         // The path as raw bytes on the command line, through the shell.
         let shell = CommandRunner(executable: URL(fileURLWithPath: "/bin/sh"))
-        let query = try shell.run(["-c", "\"$0\" query \"$1/gallery/caf$(printf '\\351').jpg\" --db \"$1/cbir.sqlite\" --top 1",
-                                   cbir.executable.path, folder])
+        let query = try shell.run([
+            "-c", "\"$0\" query \"$1/gallery/caf$(printf '\\351').jpg\" --db \"$1/cbir.sqlite\" --top 1",
+            cbir.executable.path, folder,
+        ])
         #expect(query.status == 0, "\(query.standardError)")
         #expect(query.standardOutput.contains("caf\\xE9.jpg"), "\(query.standardOutput)")
         #expect(query.standardOutput.contains("0.0000"), "the photo finds itself: \(query.standardOutput)")
@@ -93,8 +100,10 @@ import Testing
         try copy("train/obama/obama.jpg", to: photo)
         #expect(try cbir.run(["index", folder + "/gallery", "--db", db, "--device", "cpu"]).status == 0)
         let query = try cbir.run(["query", photo, "--db", db, "--top", "1"])
-        #expect(query.status == 0 && query.standardOutput.split(separator: "\n").filter { $0.contains("two\\x0Alines.jpg") }.count == 3,
-                "\(query.standardOutput)")
+        #expect(
+            query.status == 0
+                && query.standardOutput.split(separator: "\n").filter { $0.contains("two\\x0Alines.jpg") }.count == 3,
+            "\(query.standardOutput)")
     }
 
     /// A folder that cannot be listed is reported, counted and recorded; once readable, its photo is
@@ -107,9 +116,13 @@ import Testing
         let db = folder + "/cbir.sqlite"
         let first = try runUnprivileged(["index", folder + "/gallery", "--db", db])
         #expect(first.status == 0, "\(first.standardError)")
-        #expect(first.standardOutput.contains("2 files") && first.standardOutput.contains("1 indexed") && first.standardOutput.contains("1 failed"),
-                "\(first.standardOutput)")
-        #expect(first.standardError.contains("/gallery/locked: cannot list the folder: Permission denied"), "\(first.standardError)")
+        #expect(
+            first.standardOutput.contains("2 files") && first.standardOutput.contains("1 indexed")
+                && first.standardOutput.contains("1 failed"),
+            "\(first.standardOutput)")
+        #expect(
+            first.standardError.contains("/gallery/locked: cannot list the folder: Permission denied"),
+            "\(first.standardError)")
         #expect(try statistics(db) == Statistics(images: 1, failedImages: 1, faces: 1, labelledFaces: 0, labels: 0))
         try chmod(["755", folder + "/gallery/locked"])
         let second = try runUnprivileged(["index", folder + "/gallery", "--db", db])
@@ -153,15 +166,20 @@ import Testing
         #expect(stats.status == 0 && stats.standardOutput.contains("9 images"), "\(stats.standardError)")
         let query = try runUnprivileged(["query", Self.photos + "/test/obama1.jpg", "--db", db, "--top", "1"])
         #expect(query.status == 0 && query.standardOutput.contains("/train/obama/"), "\(query.standardError)")
-        for command in [["label", "1", "someone"], ["index", Self.photos + "/train"], ["remove", Self.photos + "/train"]] {
+        for command in [
+            ["label", "1", "someone"], ["index", Self.photos + "/train"], ["remove", Self.photos + "/train"],
+        ] {
             let refused = try runUnprivileged(command + ["--db", db])
-            #expect(refused.status != 0 && refused.standardError.contains("the database is read-only: \(db)"), "\(command): \(refused.standardError)")
+            #expect(
+                refused.status != 0 && refused.standardError.contains("the database is read-only: \(db)"),
+                "\(command): \(refused.standardError)")
         }
     }
 
-    /// Random bytes over a random page (but the first, the schema's): the writer refuses the file in a short message that says how to recover,
-    /// `check` lists the damage, and `check --repair` gives a database that, indexed again, is sound and names
-    /// no one who was not named (photos indexed again may see their faces join named people, as new ones do).
+    /// Random bytes over a random page (but the first, the schema's): the writer refuses the file in a short
+    /// message that says how to recover, `check` lists the damage, and `check --repair` gives a database that,
+    /// indexed again, is sound and names no one who was not named (photos indexed again may see their faces join
+    /// named people, as new ones do).
     @Test func damagedDatabase() throws {
         defer { cleanUp() }
         let db = folder + "/cbir.sqlite"
@@ -171,18 +189,28 @@ import Testing
         try damage(pages: [page], of: db)
 
         let index = try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"])
-        #expect(index.status != 0 && index.standardError.contains("the database is damaged") && index.standardError.contains("cbir check --repair"),
-                "page \(page): \(index.standardError)")
+        #expect(
+            index.status != 0 && index.standardError.contains("the database is damaged")
+                && index.standardError.contains("cbir check --repair"),
+            "page \(page): \(index.standardError)")
         #expect(!index.standardError.contains("SELECT") && index.standardError.count < 600, "\(index.standardError)")
         let check = try cbir.run(["check", "--db", db])
-        #expect(check.status != 0 && check.standardOutput.contains("problem"), "\(check.standardOutput) \(check.standardError)")
+        #expect(
+            check.status != 0 && check.standardOutput.contains("problem"),
+            "\(check.standardOutput) \(check.standardError)")
 
         let repair = try cbir.run(["check", "--repair", "--db", db])
-        #expect(repair.status == 0 && repair.standardOutput.contains("repaired; the damaged file is kept as"), "page \(page): \(repair)")
+        #expect(
+            repair.status == 0 && repair.standardOutput.contains("repaired; the damaged file is kept as"),
+            "page \(page): \(repair)")
         #expect(try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"]).status == 0)
         let repaired = try cbir.run(["check", "--db", db])
-        #expect(repaired.status == 0 && repaired.standardOutput.contains("9 images") && repaired.standardOutput.contains("sound"), "\(repaired)")
-        func names(_ labels: [String]) -> Set<Substring> { Set(labels.compactMap { $0.split(separator: " ", maxSplits: 1).last }) }
+        #expect(
+            repaired.status == 0 && repaired.standardOutput.contains("9 images")
+                && repaired.standardOutput.contains("sound"), "\(repaired)")
+        func names(_ labels: [String]) -> Set<Substring> {
+            Set(labels.compactMap { $0.split(separator: " ", maxSplits: 1).last })
+        }
         let after = try exportedLabels(db)
         #expect(names(after).isSubset(of: names(labels)), "page \(page): \(after) after, \(labels) before")
     }
@@ -196,16 +224,30 @@ import Testing
         let labels = try indexAndLabel(db)
         let before = try faces(db)
         let pages = try DatabaseQueue(path: db).read { db in
-            (try Int.fetchAll(db, sql: "SELECT pageno FROM dbstat WHERE name IN ('sqlite_autoindex_persons_1', 'faces_on_person_id')"),
-             try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'face_descriptors' AND pagetype = 'leaf' ORDER BY pageno"),
-             try String.fetchOne(db, sql: "SELECT group_concat(path) FROM images"))
+            (
+                try Int.fetchAll(
+                    db,
+                    sql: """
+                        SELECT pageno FROM dbstat WHERE name IN ('sqlite_autoindex_persons_1', 'faces_on_person_id')
+                        """),
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        """
+                        SELECT pageno FROM dbstat WHERE name = 'face_descriptors' AND pagetype = 'leaf' ORDER BY \
+                        pageno
+                        """
+                ),
+                try String.fetchOne(db, sql: "SELECT group_concat(path) FROM images")
+            )
         }
         let descriptors = try #require(pages.1)
         try damage(pages: pages.0 + [descriptors], of: db)
         #expect(try cbir.run(["check", "--db", db]).status != 0)
 
         let repair = try cbir.run(["check", "--repair", "--db", db])
-        #expect(repair.status == 0 && repair.standardOutput.contains("\(labels.count) named faces kept")
+        #expect(
+            repair.status == 0 && repair.standardOutput.contains("\(labels.count) named faces kept")
                 && repair.standardOutput.contains("1 photos may have lost faces"), "\(repair)")
         #expect(try exportedLabels(db).sorted() == labels.sorted())
         let reindexed = try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"])
@@ -220,9 +262,10 @@ import Testing
         defer { cleanUp() }
         let db = folder + "/cbir.sqlite"
         _ = try indexAndLabel(db)
-        let index = try #require(try DatabaseQueue(path: db).read { db in
-            try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'faces_on_person_id'")
-        })
+        let index = try #require(
+            try DatabaseQueue(path: db).read { db in
+                try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'faces_on_person_id'")
+            })
         try damage(pages: [index], of: db)
         let reader = try DatabaseQueue(path: db)
         _ = try reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM images") }
@@ -246,13 +289,22 @@ import Testing
         let file = folder + "/labels.json"
         let export = try cbir.run(["labels", "--export", file, "--db", db])
         #expect(export.status == 0, "\(export.standardError)")
-        return try JSONDecoder().decode([FaceLabelRow].self, from: Data(contentsOf: URL(fileURLWithPath: file))).map { "\($0.path) \($0.label)" }
+        return try JSONDecoder().decode([FaceLabelRow].self, from: Data(contentsOf: URL(fileURLWithPath: file))).map {
+            "\($0.path) \($0.label)"
+        }
     }
 
     /// Every face as its photo and box, sorted.
     func faces(_ db: String) throws -> [String] {
         try DatabaseQueue(path: db).read { db in
-            try String.fetchAll(db, sql: "SELECT path || ' ' || x || ',' || y || ',' || faces.width FROM faces JOIN images ON images.id = image_id")
+            try String.fetchAll(
+                db,
+                sql:
+                    """
+                    SELECT path || ' ' || x || ',' || y || ',' || faces.width FROM faces JOIN images ON images.id \
+                    = image_id
+                    """
+            )
         }.sorted()
     }
 
@@ -288,9 +340,13 @@ import Testing
         let reconciled = try cbir.run(["index", gallery, "--db", db, "--device", "cpu"])
         #expect(reconciled.standardOutput.contains("2 gone from the folder removed"), "\(reconciled.standardOutput)")
         #expect(try statistics(db) == Statistics(images: 1, failedImages: 0, faces: 1, labelledFaces: 0, labels: 0))
-        let saved = reconciled.standardOutput.split(separator: "\n").first { $0.hasPrefix("labels of the removed files' faces saved to ") }
-            .map { String($0.dropFirst("labels of the removed files' faces saved to ".count)) }
-        let labels = try saved.map { try JSONDecoder().decode([FaceLabelRow].self, from: Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let saved = reconciled.standardOutput.split(separator: "\n").first {
+            $0.hasPrefix("labels of the removed files' faces saved to ")
+        }
+        .map { String($0.dropFirst("labels of the removed files' faces saved to ".count)) }
+        let labels = try saved.map {
+            try JSONDecoder().decode([FaceLabelRow].self, from: Data(contentsOf: URL(fileURLWithPath: $0)))
+        }
         #expect(labels?.map(\.label) == ["Biden"], "\(reconciled.standardOutput)")
         if let saved { try? FileManager.default.removeItem(atPath: saved) }
     }
@@ -303,10 +359,14 @@ import Testing
         #expect(mkfifo(fifo, 0o644) == 0)
         #expect(try cbir.run(["index", Self.photos + "/train/obama", "--db", db, "--device", "cpu"]).status == 0)
         let timeout = CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/timeout"))
-        for (arguments, kind) in [(["query", fifo, "--db", db], "a FIFO"), (["detect", fifo], "a FIFO"),
-                                  (["identify", "/dev/zero", "--db", db], "a device"), (["labels", "--import", fifo, "--db", db], "a FIFO")] {
+        for (arguments, kind) in [
+            (["query", fifo, "--db", db], "a FIFO"), (["detect", fifo], "a FIFO"),
+            (["identify", "/dev/zero", "--db", db], "a device"), (["labels", "--import", fifo, "--db", db], "a FIFO"),
+        ] {
             let output = try timeout.run(["10", cbir.executable.path] + arguments)
-            #expect(output.status == 1 && output.standardError.contains("not a regular file but \(kind)"), "\(arguments): \(output.status) \(output.standardError)")
+            #expect(
+                output.status == 1 && output.standardError.contains("not a regular file but \(kind)"),
+                "\(arguments): \(output.status) \(output.standardError)")
         }
     }
 
@@ -318,8 +378,10 @@ import Testing
         #expect(try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"]).status == 0)
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
         let environment = ["FACESEARCH_MODELS": "/nonexistent", "POCL_CACHE_DIR": cache, "XDG_CACHE_HOME": cache]
-        for command in [["stats"], ["photos", "1"], ["people"], ["labels", "--export", folder + "/labels.json"], ["check"],
-                        ["label", "1", "Ada"], ["people", "name", "Ada", "Ada Lovelace"], ["remove", Self.photos + "/train/biden"]] {
+        for command in [
+            ["stats"], ["photos", "1"], ["people"], ["labels", "--export", folder + "/labels.json"], ["check"],
+            ["label", "1", "Ada"], ["people", "name", "Ada", "Ada Lovelace"], ["remove", Self.photos + "/train/biden"],
+        ] {
             let output = try cbir.run(command + ["--db", db], environment: environment)
             #expect(output.status == 0, "\(command): \(output.standardError)")
         }
@@ -335,36 +397,45 @@ import Testing
         _ = try runUnprivileged(["stats", "--db", db])  // copies the models where `nobody` reads them
         try chmod(["000", folder + "/models"])
         let closed = try runUnprivileged(["identify", probe, "--db", db])
-        #expect(closed.status == 1 && closed.standardError.contains("permission denied: the folder \(folder)/models cannot be entered"),
-                "\(closed.standardError)")
+        #expect(
+            closed.status == 1
+                && closed.standardError.contains("permission denied: the folder \(folder)/models cannot be entered"),
+            "\(closed.standardError)")
         let file = folder + "/not-a-folder"
         try Data().write(to: URL(fileURLWithPath: file))
         let notFolder = try cbir.run(["identify", probe, "--db", db], environment: ["FACESEARCH_MODELS": file])
-        #expect(notFolder.status == 1 && notFolder.standardError.contains("\(file) is a file, not a folder (FACESEARCH_MODELS is \(file))"),
-                "\(notFolder.standardError)")
+        #expect(
+            notFolder.status == 1
+                && notFolder.standardError.contains("\(file) is a file, not a folder (FACESEARCH_MODELS is \(file))"),
+            "\(notFolder.standardError)")
     }
 
     /// Option values that cannot mean anything are refused with a message that says why.
     @Test func badOptionValues() throws {
         defer { cleanUp() }
         let probe = Self.photos + "/test/obama1.jpg"
-        for (arguments, message) in [(["identify", probe, "--threshold", "nan"], "--threshold must be a number"),
-                                     (["identify", probe, "--threshold", "-1"], "--threshold must be a number"),
-                                     (["query", probe, "--top", "-1"], "--top must be at least 1"),
-                                     (["query", probe, "--face", "0"], "--face counts from 1"),
-                                     (["query", probe, "--radius", "-2"], "--radius cannot be negative"),
-                                     (["index", Self.photos, "--jobs", "0"], "--jobs must be at least 1"),
-                                     (["index", Self.photos, "--batch", "0"], "--batch must be at least 1"),
-                                     (["index", Self.photos, "--jobs", "64"], "--jobs must be at least 1 and at most 16"),
-                                     (["index", Self.photos, "--batch", "100000"], "--batch must be at least 1 and at most 64"),
-                                     (["index", Self.photos, "--jobs", "8", "--batch", "64"], "--jobs × --batch must be at most 256")] {
+        for (arguments, message) in [
+            (["identify", probe, "--threshold", "nan"], "--threshold must be a number"),
+            (["identify", probe, "--threshold", "-1"], "--threshold must be a number"),
+            (["query", probe, "--top", "-1"], "--top must be at least 1"),
+            (["query", probe, "--face", "0"], "--face counts from 1"),
+            (["query", probe, "--radius", "-2"], "--radius cannot be negative"),
+            (["index", Self.photos, "--jobs", "0"], "--jobs must be at least 1"),
+            (["index", Self.photos, "--batch", "0"], "--batch must be at least 1"),
+            (["index", Self.photos, "--jobs", "64"], "--jobs must be at least 1 and at most 16"),
+            (["index", Self.photos, "--batch", "100000"], "--batch must be at least 1 and at most 64"),
+            (["index", Self.photos, "--jobs", "8", "--batch", "64"], "--jobs × --batch must be at most 256"),
+        ] {
             let output = try cbir.run(arguments)
-            #expect(output.status != 0 && output.standardError.contains(message), "\(arguments): \(output.standardError)")
+            #expect(
+                output.status != 0 && output.standardError.contains(message), "\(arguments): \(output.standardError)")
         }
         guard TestDevices.hasOpenCL else { return }  // the pocl message needs pocl
         let unwritable = try cbir.run(["devices"], environment: ["POCL_CACHE_DIR": "/proc/pocl-cache"])
-        #expect((unwritable.standardOutput + unwritable.standardError).contains("pocl's kernel cache /proc/pocl-cache cannot be written"),
-                "\(unwritable.standardOutput) \(unwritable.standardError)")
+        #expect(
+            (unwritable.standardOutput + unwritable.standardError).contains(
+                "pocl's kernel cache /proc/pocl-cache cannot be written"),
+            "\(unwritable.standardOutput) \(unwritable.standardError)")
     }
 
     /// Indexing killed (SIGKILL) at 20 random moments, then finished: the database passes `check` and
@@ -391,10 +462,13 @@ import Testing
         #expect(check.status == 0 && check.standardOutput.contains("sound"), "\(check.standardOutput)")
         func rows(_ path: String) throws -> [String] {
             try DatabaseQueue(path: path).read { db in
-                try String.fetchAll(db, sql: """
-                    SELECT path || ' ' || status || ' ' || IFNULL(group_concat(x || ',' || y || ',' || faces.width || ',' || faces.height, ';'), '')
-                    FROM images LEFT JOIN faces ON faces.image_id = images.id GROUP BY images.id ORDER BY path
-                    """)
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT path || ' ' || status || ' ' || IFNULL(group_concat(x || ',' || y || ',' || \
+                        faces.width || ',' || faces.height, ';'), '')
+                        FROM images LEFT JOIN faces ON faces.image_id = images.id GROUP BY images.id ORDER BY path
+                        """)
             }
         }
         let (killed, uninterrupted) = (try rows(db), try rows(clean))

@@ -21,9 +21,11 @@ enum CatalogSchema {
             }
         }
         migrator.registerMigration("indexer faces", migrate: FaceStore.createTable)
-        for (name, migration) in [("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons),
-                                  ("embedding table", FaceStore.moveEmbeddings), ("descriptor table", FaceStore.moveDescriptors),
-                                  ("tags", FaceStore.addTags)] {
+        for (name, migration) in [
+            ("embeddings", FaceStore.addEmbeddings), ("persons", FaceStore.addPersons),
+            ("embedding table", FaceStore.moveEmbeddings), ("descriptor table", FaceStore.moveDescriptors),
+            ("tags", FaceStore.addTags),
+        ] {
             migrator.registerMigration("indexer faces \(name)", migrate: migration)
         }
         for analysis in analyses {

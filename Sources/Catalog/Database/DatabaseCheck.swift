@@ -26,11 +26,14 @@ extension Catalog {
         var images = 0, faces = 0
         do {
             let found = try read { db in
-                let rows = try Row.fetchCursor(db, sql: """
-                    SELECT faces.id, d.parameters, d.descriptor, e.embedding, images.id AS image, images.status
-                    FROM faces LEFT JOIN images ON images.id = faces.image_id
-                    LEFT JOIN \(FaceStore.descriptorsTable) d ON d.face_id = faces.id LEFT JOIN \(FaceStore.embeddingsTable) e ON e.face_id = faces.id
-                    """)
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT faces.id, d.parameters, d.descriptor, e.embedding, images.id AS image, images.status
+                        FROM faces LEFT JOIN images ON images.id = faces.image_id
+                        LEFT JOIN \(FaceStore.descriptorsTable) d ON d.face_id = faces.id LEFT JOIN \
+                        \(FaceStore.embeddingsTable) e ON e.face_id = faces.id
+                        """)
                 var faces = 0, problems: [String] = []
                 while let row = try rows.next() {
                     faces += 1
@@ -54,7 +57,8 @@ extension Catalog {
             guard let text = row["parameters"] as String?, let stored = row["descriptor"] as Data? else {
                 throw CatalogError.storage(path: "faces", reason: "face \(id): no descriptor")
             }
-            _ = try FaceRecord.descriptor(face: id, parameters: try FaceRecord.parameters(face: id, text), stored: stored)
+            _ = try FaceRecord.descriptor(
+                face: id, parameters: try FaceRecord.parameters(face: id, text), stored: stored)
             if let embedding = row["embedding"] as Data? { _ = try FaceRecord.embedding(face: id, embedding) }
         } catch {
             problems.append("\(error)")

@@ -44,7 +44,8 @@ struct DatabaseFiles: Sendable {
             // "1: POSIX  ADVISORY  READ 4913 fe:00:16220357 1073741826 1073742335"
             let fields = line.split(separator: " ")
             guard fields.count >= 6, fields[1] == "POSIX", let pid = Int32(fields[4]), pid != getpid(),
-                  let inode = fields[5].split(separator: ":").last.flatMap({ UInt64($0) }) else { return false }
+                let inode = fields[5].split(separator: ":").last.flatMap({ UInt64($0) })
+            else { return false }
             return inodes.contains(inode)
         }
     }
@@ -62,12 +63,14 @@ struct DatabaseFiles: Sendable {
             descriptor = FileSystemPath.withCString(lock) { open($0, O_RDONLY | O_CLOEXEC) }
         }
         guard descriptor >= 0 else {
-            throw CatalogError.storage(path: path, reason: "cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
+            throw CatalogError.storage(
+                path: path, reason: "cannot open the lock file \(lock): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw CatalogError.storage(path: path, reason: "cannot lock \(lock): \(String(cString: strerror(errno)))")
+                throw CatalogError.storage(
+                    path: path, reason: "cannot lock \(lock): \(String(cString: strerror(errno)))")
             }
         }
         return try body()

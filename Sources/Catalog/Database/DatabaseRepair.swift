@@ -51,8 +51,9 @@ extension Catalog {
                 }
                 try? FileManager.default.removeItem(atPath: files.gallery)
                 try FileManager.default.moveItem(atPath: saved.repaired, toPath: path)
-                return DatabaseRepair(tables: saved.tables, rowsDropped: saved.rowsDropped, labels: saved.labels,
-                                      photosToIndexAgain: saved.photosToIndexAgain, repaired: path, damaged: kept)
+                return DatabaseRepair(
+                    tables: saved.tables, rowsDropped: saved.rowsDropped, labels: saved.labels,
+                    photosToIndexAgain: saved.photosToIndexAgain, repaired: path, damaged: kept)
             }
         } catch {
             throw .storage(error, path: path)
@@ -63,33 +64,38 @@ extension Catalog {
     /// nil when the database is sound.
     private static func saveReadableRows(of path: String, to repaired: String) throws -> DatabaseRepair? {
         var readOnly = Configuration()
-        readOnly.readonly = true   // the damaged file stays as it was
+        readOnly.readonly = true  // the damaged file stays as it was
         let damaged = try DatabaseQueue(path: path, configuration: readOnly)
         guard try !isSound(damaged) else { return nil }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: repaired + suffix) }
         _ = try Catalog(path: repaired)
         try? FileManager.default.removeItem(atPath: DatabaseFiles(path: repaired).lock)
         var unchecked = Configuration()
-        unchecked.foreignKeysEnabled = false   // rows come in any order; those left without what they belong to go after
+        unchecked.foreignKeysEnabled = false  // rows come in any order; those left without what they belong to go after
         let target = try DatabaseQueue(path: repaired, configuration: unchecked)
         try copyAnalysesTables(from: damaged, to: target)
         let tables = try copyTables(from: damaged, to: target)
         let dropped = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
         let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
         let photos = try target.write { db in try markIncompletePhotos(db, facesLost: facesLost) }
-        let labels = try target.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
-        } ?? 0
-        guard try isSound(target) else { throw CatalogError.storage(path: repaired, reason: "the repaired copy is not sound") }
-        return DatabaseRepair(tables: tables, rowsDropped: dropped, labels: labels, photosToIndexAgain: photos, repaired: repaired,
-                              damaged: nil)
+        let labels =
+            try target.read { db in
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
+            } ?? 0
+        guard try isSound(target) else {
+            throw CatalogError.storage(path: repaired, reason: "the repaired copy is not sound")
+        }
+        return DatabaseRepair(
+            tables: tables, rowsDropped: dropped, labels: labels, photosToIndexAgain: photos, repaired: repaired,
+            damaged: nil)
     }
 
     /// Whether SQLite's full integrity check passes (it may itself stop on damage).
     private static func isSound(_ database: DatabaseQueue) throws -> Bool {
         do {
             return try database.read { db in try Self.integrityProblems(db, quick: false) }.isEmpty
-        } catch where isDamage(error) {
+        } catch  where isDamage(error) {
             return false
         }
     }
@@ -103,14 +109,27 @@ extension Catalog {
     /// Makes in `target` the tables (with their indexes and triggers) that analyses made in `source` and a
     /// new catalog lacks, as `source` declares them, and records their migrations as applied there.
     private static func copyAnalysesTables(from source: DatabaseQueue, to target: DatabaseQueue) throws {
-        let known = try target.read { db in try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")) }
+        let known = try target.read { db in
+            try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+        }
         let (schema, migrations) = try source.read { db in
-            (try Row.fetchAll(db, sql: "SELECT type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type = 'table' DESC"),
-             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+            (
+                try Row.fetchAll(
+                    db,
+                    sql:
+                        """
+                        SELECT type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type = \
+                        'table' DESC
+                        """
+                ),
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            )
         }
         try target.write { db in
             for row in schema where !known.contains(row["tbl_name"] as String) { try db.execute(sql: row["sql"]) }
-            for migration in migrations { try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations VALUES (?)", arguments: [migration]) }
+            for migration in migrations {
+                try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations VALUES (?)", arguments: [migration])
+            }
         }
     }
 
@@ -118,12 +137,16 @@ extension Catalog {
     private static let repairChunk: Int64 = 512
 
     /// Copies every readable row of the target's tables (but its own bookkeeping) from `source`.
-    private static func copyTables(from source: DatabaseQueue, to target: DatabaseQueue) throws -> [DatabaseRepair.Table] {
+    private static func copyTables(from source: DatabaseQueue, to target: DatabaseQueue) throws -> [DatabaseRepair
+        .Table]
+    {
         let names = try target.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                AND name NOT IN ('grdb_migrations', '\(FaceStore.tagsTable)') ORDER BY name
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                    AND name NOT IN ('grdb_migrations', '\(FaceStore.tagsTable)') ORDER BY name
+                    """)
         }
         return try names.map { name in
             let (select, insert) = try copyStatements(name, from: source, to: target)
@@ -134,8 +157,11 @@ extension Catalog {
                     rows = try source.read { db in
                         try Row.fetchAll(db, sql: select, arguments: [range.lowerBound, range.upperBound])
                     }
-                } catch where isDamage(error) {
-                    guard range.count > 1 else { return unreadable += 1 }
+                } catch  where isDamage(error) {
+                    guard range.count > 1 else {
+                        unreadable += 1
+                        return
+                    }
                     let middle = range.lowerBound + Int64(range.count / 2)
                     try copy(range.lowerBound...middle - 1)
                     return try copy(middle...range.upperBound)
@@ -156,16 +182,20 @@ extension Catalog {
     /// The statements that read a range of a table's rows by row id from `source` and write one into
     /// `target`: the columns both have, and the row id too where it is not one of them.
     private static func copyStatements(_ table: String, from source: DatabaseQueue, to target: DatabaseQueue)
-        throws -> (select: String, insert: String) {
+        throws -> (select: String, insert: String)
+    {
         let targetColumns = try target.read { db in try db.columns(in: table) }
         let sourceColumns = Set(try source.read { db in try db.columns(in: table) }.map(\.name))
         let keys = targetColumns.filter { $0.primaryKeyIndex > 0 }
         let rowidIsAColumn = keys.count == 1 && keys[0].type.uppercased() == "INTEGER"
-        let columns = (rowidIsAColumn ? [] : ["rowid"])
+        let columns =
+            (rowidIsAColumn ? [] : ["rowid"])
             + targetColumns.map(\.name).filter(sourceColumns.contains).map(\.quotedDatabaseIdentifier)
         let list = columns.joined(separator: ", "), quoted = table.quotedDatabaseIdentifier
-        return ("SELECT \(list) FROM \(quoted) WHERE rowid BETWEEN ? AND ?",
-                "INSERT OR IGNORE INTO \(quoted) (\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+        return (
+            "SELECT \(list) FROM \(quoted) WHERE rowid BETWEEN ? AND ?",
+            "INSERT OR IGNORE INTO \(quoted) (\(list)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        )
     }
 
     /// The largest row id a table may hold: its own largest, or where that cannot be read, the largest any
@@ -204,7 +234,8 @@ extension Catalog {
     /// pages, not what they hold), so that their photos are indexed again; returns how many.
     private static func dropDamagedFaceData(_ db: Database) throws -> Int {
         var damaged: [(table: String, face: Int64)] = []
-        let descriptors = try Row.fetchCursor(db, sql: "SELECT face_id, parameters, descriptor FROM \(FaceStore.descriptorsTable)")
+        let descriptors = try Row.fetchCursor(
+            db, sql: "SELECT face_id, parameters, descriptor FROM \(FaceStore.descriptorsTable)")
         while let row = try descriptors.next() {
             let face: Int64 = row["face_id"]
             do {
@@ -223,7 +254,9 @@ extension Catalog {
                 damaged.append((FaceStore.embeddingsTable, face))
             }
         }
-        for (table, face) in damaged { try db.execute(sql: "DELETE FROM \(table) WHERE face_id = ?", arguments: [face]) }
+        for (table, face) in damaged {
+            try db.execute(sql: "DELETE FROM \(table) WHERE face_id = ?", arguments: [face])
+        }
         return damaged.count
     }
 
@@ -235,7 +268,10 @@ extension Catalog {
         let incomplete = """
             SELECT image_id FROM faces WHERE id NOT IN (SELECT face_id FROM \(descriptors))
             OR (id NOT IN (SELECT face_id FROM \(embeddings)) AND EXISTS (SELECT 1 FROM \(embeddings)))
-            """ + (facesLost ? " UNION SELECT id FROM images WHERE status = 'indexed' AND id NOT IN (SELECT image_id FROM faces)" : "")
+            """
+            + (facesLost
+                ? " UNION SELECT id FROM images WHERE status = 'indexed' AND id NOT IN (SELECT image_id FROM faces)"
+                : "")
         let paths = try String.fetchAll(db, sql: "SELECT path FROM images WHERE id IN (\(incomplete)) ORDER BY path")
         try db.execute(sql: "UPDATE images SET modified = -1, hash = '' WHERE id IN (\(incomplete))")
         return paths

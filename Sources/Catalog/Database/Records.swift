@@ -56,9 +56,16 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var assignment: FaceAssignment?
 
     enum CodingKeys: String, CodingKey {
-        case id, imageID = "image_id", x, y, width, height, angle, leftEyeX = "left_eye_x", leftEyeY = "left_eye_y"
-        case rightEyeX = "right_eye_x", rightEyeY = "right_eye_y", neighbours, thumbnail
-        case personID = "person_id", assignment
+        case id
+        case imageID = "image_id"
+        case x, y, width, height, angle
+        case leftEyeX = "left_eye_x"
+        case leftEyeY = "left_eye_y"
+        case rightEyeX = "right_eye_x"
+        case rightEyeY = "right_eye_y"
+        case neighbours, thumbnail
+        case personID = "person_id"
+        case assignment
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -73,14 +80,17 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     /// A stored embedding blob read back.
     static func embedding(face: Int64, _ data: Data) throws(CatalogError) -> [Float] {
         guard data.count == FaceEmbedder.length * 4 else {
-            throw .storage(path: "faces", reason: "face \(face): an embedding of \(data.count) bytes, not \(FaceEmbedder.length * 4)")
+            throw .storage(
+                path: "faces",
+                reason: "face \(face): an embedding of \(data.count) bytes, not \(FaceEmbedder.length * 4)")
         }
         return [Float](littleEndianBytes: data)
     }
 
     /// The stored descriptor, checked against its parameters.
     public func faceDescriptor() throws(CatalogError) -> FaceDescriptor {
-        try Self.descriptor(face: id ?? -1, parameters: try Self.parameters(face: id ?? -1, parameters), stored: descriptor)
+        try Self.descriptor(
+            face: id ?? -1, parameters: try Self.parameters(face: id ?? -1, parameters), stored: descriptor)
     }
 
     /// Stored descriptor parameters read back.
@@ -91,7 +101,9 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     }
 
     /// A stored descriptor read back, checked against its parameters.
-    static func descriptor(face: Int64, parameters: DescriptorParameters, stored: Data) throws(CatalogError) -> FaceDescriptor {
+    static func descriptor(face: Int64, parameters: DescriptorParameters, stored: Data) throws(CatalogError)
+        -> FaceDescriptor
+    {
         do { return try FaceDescriptor(parameters: parameters, encoded: stored) } catch {
             throw .storage(path: "faces", reason: "face \(face): \(error)")
         }

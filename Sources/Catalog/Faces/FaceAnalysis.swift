@@ -35,8 +35,11 @@ public struct FaceAnalysis: PhotoAnalysis {
     /// the detector boxes them (`margin` 0), the crop the reference system's 8×8 weight map was made for.
     /// With `embeddings`, the models come from the model cache (a missing model is an error naming the
     /// setup command).
-    public init(context: RenderContext? = nil, detector: DetectorChoice = .default, parameters: DescriptorParameters = .standard,
-                minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true) throws(CatalogError) {
+    public init(
+        context: RenderContext? = nil, detector: DetectorChoice = .default,
+        parameters: DescriptorParameters = .standard,
+        minimumFaceSize: Int = 80, margin: Float = 0, embeddings: Bool = true
+    ) throws(CatalogError) {
         do {
             finder = try detector.finder(context: context)
             describer = try FaceDescriber(parameters: parameters, context: context)
@@ -52,53 +55,64 @@ public struct FaceAnalysis: PhotoAnalysis {
         try analyze([photo])[0].get()
     }
 
-    /// Each photo's faces: found photo by photo, then the faces of all of them described in one render and
-    /// embedded in one batch (a batch runs the network faster a face than one face at a time). Where that shared step fails, each photo is tried alone, so the failure is the photo's own.
+    /// Each photo's faces: found photo by photo, then the faces of all of them described in one render and embedded
+    /// in one batch (a batch runs the network faster a face than one face at a time). Where that shared step fails,
+    /// each photo is tried alone, so the failure is the photo's own.
     public func analyze(_ photos: [Photo]) -> [Result<[FaceRecord], any Error>] {
         let found = photos.map { photo in Result { try faces(in: photo) } }
         do {
             return try records(of: photos, found: found)
         } catch {
             guard photos.count > 1 else { return [.failure(error)] }
-            return zip(photos, found).map { photo, found in Result { try records(of: [photo], found: [found])[0].get() } }
+            return zip(photos, found).map { photo, found in Result { try records(of: [photo], found: [found])[0].get() }
+            }
         }
     }
 
     /// The records of faces found in photos (their boxes and aligned crops, or the error a photo met):
     /// descriptors, embeddings and thumbnails, every face of every photo in one batch.
     private func records(of photos: [Photo], found: [Result<([FaceObservation], PixelBuffer), any Error>]) throws
-        -> [Result<[FaceRecord], any Error>] {
+        -> [Result<[FaceRecord], any Error>]
+    {
         let detected = found.enumerated().compactMap { index, result in
-            (try? result.get()).flatMap { faces, crops in faces.isEmpty ? nil : (index: index, faces: faces, crops: crops) }
+            (try? result.get()).flatMap { faces, crops in
+                faces.isEmpty ? nil : (index: index, faces: faces, crops: crops)
+            }
         }
         var results = found.map { result in result.map { _ in [FaceRecord]() } }
         guard !detected.isEmpty else { return results }
         let descriptors = try describer.describe(try PixelBuffer.batch(detected.map(\.crops)))
-        let embeddings = try embedder?.embeddings(ofFaces: detected.map { (photos[$0.index].pixels, $0.faces.map(\.landmarkBox)) })
+        let embeddings = try embedder?.embeddings(
+            ofFaces: detected.map { (photos[$0.index].pixels, $0.faces.map(\.landmarkBox)) })
         var first = 0
         for (index, faces, crops) in detected {
-            results[index] = .success(try faces.indices.map { face in
-                try record(of: faces[face], in: photos[index], descriptor: descriptors[first + face],
-                           embedding: embeddings?[first + face], thumbnail: crops.images(face..<face + 1))
-            })
+            results[index] = .success(
+                try faces.indices.map { face in
+                    try record(
+                        of: faces[face], in: photos[index], descriptor: descriptors[first + face],
+                        embedding: embeddings?[first + face], thumbnail: crops.images(face..<face + 1))
+                })
             first += faces.count
         }
         return results
     }
 
     /// One face's record, in the file's pixels.
-    private func record(of face: FaceObservation, in photo: Photo, descriptor: FaceDescriptor, embedding: [Float]?,
-                        thumbnail: PixelBuffer) throws -> FaceRecord {
+    private func record(
+        of face: FaceObservation, in photo: Photo, descriptor: FaceDescriptor, embedding: [Float]?,
+        thumbnail: PixelBuffer
+    ) throws -> FaceRecord {
         let stored = try FaceRecord.encode(descriptor)
         func scaled(_ value: Int) -> Int { Int((Double(value) * photo.scale).rounded()) }
-        return FaceRecord(id: nil, imageID: 0, x: scaled(face.rect.x), y: scaled(face.rect.y), width: scaled(face.rect.width),
-                          height: scaled(face.rect.height), angle: Double(face.angle),
-                          leftEyeX: face.eyes.map { Double($0.left.x) * photo.scale },
-                          leftEyeY: face.eyes.map { Double($0.left.y) * photo.scale },
-                          rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
-                          rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
-                          neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.descriptor,
-                          thumbnail: Data(try ImageEncoder.jpeg(thumbnail, quality: 85)), embedding: embedding?.littleEndianBytes)
+        return FaceRecord(
+            id: nil, imageID: 0, x: scaled(face.rect.x), y: scaled(face.rect.y), width: scaled(face.rect.width),
+            height: scaled(face.rect.height), angle: Double(face.angle),
+            leftEyeX: face.eyes.map { Double($0.left.x) * photo.scale },
+            leftEyeY: face.eyes.map { Double($0.left.y) * photo.scale },
+            rightEyeX: face.eyes.map { Double($0.right.x) * photo.scale },
+            rightEyeY: face.eyes.map { Double($0.right.y) * photo.scale },
+            neighbours: face.neighbours, parameters: stored.parameters, descriptor: stored.descriptor,
+            thumbnail: Data(try ImageEncoder.jpeg(thumbnail, quality: 85)), embedding: embedding?.littleEndianBytes)
     }
 
     /// Whether some face of the image lacks an embedding (databases indexed before embeddings) that this
@@ -108,15 +122,22 @@ public struct FaceAnalysis: PhotoAnalysis {
     }
 
     /// The write that gives the image's faces their missing embeddings, made from its photo.
-    public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws -> @Sendable (Database) throws -> Void {
+    public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws
+        -> @Sendable (Database) throws -> Void
+    {
         guard let embedder else { return { _ in } }
-        let faces = try catalog.read { [store] db in try store.faces(ofImage: image, db) }.filter { $0.embedding == nil }
+        let faces = try catalog.read { [store] db in try store.faces(ofImage: image, db) }.filter {
+            $0.embedding == nil
+        }
         let boxes = faces.map { face in
             func scaled(_ value: Int) -> Int { Int((Double(value) / photo.scale).rounded()) }
-            let rect = PixelRect(x: scaled(face.x), y: scaled(face.y), width: scaled(face.width), height: scaled(face.height))
+            let rect = PixelRect(
+                x: scaled(face.x), y: scaled(face.y), width: scaled(face.width), height: scaled(face.height))
             return FaceObservation(rect: rect, eyes: nil, neighbours: face.neighbours).landmarkBox
         }
-        let embeddings = zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map { ($0, $1) }
+        let embeddings = zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map {
+            ($0, $1)
+        }
         return { [store] db in try store.setEmbeddings(embeddings, db) }
     }
 
@@ -126,7 +147,10 @@ public struct FaceAnalysis: PhotoAnalysis {
         let smallest = max(1, Int((min(Double(minimumFaceSize), shortSide / 8) / photo.scale).rounded()))
         let observations = try finder.faces(in: photo.pixels, gray: gray, minimumFaceSize: smallest)
         guard !observations.isEmpty else { return ([], gray) }
-        return (observations, try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize, margin: margin))
+        return (
+            observations,
+            try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize, margin: margin)
+        )
     }
 
     public func write(_ analysis: [FaceRecord], image: Int64, to db: Database) throws {

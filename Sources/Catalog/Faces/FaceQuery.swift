@@ -17,7 +17,8 @@ public enum QueryState<Result: Sendable>: Sendable {
 public protocol Query: Sendable {
     associatedtype Result: Sendable
     /// Runs the query on `context`, reporting its state; returns nil when cancelled.
-    func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result?
+    func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void)
+        async throws -> Result?
 }
 
 /// A stored face that matched, nearest first.
@@ -53,8 +54,11 @@ public struct FaceQuery: Query {
     public let count: Int
 
     /// `radius` makes nbnn and nbnn-face neighbourhood NBNN (see ``SearchOptions/radius``).
-    public init(probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding, weights: WeightMap = .reference,
-                radius: Int? = nil, count: Int = 10) {
+    public init(
+        probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding,
+        weights: WeightMap = .reference,
+        radius: Int? = nil, count: Int = 10
+    ) {
         self.probe = probe
         self.embedding = embedding
         options = SearchOptions(matcher: matcher, weights: weights, radius: radius)
@@ -62,16 +66,22 @@ public struct FaceQuery: Query {
     }
 
     /// Searches the stored faces on `context`.
-    public func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
+    public func run(
+        on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void
+    ) async throws -> Result? {
         var collector = BothCollectors(TopFaces(count), TopImages(count))
-        guard try catalog.search(probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates) else {
+        guard
+            try catalog.search(
+                probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates)
+        else {
             return nil
         }
         let faces = try catalog.hits(collector.first.matches)
         let paths = try catalog.paths(of: collector.second.matches.map(\.image.rawValue))
         let images = collector.second.matches.compactMap { match in
             paths[match.image.rawValue].map {
-                ImageHit(image: match.image.rawValue, path: $0, distance: match.distance, bestFace: match.bestFace.rawValue)
+                ImageHit(
+                    image: match.image.rawValue, path: $0, distance: match.distance, bestFace: match.bestFace.rawValue)
             }
         }
         let result = Result(faces: faces, images: images)
@@ -84,13 +94,16 @@ extension Catalog {
     /// Searches the stored faces on `context` with the probe's LBP descriptor or embedding, as the matcher needs, into
     /// `collector`, reporting the query started and half done once the gallery is up to date; false,
     /// reported cancelled, when the query's task was cancelled meanwhile.
-    nonisolated func search<Result, Collector: MatchCollector>(_ probe: FaceDescriptor, embedding: [Float]?, options: SearchOptions,
-                                                                context: RenderContext, into collector: inout Collector,
-                                                                updates: (QueryState<Result>) -> Void) throws -> Bool {
+    nonisolated func search<Result, Collector: MatchCollector>(
+        _ probe: FaceDescriptor, embedding: [Float]?, options: SearchOptions,
+        context: RenderContext, into collector: inout Collector,
+        updates: (QueryState<Result>) -> Void
+    ) throws -> Bool {
         updates(.started)
         if options.matcher == .embedding {
             guard let embedding else {
-                throw CatalogError.invalidQuery("the probe face has no embedding: index with the embedding models (\(ModelCache.setupCommand))")
+                throw CatalogError.invalidQuery(
+                    "the probe face has no embedding: index with the embedding models (\(ModelCache.setupCommand))")
             }
             let gallery = try galleries.embeddingGallery(of: self, context: context)
             guard proceeds(updates) else { return false }

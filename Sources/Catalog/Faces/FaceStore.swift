@@ -13,7 +13,8 @@ public struct FaceStore: Sendable {
     static func createTable(_ db: Database) throws {
         try db.create(table: Self.table) { t in
             t.autoIncrementedPrimaryKey("id")
-            t.column("image_id", .integer).notNull().indexed().references(ImageRecord.databaseTableName, onDelete: .cascade)
+            t.column("image_id", .integer).notNull().indexed().references(
+                ImageRecord.databaseTableName, onDelete: .cascade)
             t.column("x", .integer).notNull()
             t.column("y", .integer).notNull()
             t.column("width", .integer).notNull()
@@ -51,10 +52,13 @@ public struct FaceStore: Sendable {
             t.add(column: "assignment", .text)
         }
         try db.execute(sql: "CREATE INDEX faces_on_person_id ON faces(person_id)")
-        try db.execute(sql: "INSERT INTO persons (name) SELECT DISTINCT label FROM faces WHERE label IS NOT NULL ORDER BY label")
-        try db.execute(sql: """
-            UPDATE faces SET person_id = (SELECT id FROM persons WHERE name = label), assignment = 'manual' WHERE label IS NOT NULL
-            """)
+        try db.execute(
+            sql: "INSERT INTO persons (name) SELECT DISTINCT label FROM faces WHERE label IS NOT NULL ORDER BY label")
+        try db.execute(
+            sql: """
+                UPDATE faces SET person_id = (SELECT id FROM persons WHERE name = label), assignment = 'manual' WHERE \
+                label IS NOT NULL
+                """)
         try db.execute(sql: "DROP INDEX faces_on_label")
         try db.alter(table: table) { t in t.drop(column: "label") }
     }
@@ -68,7 +72,8 @@ public struct FaceStore: Sendable {
         }
         // Counting and listing the faces with embeddings (every query's change check) read this index, not the rows.
         try db.execute(sql: "CREATE INDEX face_embeddings_ids ON \(embeddingsTable)(face_id)")
-        try db.execute(sql: "INSERT INTO \(embeddingsTable) SELECT id, embedding FROM faces WHERE embedding IS NOT NULL")
+        try db.execute(
+            sql: "INSERT INTO \(embeddingsTable) SELECT id, embedding FROM faces WHERE embedding IS NOT NULL")
         try db.execute(sql: "DROP INDEX faces_with_embeddings")
         try db.alter(table: table) { t in t.drop(column: "embedding") }
     }
@@ -90,7 +95,8 @@ public struct FaceStore: Sendable {
             let text: String = row["parameters"], values = [Float](littleEndianBytes: row["descriptor"] as Data)
             let descriptor = (try? JSONDecoder().decode(DescriptorParameters.self, from: Data(text.utf8)))
                 .flatMap { parameters in try? FaceDescriptor(parameters: parameters, histograms: values) }
-            try setDescriptor(text, descriptor?.encoded() ?? FaceDescriptor.encoded(values: values), face: row["id"], db)
+            try setDescriptor(
+                text, descriptor?.encoded() ?? FaceDescriptor.encoded(values: values), face: row["id"], db)
         }
         try db.alter(table: table) { t in
             t.drop(column: "parameters")
@@ -109,10 +115,11 @@ public struct FaceStore: Sendable {
         for table in [descriptorsTable, embeddingsTable] {
             try db.execute(sql: "INSERT INTO \(tagsTable) (name, tag) VALUES (?, randomblob(16))", arguments: [table])
             for change in ["insert", "update", "delete"] {
-                try db.execute(sql: """
-                    CREATE TRIGGER \(table)_\(change)_tag AFTER \(change.uppercased()) ON \(table)
-                    BEGIN UPDATE \(tagsTable) SET tag = randomblob(16) WHERE name = '\(table)'; END
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER \(table)_\(change)_tag AFTER \(change.uppercased()) ON \(table)
+                        BEGIN UPDATE \(tagsTable) SET tag = randomblob(16) WHERE name = '\(table)'; END
+                        """)
             }
         }
     }
@@ -121,15 +128,18 @@ public struct FaceStore: Sendable {
 
     /// The tag of `table` (see ``addTags(_:)``); a missing one is an error: without it no change would show.
     func tag(_ table: String, _ db: Database) throws -> Data {
-        guard let tag = try Data.fetchOne(db, sql: "SELECT tag FROM \(Self.tagsTable) WHERE name = ?", arguments: [table]) else {
+        guard
+            let tag = try Data.fetchOne(db, sql: "SELECT tag FROM \(Self.tagsTable) WHERE name = ?", arguments: [table])
+        else {
             throw GRDB.DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(Self.tagsTable) has no row for \(table)")
         }
         return tag
     }
 
     private static func setDescriptor(_ parameters: String, _ stored: Data, face: Int64, _ db: Database) throws {
-        try db.execute(sql: "INSERT INTO \(descriptorsTable) (face_id, parameters, descriptor) VALUES (?, ?, ?)",
-                       arguments: [face, parameters, stored])
+        try db.execute(
+            sql: "INSERT INTO \(descriptorsTable) (face_id, parameters, descriptor) VALUES (?, ?, ?)",
+            arguments: [face, parameters, stored])
     }
 
     /// Stores embeddings of faces, replacing any they had.
@@ -138,37 +148,51 @@ public struct FaceStore: Sendable {
     }
 
     private func setEmbedding(_ bytes: Data, face: Int64, _ db: Database) throws {
-        try db.execute(sql: "INSERT OR REPLACE INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?)", arguments: [face, bytes])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?)",
+            arguments: [face, bytes])
     }
 
     /// Whether some face of the image has no embedding.
     func lacksEmbeddings(image: Int64, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM faces LEFT JOIN \(Self.embeddingsTable) ON face_id = id WHERE image_id = ? AND face_id IS NULL)
-            """, arguments: [image]) ?? false
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM faces LEFT JOIN \(Self.embeddingsTable) ON face_id = id WHERE image_id = \
+                ? AND face_id IS NULL)
+                """, arguments: [image]) ?? false
     }
 
     /// Faces' embeddings with their images, 500 at a time (see ``batches(_:ids:_:row:_:)``); faces without
     /// one are left out.
-    func embeddings(_ ids: [Int64]?, _ db: Database, _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void) throws {
-        try Self.batches("SELECT face_id, image_id, embedding FROM \(Self.embeddingsTable) JOIN faces ON faces.id = face_id",
-                         ids: ids, db, row: { row in
-            (try FaceRecord.embedding(face: row["face_id"], row["embedding"]), FaceID(row["face_id"] as Int64),
-             ImageID(row["image_id"] as Int64))
-        }, body)
+    func embeddings(
+        _ ids: [Int64]?, _ db: Database, _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
+    ) throws {
+        try Self.batches(
+            "SELECT face_id, image_id, embedding FROM \(Self.embeddingsTable) JOIN faces ON faces.id = face_id",
+            ids: ids, db,
+            row: { row in
+                (
+                    try FaceRecord.embedding(face: row["face_id"], row["embedding"]), FaceID(row["face_id"] as Int64),
+                    ImageID(row["image_id"] as Int64)
+                )
+            }, body)
     }
 
     /// Hands `body` the rows of `select` (a table of faces' vectors joined with `faces`) made by `row`, 500
     /// at a time: for the faces `ids` (an `IN` list of 500 a statement), or for every face when `ids` is nil,
     /// in one sweep, which reads `faces` through its image index rather than row by row (faster for a new
     /// process's first query: Benchmarks/RESULTS.md, index-bench).
-    private static func batches<Entry>(_ select: String, ids: [Int64]?, _ db: Database, row make: (Row) throws -> Entry,
-                                       _ body: ([Entry]) throws -> Void) throws {
-        let statements = ids.map { ids in
-            stride(from: 0, to: ids.count, by: 500).map { start in
-                select + " WHERE face_id IN (\(list(ids[start..<min(ids.count, start + 500)])))"
-            }
-        } ?? [select]
+    private static func batches<Entry>(
+        _ select: String, ids: [Int64]?, _ db: Database, row make: (Row) throws -> Entry,
+        _ body: ([Entry]) throws -> Void
+    ) throws {
+        let statements =
+            ids.map { ids in
+                stride(from: 0, to: ids.count, by: 500).map { start in
+                    select + " WHERE face_id IN (\(list(ids[start..<min(ids.count, start + 500)])))"
+                }
+            } ?? [select]
         var batch: [Entry] = []
         batch.reserveCapacity(500)
         for statement in statements {
@@ -207,7 +231,9 @@ public struct FaceStore: Sendable {
     private func completed(_ faces: [FaceRecord], _ db: Database) throws -> [FaceRecord] {
         let ids = Self.list(faces.compactMap(\.id))
         func rows(_ table: String) throws -> [Int64: Row] {
-            try Dictionary(Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE face_id IN (\(ids))").map { ($0["face_id"], $0) }) { first, _ in first }
+            try Dictionary(
+                Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE face_id IN (\(ids))").map { ($0["face_id"], $0) }
+            ) { first, _ in first }
         }
         let descriptors = try rows(Self.descriptorsTable), embeddings = try rows(Self.embeddingsTable)
         return faces.map { face in
@@ -222,15 +248,19 @@ public struct FaceStore: Sendable {
 
     /// Faces stored, faces named (through their person), names with faces.
     func counts(_ db: Database) throws -> (faces: Int, labelled: Int, labels: Int) {
-        let named = try Row.fetchOne(db, sql: """
-            SELECT COUNT(*), COUNT(DISTINCT person_id) FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL
-            """)
+        let named = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*), COUNT(DISTINCT person_id) FROM faces JOIN persons ON persons.id = person_id WHERE \
+                name IS NOT NULL
+                """)
         return (try FaceRecord.fetchCount(db), named?[0] ?? 0, named?[1] ?? 0)
     }
 
     /// The faces whose person has a name.
     func labelledFaces(_ db: Database) throws -> Set<Int64> {
-        try Int64.fetchSet(db, sql: "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
+        try Int64.fetchSet(
+            db, sql: "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
     }
 
     func idsWithEmbeddings(_ db: Database) throws -> Set<Int64> {
@@ -244,36 +274,47 @@ public struct FaceStore: Sendable {
     /// Faces' descriptors in their stored form with their images, 500 at a time (see
     /// ``batches(_:ids:_:row:_:)``), their parameters checked against `parameters`: comparing descriptors
     /// made with other parameters would be silently wrong.
-    func descriptors(_ ids: [Int64]?, parameters: DescriptorParameters, _ db: Database,
-                     _ body: ([(encoded: Data, face: FaceID, image: ImageID)]) throws -> Void) throws {
+    func descriptors(
+        _ ids: [Int64]?, parameters: DescriptorParameters, _ db: Database,
+        _ body: ([(encoded: Data, face: FaceID, image: ImageID)]) throws -> Void
+    ) throws {
         var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
-        try Self.batches("SELECT face_id, image_id, parameters, descriptor FROM \(Self.descriptorsTable) JOIN faces ON faces.id = face_id",
-                         ids: ids, db, row: { row in
-            let id: Int64 = row["face_id"], text: String = row["parameters"]
-            if text != knownText {
-                let stored = try FaceRecord.parameters(face: id, text)
-                guard stored == parameters else {
-                    throw CatalogError.mismatch("face \(id) was described with \(stored), the probe with \(parameters)")
+        try Self.batches(
+            """
+            SELECT face_id, image_id, parameters, descriptor FROM \(Self.descriptorsTable) JOIN faces ON faces.id \
+            = face_id
+            """,
+            ids: ids, db,
+            row: { row in
+                let id: Int64 = row["face_id"], text: String = row["parameters"]
+                if text != knownText {
+                    let stored = try FaceRecord.parameters(face: id, text)
+                    guard stored == parameters else {
+                        throw CatalogError.mismatch(
+                            "face \(id) was described with \(stored), the probe with \(parameters)")
+                    }
+                    knownText = text
                 }
-                knownText = text
-            }
-            return (row["descriptor"] as Data, FaceID(id), ImageID(row["image_id"] as Int64))
-        }, body)
+                return (row["descriptor"] as Data, FaceID(id), ImageID(row["image_id"] as Int64))
+            }, body)
     }
 
     /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
     /// removed since the search are left out.
     func hits(_ matches: [FaceMatch], _ db: Database) throws -> [FaceHit] {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
-            JOIN images ON images.id = image_id LEFT JOIN persons ON persons.id = person_id
-            WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
-            """)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
+                JOIN images ON images.id = image_id LEFT JOIN persons ON persons.id = person_id
+                WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
+                """)
         let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
         return matches.compactMap { match in
             byID[match.face.rawValue].map { row in
-                FaceHit(face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
-                        x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["name"])
+                FaceHit(
+                    face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
+                    x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["name"])
             }
         }
     }

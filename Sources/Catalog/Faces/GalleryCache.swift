@@ -31,48 +31,63 @@ final class GalleryCache: @unchecked Sendable {
 
     /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
     /// Faces described with other parameters are an error: comparing them would be silently wrong.
-    func gallery(of database: Catalog, parameters: DescriptorParameters, context: RenderContext) throws(CatalogError) -> Gallery {
+    func gallery(of database: Catalog, parameters: DescriptorParameters, context: RenderContext) throws(CatalogError)
+        -> Gallery
+    {
         let store = database.store, path = database.files.gallery
-        let file: GalleryFile<Gallery> = (read: { tag in
-            (try? Gallery(contentsOf: path, parameters: parameters, tag: tag, context: context)).map { ($0, Set($0.faceIDs.map(\.rawValue))) }
-        }, write: { gallery, tag in try? gallery.write(to: path, tag: tag) })
-        return try cached(&entries, Key(parameters: parameters, device: ObjectIdentifier(context.device)),
-                          make: Gallery(parameters: parameters, context: context), from: database,
-                          tag: { db in try store.tag(FaceStore.descriptorsTable, db) }, ids: store.idsWithDescriptors, file: file) { gallery, ids, db in
-            try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(encoded: batch) }
-        }
+        let file: GalleryFile<Gallery> = (
+            read: { tag in
+                (try? Gallery(contentsOf: path, parameters: parameters, tag: tag, context: context)).map {
+                    ($0, Set($0.faceIDs.map(\.rawValue)))
+                }
+            }, write: { gallery, tag in try? gallery.write(to: path, tag: tag) }
+        )
+        return try cached(
+            &entries, Key(parameters: parameters, device: ObjectIdentifier(context.device)),
+            make: Gallery(parameters: parameters, context: context), from: database,
+            tag: { db in try store.tag(FaceStore.descriptorsTable, db) }, ids: store.idsWithDescriptors, file: file,
+            append: { gallery, ids, db in
+                try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(encoded: batch) }
+            })
     }
 
     /// The gallery of every stored face's embedding on `context`'s device, up to date.
     func embeddingGallery(of database: Catalog, context: RenderContext) throws(CatalogError) -> EmbeddingGallery {
         let store = database.store
-        return try cached(&embeddings, ObjectIdentifier(context.device), make: EmbeddingGallery(context: context),
-                          from: database, tag: { db in try store.tag(FaceStore.embeddingsTable, db) }, ids: store.idsWithEmbeddings,
-                          file: nil) { gallery, ids, db in
-            try store.embeddings(ids, db) { batch in try gallery.append(batch) }
-        }
+        return try cached(
+            &embeddings, ObjectIdentifier(context.device), make: EmbeddingGallery(context: context),
+            from: database, tag: { db in try store.tag(FaceStore.embeddingsTable, db) }, ids: store.idsWithEmbeddings,
+            file: nil,
+            append: { gallery, ids, db in try store.embeddings(ids, db) { batch in try gallery.append(batch) } })
     }
 
     /// Reading a gallery from its file, where that holds the faces of a tag (with their ids), and writing it.
-    private typealias GalleryFile<Faces> = (read: @Sendable (Data) -> (Faces, Set<Int64>)?, write: @Sendable (Faces, Data) -> Void)
+    private typealias GalleryFile<Faces> = (
+        read: @Sendable (Data) -> (Faces, Set<Int64>)?, write: @Sendable (Faces, Data) -> Void
+    )
 
     /// The cached gallery for `key`, brought up to date when its table's `tag` moved, in one read. The first
     /// time it is read from its `file` where that holds the faces of the tag, else made with `make`; then
     /// faces no longer among `ids` are removed and the new ones appended by `append` (given their ids, or nil
     /// for every stored face while the gallery is empty). A gallery filled with every face that way is written
     /// to its file for the next process. A gallery left half updated by an error is rebuilt next time.
-    private func cached<Key: Hashable, Faces: FaceGallery>(_ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
-                                                           from database: Catalog, tag: @escaping @Sendable (Database) throws -> Data,
-                                                           ids: @escaping @Sendable (Database) throws -> Set<Int64>, file: GalleryFile<Faces>?,
-                                                           append: @escaping @Sendable (Faces, [Int64]?, Database) throws -> Void)
-    throws(CatalogError) -> Faces {
+    private func cached<Key: Hashable, Faces: FaceGallery>(
+        _ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
+        from database: Catalog, tag: @escaping @Sendable (Database) throws -> Data,
+        ids: @escaping @Sendable (Database) throws -> Set<Int64>, file: GalleryFile<Faces>?,
+        append: @escaping @Sendable (Faces, [Int64]?, Database) throws -> Void
+    )
+        throws(CatalogError) -> Faces
+    {
         lock.lock()
         defer { lock.unlock() }
         let start = entries.removeValue(forKey: key) ?? Entry(gallery: make())
         let entry = try database.read { db in
             let current = try tag(db)
             if start.tag == current { return start }
-            if start.tag == nil, let (gallery, faces) = file?.read(current) { return Entry(gallery: gallery, faces: faces, tag: current) }
+            if start.tag == nil, let (gallery, faces) = file?.read(current) {
+                return Entry(gallery: gallery, faces: faces, tag: current)
+            }
             let (gallery, known) = (start.gallery, start.faces), stored = try ids(db)
             do {
                 for gone in known.subtracting(stored) { try gallery.remove(face: FaceID(gone)) }

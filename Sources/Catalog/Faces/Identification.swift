@@ -28,10 +28,19 @@ public struct Identification: Query {
 
     /// `matcher` compares faces one by one: embeddings, NBNN per face or weighted chi-square; `threshold`
     /// defaults to the matcher's.
-    public init(probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding, weights: WeightMap = .reference,
-                threshold: Float? = nil) throws(CatalogError) {
+    public init(
+        probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding,
+        weights: WeightMap = .reference,
+        threshold: Float? = nil
+    ) throws(CatalogError) {
         guard !matcher.ranksImages else {
-            throw .invalidQuery("identify compares faces one by one: use \(Matcher.embedding.rawValue), \(Matcher.nbnnPerFace.rawValue) or \(Matcher.weightedChiSquare.rawValue), not \(matcher.rawValue)")
+            throw .invalidQuery(
+                """
+                identify compares faces one by one: use \(Matcher.embedding.rawValue), \
+                \(Matcher.nbnnPerFace.rawValue) \
+                or \(Matcher.weightedChiSquare.rawValue), not \(matcher.rawValue)
+                """
+            )
         }
         self.probe = probe
         self.embedding = embedding
@@ -40,13 +49,18 @@ public struct Identification: Query {
     }
 
     /// Searches the labelled faces on `context`.
-    public func run(on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void) async throws -> Result? {
+    public func run(
+        on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void
+    ) async throws -> Result? {
         let labelled = try catalog.read { [store = catalog.store] db in try store.labelledFaces(db) }
         var collector = NearestAmong(faces: labelled)
         if labelled.isEmpty {
             updates(.started)
         } else {
-            guard try catalog.search(probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates) else {
+            guard
+                try catalog.search(
+                    probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates)
+            else {
                 return nil
             }
         }

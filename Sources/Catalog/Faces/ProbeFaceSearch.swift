@@ -18,7 +18,10 @@ public enum FaceChoice: Sendable, Equatable {
             return faces.indices.max { faces[$0].width < faces[$1].width } ?? 0
         case .number(let number):
             guard (1...faces.count).contains(number) else {
-                throw .probe(path: path, reason: "face \(number) asked for, but the photo has \(faces.count) face\(faces.count == 1 ? "" : "s")")
+                throw .probe(
+                    path: path,
+                    reason:
+                        "face \(number) asked for, but the photo has \(faces.count) face\(faces.count == 1 ? "" : "s")")
             }
             return number - 1
         }
@@ -57,9 +60,13 @@ public struct PhotoIdentification: Sendable {
 extension Catalog {
     /// The chosen face of a photo, found, aligned and described by `analysis`, exactly as indexing with it
     /// would store it; the photo is decoded on `context`.
-    public nonisolated func probe(photo path: String, face choice: FaceChoice = .largest, with analysis: FaceAnalysis,
-                                  context: RenderContext) throws(CatalogError) -> ProbeFace {
-        guard !files.contains(path) else { throw .probe(path: path, reason: "a file of the database itself, not a photo") }
+    public nonisolated func probe(
+        photo path: String, face choice: FaceChoice = .largest, with analysis: FaceAnalysis,
+        context: RenderContext
+    ) throws(CatalogError) -> ProbeFace {
+        guard !files.contains(path) else {
+            throw .probe(path: path, reason: "a file of the database itself, not a photo")
+        }
         let faces: [FaceRecord]
         do {
             let photo = try Photo(path: path, bytes: try ImageDecoder.contents(of: path), context: context)
@@ -77,28 +84,38 @@ extension Catalog {
     /// the photo to the matches (decode, detect, choose the face, describe, search, collect), on `context`
     /// (by default the analysis's, else the device that searches fastest here). Throws `CancellationError`
     /// when the task is cancelled.
-    public nonisolated func search(photo path: String, face: FaceChoice = .largest, faces: FaceAnalysis, matcher: Matcher = .embedding,
-                                   weights: WeightMap = .reference, radius: Int? = nil, top: Int = 10,
-                                   context: RenderContext? = nil) async throws -> PhotoMatches {
+    public nonisolated func search(
+        photo path: String, face: FaceChoice = .largest, faces: FaceAnalysis, matcher: Matcher = .embedding,
+        weights: WeightMap = .reference, radius: Int? = nil, top: Int = 10,
+        context: RenderContext? = nil
+    ) async throws -> PhotoMatches {
         let context = try RenderContext.orDefault(context ?? faces.context, for: .search)
         let probe = try probe(photo: path, face: face, with: faces, context: context)
-        let query = FaceQuery(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(), matcher: matcher,
-                              weights: weights, radius: radius, count: top)
-        guard let result = try await query.run(on: self, context: context, updates: { _ in }) else { throw CancellationError() }
+        let query = FaceQuery(
+            probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(), matcher: matcher,
+            weights: weights, radius: radius, count: top)
+        guard let result = try await query.run(on: self, context: context, updates: { _ in }) else {
+            throw CancellationError()
+        }
         return PhotoMatches(probe: probe, faces: result.faces, images: result.images)
     }
 
     /// The name of a face of a photo, found with `faces`, after its nearest labelled face (see
     /// ``Identification``), on `context` as for ``search(photo:face:faces:matcher:weights:radius:top:context:)``.
     /// Throws `CancellationError` when the task is cancelled.
-    public nonisolated func identify(photo path: String, face: FaceChoice = .largest, faces: FaceAnalysis, matcher: Matcher = .embedding,
-                                     weights: WeightMap = .reference, threshold: Float? = nil,
-                                     context: RenderContext? = nil) async throws -> PhotoIdentification {
+    public nonisolated func identify(
+        photo path: String, face: FaceChoice = .largest, faces: FaceAnalysis, matcher: Matcher = .embedding,
+        weights: WeightMap = .reference, threshold: Float? = nil,
+        context: RenderContext? = nil
+    ) async throws -> PhotoIdentification {
         let context = try RenderContext.orDefault(context ?? faces.context, for: .search)
         let probe = try probe(photo: path, face: face, with: faces, context: context)
-        let query = try Identification(probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(),
-                                       matcher: matcher, weights: weights, threshold: threshold)
-        guard let result = try await query.run(on: self, context: context, updates: { _ in }) else { throw CancellationError() }
+        let query = try Identification(
+            probe: try probe.face.faceDescriptor(), embedding: try probe.face.faceEmbedding(),
+            matcher: matcher, weights: weights, threshold: threshold)
+        guard let result = try await query.run(on: self, context: context, updates: { _ in }) else {
+            throw CancellationError()
+        }
         return PhotoIdentification(probe: probe, name: result.name, nearest: result.nearest)
     }
 }

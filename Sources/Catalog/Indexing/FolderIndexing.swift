@@ -47,11 +47,14 @@ extension Catalog {
     /// stored, in the order they finish. Every file of the batches in flight is held decoded until its batch
     /// is stored, so `concurrency` and `batch` are held within ``maximumIndexingConcurrency``,
     /// ``maximumIndexingBatch`` and ``maximumFilesInFlight``. Honours task cancellation between batches.
-    public nonisolated func index(folder: String, analyses: [any PhotoAnalysis], context: RenderContext? = nil, keepMissing: Bool = false,
-                                  concurrency: Int = Catalog.indexingConcurrency, batch: Int = Catalog.indexingBatch,
-                                  progress: @Sendable (IndexingProgress) -> Void = { _ in }) async throws -> IndexingProgress {
+    public nonisolated func index(
+        folder: String, analyses: [any PhotoAnalysis], context: RenderContext? = nil, keepMissing: Bool = false,
+        concurrency: Int = Catalog.indexingConcurrency, batch: Int = Catalog.indexingBatch,
+        progress: @Sendable (IndexingProgress) -> Void = { _ in }
+    ) async throws -> IndexingProgress {
         try await prepare(analyses)
-        let run = IndexingRun(catalog: self, analyses: analyses, context: try RenderContext.orDefault(context, for: .search))
+        let run = IndexingRun(
+            catalog: self, analyses: analyses, context: try RenderContext.orDefault(context, for: .search))
         let listing = try FolderListing(folder, excluding: self.files.identities())
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
@@ -59,9 +62,11 @@ extension Catalog {
         let total = files.count + listing.unreadableFolders.count + listing.unusableEntries.count
         var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
         func now(_ file: IndexingRun.FileWrite?) -> IndexingProgress {
-            IndexingProgress(done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
-                             removed: removed, removedLabels: removedLabels,
-                             elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path, error: file?.outcome.error)
+            IndexingProgress(
+                done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
+                removed: removed, removedLabels: removedLabels,
+                elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path,
+                error: file?.outcome.error)
         }
         func report(_ file: IndexingRun.FileWrite) {
             switch file.outcome {
@@ -73,10 +78,13 @@ extension Catalog {
             done += 1
             progress(now(file))
         }
-        let unlisted = listing.unreadableFolders.map { ($0.path, "cannot list the folder: \($0.reason)") } + listing.unusableEntries
+        let unlisted =
+            listing.unreadableFolders.map { ($0.path, "cannot list the folder: \($0.reason)") }
+            + listing.unusableEntries
         let failures = unlisted.map { path, error in
-            let record = ImageRecord(id: nil, path: path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
-                                     error: error)
+            let record = ImageRecord(
+                id: nil, path: path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
+                error: error)
             return IndexingRun.FileWrite(path: path, outcome: .failed(error), write: replacement(record, writes: []))
         }
         try await commit(failures)
@@ -126,27 +134,39 @@ extension Catalog {
     /// could not be listed, and not a file on disk (or a file of the database itself, which earlier versions
     /// recorded as a failed photo). Their faces' labels are saved first to a file beside
     /// the database. Returns how many were removed and the labels file, if one was written.
-    nonisolated func removeMissing(under folder: String, listing: FolderListing) async throws(CatalogError) -> (Int, String?) {
+    nonisolated func removeMissing(under folder: String, listing: FolderListing) async throws(CatalogError) -> (
+        Int, String?
+    ) {
         let prefix = Self.folderPrefix(Self.storedPath(folder))
         let listed = Set(listing.files.map(\.path)), unlisted = listing.unreadableFolders.map { $0.path + "/" }
         let stored = try read { db in
-            try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE substr(path, 1, ?) = ?", arguments: [prefix.unicodeScalars.count, prefix])
-                .map { (id: $0["id"] as Int64, path: $0["path"] as String) }
+            try Row.fetchAll(
+                db, sql: "SELECT id, path FROM images WHERE substr(path, 1, ?) = ?",
+                arguments: [prefix.unicodeScalars.count, prefix]
+            )
+            .map { (id: $0["id"] as Int64, path: $0["path"] as String) }
         }
         let missing = stored.filter { image in
             var status = stat()
             return !listed.contains(image.path) && !unlisted.contains { (image.path + "/").hasPrefix($0) }
-                && (!(FileSystemPath.withCString(image.path) { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFREG)
+                && (!(FileSystemPath.withCString(image.path) { stat($0, &status) } == 0
+                    && status.st_mode & S_IFMT == S_IFREG)
                     || files.contains(image.path))
         }
         guard !missing.isEmpty else { return (0, nil) }
         let ids = missing.map(\.id)
-        let labels = try read { db in try Self.faceLabels(db, sql: Self.labelledFaces + " AND image_id IN (\(FaceStore.list(ids)))") }
+        let labels = try read { db in
+            try Self.faceLabels(db, sql: Self.labelledFaces + " AND image_id IN (\(FaceStore.list(ids)))")
+        }
         var labelsFile: String?
         if !labels.isEmpty {
             let file = "\(path).removed-labels-\(Int(Date().timeIntervalSince1970)).json"
             do { try FaceLabel.encoder.encode(labels).write(to: URL(fileURLWithPath: file)) } catch {
-                throw .storage(path: file, reason: "cannot save the labels of removed files, so nothing was removed: \(error.localizedDescription)")
+                throw .storage(
+                    path: file,
+                    reason:
+                        "cannot save the labels of removed files, so nothing was removed: \(error.localizedDescription)"
+                )
             }
             labelsFile = file
         }

@@ -29,7 +29,8 @@ struct FolderListing: Sendable {
         guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw .unreadableFolder(path: folder, reason: "no such folder")
         }
-        var files: [File] = [], unreadable: [(path: String, reason: String)] = [], unusable: [(path: String, reason: String)] = []
+        var files: [File] = [], unreadable: [(path: String, reason: String)] = [],
+            unusable: [(path: String, reason: String)] = []
         var pending = [root]
         while let current = pending.popLast() {
             guard let entries = Self.entries(of: current) else {
@@ -39,7 +40,8 @@ struct FolderListing: Sendable {
                 continue
             }
             for name in entries where name.first != UInt8(ascii: ".") {  // hidden, "." and ".." alike
-                let path = current == "/" ? "/" + FileSystemPath.string(name) : current + "/" + FileSystemPath.string(name)
+                let path =
+                    current == "/" ? "/" + FileSystemPath.string(name) : current + "/" + FileSystemPath.string(name)
                 var entry = stat()
                 guard FileSystemPath.withCString(path, { lstat($0, &entry) }) == 0 else { continue }
                 switch entry.st_mode & S_IFMT {
@@ -50,7 +52,8 @@ struct FolderListing: Sendable {
                         unusable.append((path, "a link to nothing (\(String(cString: strerror(errno))))"))
                         continue
                     }
-                    guard entry.st_mode & S_IFMT != S_IFDIR else { continue }  // not followed: links to folders could make cycles
+                    // Not followed: links to folders could make cycles.
+                    guard entry.st_mode & S_IFMT != S_IFDIR else { continue }
                     fallthrough
                 default:
                     if let failure = RegularFile.failure(entry) {

@@ -63,8 +63,9 @@ struct IndexingRun: Sendable {
         let stored = try catalog.image(atPath: file.path)
         let unchanged = stored.map { $0.size == file.size && $0.modified == file.modified } ?? false
         if unchanged, try incompleteAnalyses(stored).isEmpty { return .unchanged }
-        var record = ImageRecord(id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",
-                                 width: 0, height: 0, status: .failed, error: nil)
+        var record = ImageRecord(
+            id: nil, path: file.path, size: file.size, modified: file.modified, hash: "",
+            width: 0, height: 0, status: .failed, error: nil)
         let bytes: [UInt8]
         do { bytes = try ImageDecoder.contents(of: file.path) } catch {
             record.error = error.description
@@ -106,22 +107,30 @@ struct IndexingRun: Sendable {
             case .unchanged:
                 writes.append(FileWrite(path: path, outcome: .unchanged, write: nil))
             case .touched(let id, let modified):
-                writes.append(FileWrite(path: path, outcome: .unchanged) { db in try Catalog.setModified(modified, image: id, db) })
+                writes.append(
+                    FileWrite(path: path, outcome: .unchanged) { db in try Catalog.setModified(modified, image: id, db)
+                    })
             case .incomplete(let id, let modified, let photo, let incomplete):
                 writes.append(try completion(image: id, modified: modified, photo: photo, by: incomplete))
             case .failed(let record):
-                writes.append(FileWrite(path: path, outcome: .failed(record.error ?? "failed"), write: catalog.replacement(record, writes: [])))
+                writes.append(
+                    FileWrite(
+                        path: path, outcome: .failed(record.error ?? "failed"),
+                        write: catalog.replacement(record, writes: [])))
             case .decoded(var record, _):
                 defer { decoded += 1 }
                 do {
                     let analyses = try prepared.map { try $0[decoded].get() }
                     record.status = .indexed
-                    writes.append(FileWrite(path: path, outcome: .indexed, write: catalog.replacement(record, writes: analyses)))
+                    writes.append(
+                        FileWrite(path: path, outcome: .indexed, write: catalog.replacement(record, writes: analyses)))
                 } catch let error as CatalogError {
                     throw error
                 } catch {
                     record.error = "\(error)"
-                    writes.append(FileWrite(path: path, outcome: .failed("\(error)"), write: catalog.replacement(record, writes: [])))
+                    writes.append(
+                        FileWrite(
+                            path: path, outcome: .failed("\(error)"), write: catalog.replacement(record, writes: [])))
                 }
             }
         }
@@ -129,7 +138,9 @@ struct IndexingRun: Sendable {
     }
 
     /// The write that completes what `analyses` stored for an unchanged image, made from its photo.
-    func completion(image id: Int64, modified: Double, photo: Photo, by analyses: [any PhotoAnalysis]) throws(CatalogError) -> FileWrite {
+    func completion(image id: Int64, modified: Double, photo: Photo, by analyses: [any PhotoAnalysis])
+        throws(CatalogError) -> FileWrite
+    {
         do {
             let completions = try analyses.map { try $0.completion(of: id, photo: photo, in: catalog) }
             return FileWrite(path: photo.path, outcome: .upgraded) { db in
@@ -139,7 +150,9 @@ struct IndexingRun: Sendable {
         } catch let error as CatalogError {
             throw error
         } catch {
-            return FileWrite(path: photo.path, outcome: .failed("\(photo.path): cannot complete what is stored: \(error)"), write: nil)
+            return FileWrite(
+                path: photo.path, outcome: .failed("\(photo.path): cannot complete what is stored: \(error)"),
+                write: nil)
         }
     }
 

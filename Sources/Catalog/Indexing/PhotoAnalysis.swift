@@ -45,7 +45,9 @@ extension PhotoAnalysis {
 
     public func isIncomplete(image: Int64, _ db: Database) throws -> Bool { false }
 
-    public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws -> @Sendable (Database) throws -> Void {
+    public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws
+        -> @Sendable (Database) throws -> Void
+    {
         { _ in }
     }
 

@@ -32,9 +32,12 @@ extension Catalog {
     /// Of the faces stored for the photo at `path`, the one whose box overlaps `box` most, if by at least
     /// half (intersection over union): how a face is found again after its photo was indexed anew.
     static func face(at path: String, overlapping box: FaceBox, _ db: Database) throws -> Int64? {
-        let faces = try Row.fetchAll(db, sql: """
-            SELECT faces.id, x, y, faces.width, faces.height FROM faces JOIN images ON images.id = image_id WHERE path = ?
-            """, arguments: [path])
+        let faces = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT faces.id, x, y, faces.width, faces.height FROM faces JOIN images ON images.id = image_id WHERE \
+                path = ?
+                """, arguments: [path])
         func overlap(_ row: Row) -> Double {
             let (x, y, width, height): FaceBox = (row["x"], row["y"], row["width"], row["height"])
             let across = max(0, min(box.x + box.width, x + width) - max(box.x, x))
@@ -59,7 +62,11 @@ extension Catalog {
     /// Rows of `labelledFaces` as labels.
     static func faceLabels(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [FaceLabel] {
         try Row.fetchAll(db, sql: sql, arguments: arguments)
-            .map { FaceLabel(path: $0["path"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"], label: $0["label"]) }
+            .map {
+                FaceLabel(
+                    path: $0["path"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"],
+                    label: $0["label"])
+            }
     }
 
     /// Every labelled face with its photo and box, by face id. On a damaged file the faces are read in
@@ -73,8 +80,9 @@ extension Catalog {
             for start in stride(from: Int64(0), through: last, by: Int(Self.labelChunk)) {
                 do {
                     found += try read { db in
-                        try Self.faceLabels(db, sql: Self.labelledFaces + " AND faces.id BETWEEN ? AND ? ORDER BY faces.id",
-                                            arguments: [start, start + Self.labelChunk - 1])
+                        try Self.faceLabels(
+                            db, sql: Self.labelledFaces + " AND faces.id BETWEEN ? AND ? ORDER BY faces.id",
+                            arguments: [start, start + Self.labelChunk - 1])
                     }
                 } catch .damaged {
                     unreadable += 1

@@ -25,7 +25,10 @@ public struct ClusteringSummary: Sendable, Codable, Equatable, CustomStringConve
     public let people: Int
 
     public var description: String {
-        "\(faces) faces grouped: \(changed) changed person, \(newPeople) new \(newPeople == 1 ? "person" : "people"), \(people) people in all"
+        """
+        \(faces) faces grouped: \(changed) changed person, \(newPeople) new \
+        \(newPeople == 1 ? "person" : "people"), \(people) people in all
+        """
     }
 }
 
@@ -37,18 +40,24 @@ extension Catalog {
     /// new cluster holding most of its faces. Faces assigned by hand never change. The
     /// faces are read, clustered, and the result written in one transaction: an interrupted run leaves the
     /// previous assignment whole. Clusters on `context` (by default the device that searches fastest here).
-    public func clusterPeople(recluster: Bool = false, clustering: FaceClustering = FaceClustering(),
-                              context: RenderContext? = nil) throws(CatalogError) -> ClusteringSummary {
+    public func clusterPeople(
+        recluster: Bool = false, clustering: FaceClustering = FaceClustering(),
+        context: RenderContext? = nil
+    ) throws(CatalogError) -> ClusteringSummary {
         let faces = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
-                JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = person_id ORDER BY faces.id
-                """)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
+                    JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = \
+                    person_id ORDER BY faces.id
+                    """)
         }
         var ids: [Int64] = [], embeddings: [Float] = [], people: [Int64?] = [], manual: [Bool] = [], unseen: [Bool] = []
         var start = FaceClustering.Start(), changed: [Int] = []
         for row in faces {
-            let assignment = (row["assignment"] as String?).flatMap(FaceAssignment.init), person: Int64? = row["person_id"]
+            let assignment = (row["assignment"] as String?).flatMap(FaceAssignment.init),
+                person: Int64? = row["person_id"]
             if assignment == .manual && person == nil { continue }
             let index = ids.count
             ids.append(row["id"])
@@ -64,12 +73,14 @@ extension Catalog {
         }
         start.changed = changed
         guard !changed.isEmpty else {
-            return ClusteringSummary(faces: ids.count, changed: 0, newPeople: 0, people: try read { db in try Self.peopleCount(db) })
+            return ClusteringSummary(
+                faces: ids.count, changed: 0, newPeople: 0, people: try read { db in try Self.peopleCount(db) })
         }
         let labels: [Int?]
         do {
-            labels = try clustering.clusters(of: embeddings, length: FaceEmbedder.length, start: start,
-                                             context: try RenderContext.orDefault(context, for: .search))
+            labels = try clustering.clusters(
+                of: embeddings, length: FaceEmbedder.length, start: start,
+                context: try RenderContext.orDefault(context, for: .search))
         } catch {
             throw .processing("clustering faces: \(error)")
         }
@@ -80,12 +91,15 @@ extension Catalog {
         var personOfCluster: [Int: Int64] = [:], taken = Set<Int64>()
         for cluster in members.keys.sorted() {
             let faces = members[cluster] ?? []
-            if let anchored = faces.lazy.compactMap({ start.groups[$0] }).first(where: { start.anchored.contains($0) }) {
+            if let anchored = faces.lazy.compactMap({ start.groups[$0] }).first(where: { start.anchored.contains($0) })
+            {
                 personOfCluster[cluster] = Int64(anchored)
                 taken.insert(Int64(anchored))
             } else if recluster {
                 var votes: [Int64: Int] = [:]
-                for face in faces { if let person = people[face], !taken.contains(person) { votes[person, default: 0] += 1 } }
+                for face in faces {
+                    if let person = people[face], !taken.contains(person) { votes[person, default: 0] += 1 }
+                }
                 if let (person, _) = votes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }) {
                     personOfCluster[cluster] = person
                     taken.insert(person)
@@ -103,12 +117,14 @@ extension Catalog {
             for (index, label) in labels.enumerated() where !manual[index] {
                 let person = label.flatMap { personOfCluster[$0] }
                 guard person != people[index] || unseen[index] else { continue }
-                try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = ? WHERE id = ? AND assignment IS NOT 'manual'",
-                               arguments: [person, (person == nil ? FaceAssignment.none : .automatic).rawValue, ids[index]])
+                try db.execute(
+                    sql: "UPDATE faces SET person_id = ?, assignment = ? WHERE id = ? AND assignment IS NOT 'manual'",
+                    arguments: [person, (person == nil ? FaceAssignment.none : .automatic).rawValue, ids[index]])
                 if person != people[index] { changedFaces += 1 }
             }
             try Self.dropEmptyPeople(db)
-            return ClusteringSummary(faces: ids.count, changed: changedFaces, newPeople: newClusters.count, people: try Self.peopleCount(db))
+            return ClusteringSummary(
+                faces: ids.count, changed: changedFaces, newPeople: newClusters.count, people: try Self.peopleCount(db))
         }
     }
 
@@ -128,31 +144,48 @@ extension Catalog {
     }
 
     /// People with their face counts and representatives, those matching `condition` (on `persons`).
-    private static func people(_ db: Database, where condition: String = "1", _ argument: (any DatabaseValueConvertible)? = nil) throws -> [Person] {
-        try Row.fetchAll(db, sql: """
-            SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
-                   (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) AS representative
-            FROM persons LEFT JOIN faces ON faces.person_id = persons.id WHERE \(condition)
-            GROUP BY persons.id ORDER BY face_count DESC, persons.id
-            """, arguments: StatementArguments(argument.map { [$0] } ?? []))
-            .map { Person(id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"], representative: $0["representative"]) }
+    private static func people(
+        _ db: Database, where condition: String = "1", _ argument: (any DatabaseValueConvertible)? = nil
+    ) throws -> [Person] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
+                       (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) \
+                       AS representative
+                FROM persons LEFT JOIN faces ON faces.person_id = persons.id WHERE \(condition)
+                GROUP BY persons.id ORDER BY face_count DESC, persons.id
+                """, arguments: StatementArguments(argument.map { [$0] } ?? [])
+        )
+        .map {
+            Person(
+                id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"],
+                representative: $0["representative"])
+        }
     }
 
     /// The paths of the photos a person is in, in path order.
     public nonisolated func photos(of person: Int64) throws(CatalogError) -> [String] {
         try read { db in
-            try String.fetchAll(db, sql: """
-                SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
-                """, arguments: [person])
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY \
+                    path
+                    """, arguments: [person])
         }
     }
 
     /// A person's faces with their photos' paths, in path order.
     public nonisolated func faces(of person: Int64) throws(CatalogError) -> [(path: String, face: FaceRecord)] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT faces.*, path AS photo_path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path, x
-                """, arguments: [person]).map { ($0["photo_path"], try FaceRecord(row: $0)) }
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT faces.*, path AS photo_path FROM faces JOIN images ON images.id = image_id WHERE person_id \
+                    = ? ORDER BY path, x
+                    """, arguments: [person]
+            ).map { ($0["photo_path"], try FaceRecord(row: $0)) }
         }
     }
 
@@ -163,8 +196,12 @@ extension Catalog {
         let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requirePerson(person, db)
-            if let name, let other = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ? AND id != ?", arguments: [name, person]) {
-                throw CatalogError.invalidQuery("person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
+            if let name,
+                let other = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM persons WHERE name = ? AND id != ?", arguments: [name, person])
+            {
+                throw CatalogError.invalidQuery(
+                    "person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
             }
             try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, person])
         }
@@ -186,9 +223,12 @@ extension Catalog {
         try write { db in
             try Self.requirePerson(person, db)
             try Self.requirePerson(target, db)
-            let name = try String.fetchOne(db, sql: "SELECT COALESCE(t.name, p.name) FROM persons t, persons p WHERE t.id = ? AND p.id = ?",
-                                           arguments: [target, person])
-            try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE person_id IN (?, ?)", arguments: [target, person, target])
+            let name = try String.fetchOne(
+                db, sql: "SELECT COALESCE(t.name, p.name) FROM persons t, persons p WHERE t.id = ? AND p.id = ?",
+                arguments: [target, person])
+            try db.execute(
+                sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE person_id IN (?, ?)",
+                arguments: [target, person, target])
             try db.execute(sql: "DELETE FROM persons WHERE id = ?", arguments: [person])
             try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, target])
         }
@@ -229,7 +269,8 @@ extension Catalog {
     /// The person called `name`, made if there is none.
     static func person(named name: String, _ db: Database) throws -> Int64 {
         try db.execute(sql: "INSERT INTO persons (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [name])
-        guard let person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name]) else {
+        guard let person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name])
+        else {
             throw CatalogError.notFound("person \(name)")
         }
         return person
@@ -242,21 +283,28 @@ extension Catalog {
     }
 
     private static func setHandAssignment(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
-        try db.execute(sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))", arguments: [person])
+        try db.execute(
+            sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))",
+            arguments: [person])
     }
 
     /// The boxes and people of the faces assigned by hand in the photo at `path`: read before the photo is
     /// indexed anew, so that ``restoreHandAssignments(_:at:_:)`` can give them to its new faces.
     static func handAssignments(at path: String, _ db: Database) throws -> [(box: FaceBox, person: Int64?)] {
-        try Row.fetchAll(db, sql: """
-            SELECT x, y, faces.width, faces.height, person_id FROM faces JOIN images ON images.id = image_id
-            WHERE path = ? AND assignment = 'manual'
-            """, arguments: [path]).map { row in ((row["x"], row["y"], row["width"], row["height"]), row["person_id"]) }
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT x, y, faces.width, faces.height, person_id FROM faces JOIN images ON images.id = image_id
+                WHERE path = ? AND assignment = 'manual'
+                """, arguments: [path]
+        ).map { row in ((row["x"], row["y"], row["width"], row["height"]), row["person_id"]) }
     }
 
     /// Assigns the photo's new faces by hand as its old faces with the same boxes (overlapping by at least
     /// half) were; then people left with no faces and no name go.
-    static func restoreHandAssignments(_ assignments: [(box: FaceBox, person: Int64?)], at path: String, _ db: Database) throws {
+    static func restoreHandAssignments(_ assignments: [(box: FaceBox, person: Int64?)], at path: String, _ db: Database)
+        throws
+    {
         guard !assignments.isEmpty else { return }
         var facesByPerson: [Int64?: [Int64]] = [:]
         for (box, person) in assignments {
@@ -267,7 +315,10 @@ extension Catalog {
     }
 
     private static func requirePerson(_ person: Int64, _ db: Database) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM persons WHERE id = ?)", arguments: [person]) == true else {
+        guard
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM persons WHERE id = ?)", arguments: [person])
+                == true
+        else {
             throw CatalogError.notFound("person \(person)")
         }
     }
@@ -280,7 +331,13 @@ extension Catalog {
 
     /// Forgets people with no faces and no name: what clustering or moving faces left behind.
     static func dropEmptyPeople(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM persons WHERE name IS NULL AND NOT EXISTS (SELECT 1 FROM faces WHERE person_id = persons.id)")
+        try db.execute(
+            sql:
+                """
+                DELETE FROM persons WHERE name IS NULL AND NOT EXISTS (SELECT 1 FROM faces WHERE person_id = \
+                persons.id)
+                """
+        )
     }
 
     static func peopleCount(_ db: Database) throws -> Int {

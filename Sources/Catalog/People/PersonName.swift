@@ -13,7 +13,9 @@ public enum PersonName {
         let stored = normalized(name)
         func refuse(_ reason: String) -> CatalogError { .invalidName(name: name, reason: reason) }
         guard !stored.isEmpty else { throw refuse("it is empty or only spaces") }
-        guard stored.count <= maximumLength else { throw refuse("\(stored.count) characters, more than \(maximumLength)") }
+        guard stored.count <= maximumLength else {
+            throw refuse("\(stored.count) characters, more than \(maximumLength)")
+        }
         guard !FileSystemPath.hasRawBytes(stored) else { throw refuse("it is not UTF-8 text") }
         let breaks: [Unicode.GeneralCategory] = [.control, .lineSeparator, .paragraphSeparator]
         guard !stored.unicodeScalars.contains(where: { breaks.contains($0.properties.generalCategory) }) else {

@@ -25,26 +25,34 @@ public struct LandmarkPredictor: Sendable {
         let mean = stride(from: 0, to: shape.count, by: 2).map { (x: Double(shape[$0]), y: Double(shape[$0 + 1])) }
         var features: [Int] = []
         for level in model.levels {
-            let current = stride(from: 0, to: shape.count, by: 2).map { (x: Double(shape[$0]), y: Double(shape[$0 + 1])) }
+            let current = stride(from: 0, to: shape.count, by: 2).map {
+                (x: Double(shape[$0]), y: Double(shape[$0 + 1]))
+            }
             let fit = SimilarityTransform.fitting(mean, to: current)
             let (a, b) = (Float(fit.a), Float(fit.b))
             features.removeAll(keepingCapacity: true)
             for (anchor, offset) in zip(level.anchors, level.offsets) {
-                let x = a * offset.x - b * offset.y + shape[2 * anchor], y = b * offset.x + a * offset.y + shape[2 * anchor + 1]
-                features.append(intensity.at(x: Self.rounded(left + Double(x) * spanX), y: Self.rounded(top + Double(y) * spanY)))
+                let x = a * offset.x - b * offset.y + shape[2 * anchor],
+                    y = b * offset.x + a * offset.y + shape[2 * anchor + 1]
+                features.append(
+                    intensity.at(x: Self.rounded(left + Double(x) * spanX), y: Self.rounded(top + Double(y) * spanY)))
             }
             for tree in level.trees {
                 var node = 0
                 while node < tree.splits.count {
                     let split = tree.splits[node]
-                    node = Float(features[split.first] - features[split.second]) > split.threshold ? 2 * node + 1 : 2 * node + 2
+                    node =
+                        Float(features[split.first] - features[split.second]) > split.threshold
+                        ? 2 * node + 1 : 2 * node + 2
                 }
                 let leaf = tree.leaves[node - tree.splits.count]
                 for i in shape.indices { shape[i] += leaf[i] }
             }
         }
         return stride(from: 0, to: shape.count, by: 2).map {
-            ImagePoint(x: Float(Self.rounded(left + Double(shape[$0]) * spanX)), y: Float(Self.rounded(top + Double(shape[$0 + 1]) * spanY)))
+            ImagePoint(
+                x: Float(Self.rounded(left + Double(shape[$0]) * spanX)),
+                y: Float(Self.rounded(top + Double(shape[$0 + 1]) * spanY)))
         }
     }
 
@@ -52,7 +60,9 @@ public struct LandmarkPredictor: Sendable {
     /// size): the box dlib's detector would most likely have given for this face. Predicting again in it
     /// corrects a box from another detector.
     public func box(fitting landmarks: [ImagePoint]) -> PixelRect {
-        let mean = stride(from: 0, to: model.meanShape.count, by: 2).map { (x: Double(model.meanShape[$0]), y: Double(model.meanShape[$0 + 1])) }
+        let mean = stride(from: 0, to: model.meanShape.count, by: 2).map {
+            (x: Double(model.meanShape[$0]), y: Double(model.meanShape[$0 + 1]))
+        }
         let points = landmarks.map { (x: Double($0.x), y: Double($0.y)) }
         let n = Double(mean.count)
         let meanX = mean.map(\.x).reduce(0, +) / n, meanY = mean.map(\.y).reduce(0, +) / n
@@ -62,7 +72,7 @@ public struct LandmarkPredictor: Sendable {
             covariance += (m.x - meanX) * (p.x - pointX) + (m.y - meanY) * (p.y - pointY)
             variance += (m.x - meanX) * (m.x - meanX) + (m.y - meanY) * (m.y - meanY)
         }
-        let span = variance > 0 ? covariance / variance : 1   // the box's width − 1 and height − 1
+        let span = variance > 0 ? covariance / variance : 1  // the box's width − 1 and height − 1
         let left = pointX - span * meanX, top = pointY - span * meanY
         let side = max(1, Int((span + 1).rounded()))
         return PixelRect(x: Int(left.rounded()), y: Int(top.rounded()), width: side, height: side)

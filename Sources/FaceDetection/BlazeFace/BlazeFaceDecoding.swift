@@ -14,8 +14,12 @@ public struct BlazeFaceDetection: Hashable, Sendable {
     /// How many anchors' detections were merged into this one.
     public var anchors: Int
 
-    public init(x: Float, y: Float, width: Float, height: Float, score: Float, keypoints: [ImagePoint], anchors: Int = 1) {
-        (self.x, self.y, self.width, self.height, self.score, self.keypoints, self.anchors) = (x, y, width, height, score, keypoints, anchors)
+    public init(
+        x: Float, y: Float, width: Float, height: Float, score: Float, keypoints: [ImagePoint], anchors: Int = 1
+    ) {
+        (self.x, self.y, self.width, self.height, self.score, self.keypoints, self.anchors) = (
+            x, y, width, height, score, keypoints, anchors
+        )
     }
 
     /// As the cascades report faces: the box clipped to a `width` × `height` photo, the eyes (from the
@@ -23,8 +27,9 @@ public struct BlazeFaceDetection: Hashable, Sendable {
     /// the score and keypoints.
     public func observation(clippedTo width: Int, _ height: Int) -> FaceObservation {
         let eyes = keypoints[0].x <= keypoints[1].x ? (keypoints[0], keypoints[1]) : (keypoints[1], keypoints[0])
-        return FaceObservation(rect: rect(clippedTo: width, height), eyes: (left: eyes.0, right: eyes.1), neighbours: anchors,
-                               score: score, keypoints: keypoints)
+        return FaceObservation(
+            rect: rect(clippedTo: width, height), eyes: (left: eyes.0, right: eyes.1), neighbours: anchors,
+            score: score, keypoints: keypoints)
     }
 
     /// The same face boxed as the cascades box faces, for indexing, which crops and places landmarks by
@@ -45,7 +50,8 @@ public struct BlazeFaceDetection: Hashable, Sendable {
 
     /// Intersection over union with `other`'s box (0 when they do not meet).
     func overlap(with other: BlazeFaceDetection) -> Float {
-        let w = min(x + width, other.x + other.width) - max(x, other.x), h = min(y + height, other.y + other.height) - max(y, other.y)
+        let w = min(x + width, other.x + other.width) - max(x, other.x),
+            h = min(y + height, other.y + other.height) - max(y, other.y)
         guard w > 0, h > 0 else { return 0 }
         let intersection = w * h
         return intersection / (width * height + other.width * other.height - intersection)
@@ -74,8 +80,10 @@ enum BlazeFaceDecoding {
     /// The faces scoring at least `threshold`, in the input square's 0…1 coordinates: each anchor's 16
     /// regressors (box centre and size, six keypoints, in input pixels from the anchor) and its logit
     /// (clipped to ±100, then the sigmoid), merged by weighted non-maximum suppression at IoU 0.3.
-    static func detections(regressors: [Float], scores: [Float], anchors: [ImagePoint], inputSize: Int,
-                           threshold: Float) -> [BlazeFaceDetection] {
+    static func detections(
+        regressors: [Float], scores: [Float], anchors: [ImagePoint], inputSize: Int,
+        threshold: Float
+    ) -> [BlazeFaceDetection] {
         let scale = Float(inputSize)
         var candidates: [BlazeFaceDetection] = []
         for (index, anchor) in anchors.enumerated() {
@@ -83,8 +91,10 @@ enum BlazeFaceDecoding {
             guard score >= threshold else { continue }
             let r = regressors[index * 16..<index * 16 + 16].map { $0 / scale }
             let centre = ImagePoint(x: r[0] + anchor.x, y: r[1] + anchor.y)
-            candidates.append(BlazeFaceDetection(x: centre.x - r[2] / 2, y: centre.y - r[3] / 2, width: r[2], height: r[3], score: score,
-                                                 keypoints: (0..<6).map { ImagePoint(x: r[4 + 2 * $0] + anchor.x, y: r[5 + 2 * $0] + anchor.y) }))
+            candidates.append(
+                BlazeFaceDetection(
+                    x: centre.x - r[2] / 2, y: centre.y - r[3] / 2, width: r[2], height: r[3], score: score,
+                    keypoints: (0..<6).map { ImagePoint(x: r[4 + 2 * $0] + anchor.x, y: r[5 + 2 * $0] + anchor.y) }))
         }
         return weightedSuppression(candidates, overlap: 0.3)
     }
@@ -102,10 +112,15 @@ enum BlazeFaceDecoding {
             merged.anchors = group.count
             let total = group.reduce(0) { $0 + $1.score }
             if !group.isEmpty {
-                func mean(_ value: (BlazeFaceDetection) -> Float) -> Float { group.reduce(0) { $0 + value($1) * $1.score } / total }
-                let left = mean(\.x), top = mean(\.y), right = mean { $0.x + $0.width }, bottom = mean { $0.y + $0.height }
+                func mean(_ value: (BlazeFaceDetection) -> Float) -> Float {
+                    group.reduce(0) { $0 + value($1) * $1.score } / total
+                }
+                let left = mean(\.x), top = mean(\.y), right = mean { $0.x + $0.width },
+                    bottom = mean { $0.y + $0.height }
                 (merged.x, merged.y, merged.width, merged.height) = (left, top, right - left, bottom - top)
-                merged.keypoints = best.keypoints.indices.map { k in ImagePoint(x: mean { $0.keypoints[k].x }, y: mean { $0.keypoints[k].y }) }
+                merged.keypoints = best.keypoints.indices.map { k in
+                    ImagePoint(x: mean { $0.keypoints[k].x }, y: mean { $0.keypoints[k].y })
+                }
             }
             result.append(merged)
             if group.isEmpty { break }

@@ -49,8 +49,10 @@ public final class BlazeFaceDetector: FaceFinder {
 
     /// Loads `model` from `path` (the model cache by default) onto `context`'s device; `threshold`
     /// defaults to the model's ``Model/defaultThreshold``.
-    public init(model: Model = .fullRange, path: String? = nil, threshold: Float? = nil, tiles: Bool = true,
-                context: RenderContext? = nil) throws(DetectionError) {
+    public init(
+        model: Model = .fullRange, path: String? = nil, threshold: Float? = nil, tiles: Bool = true,
+        context: RenderContext? = nil
+    ) throws(DetectionError) {
         self.model = model
         self.tiles = tiles && model == .fullRange
         self.threshold = threshold ?? model.defaultThreshold
@@ -59,9 +61,13 @@ public final class BlazeFaceDetector: FaceFinder {
         let graph: TFLiteNetwork
         do { graph = try TFLiteNetwork(contentsOf: path, inputScale: 2, inputShift: -1) } catch { throw .model(error) }
         guard graph.inputWidth == model.inputSize, graph.inputHeight == model.inputSize, graph.inputChannels == 3,
-              graph.network.outputs.count == 2 else {
-            throw .model(.unsupported(path: path, what: "a \(graph.inputWidth)×\(graph.inputHeight)×\(graph.inputChannels) input and "
-                                      + "\(graph.network.outputs.count) outputs are not \(model.rawValue)'s"))
+            graph.network.outputs.count == 2
+        else {
+            throw .model(
+                .unsupported(
+                    path: path,
+                    what: "a \(graph.inputWidth)×\(graph.inputHeight)×\(graph.inputChannels) input and "
+                        + "\(graph.network.outputs.count) outputs are not \(model.rawValue)'s"))
         }
         do { network = try graph.network.loaded(on: self.context) } catch { throw .render(error) }
         anchors = BlazeFaceDecoding.anchors(inputSize: model.inputSize, layers: model.anchorLayers)
@@ -72,7 +78,9 @@ public final class BlazeFaceDetector: FaceFinder {
     /// anchor's 16 regressors (one after another) and its score logit.
     public func rawOutputs(for input: Image) throws(DetectionError) -> (regressors: [Float], scores: [Float]) {
         let outputs: [PixelBuffer]
-        do { outputs = try context.render(network.outputs(for: input.converted(to: .float32))) } catch { throw .render(error) }
+        do { outputs = try context.render(network.outputs(for: input.converted(to: .float32))) } catch {
+            throw .render(error)
+        }
         let regressors = outputs[regressorOutput].floatValues, scores = outputs[1 - regressorOutput].floatValues
         guard regressors.count == anchors.count * 16, scores.count == anchors.count else {
             throw .invalidImage("\(model.rawValue) gave \(scores.count) scores for \(anchors.count) anchors")
@@ -87,12 +95,14 @@ public final class BlazeFaceDetector: FaceFinder {
     /// as many more network runs), and the detections of all are merged as MediaPipe merges anchors. The
     /// squares are for the full-range model: the short-range one, made for faces near the camera, sees
     /// false faces in them.
-    public func faces(in photo: PixelBuffer, minimumFaceSize: Int? = nil) throws(DetectionError) -> [BlazeFaceDetection] {
+    public func faces(in photo: PixelBuffer, minimumFaceSize: Int? = nil) throws(DetectionError) -> [BlazeFaceDetection]
+    {
         let d = photo.descriptor
         guard d.elementType == .uint8, d.batch == 1, [1, 3, 4].contains(d.channels), d.width > 0, d.height > 0 else {
             throw .invalidImage("BlazeFace reads one uint8 gray, RGB or RGBA photo, not \(d)")
         }
-        let rgb = Image(photo.rgb()), regions = regions(width: d.width, height: d.height, minimumFaceSize: minimumFaceSize)
+        let rgb = Image(photo.rgb()),
+            regions = regions(width: d.width, height: d.height, minimumFaceSize: minimumFaceSize)
         var faces: [BlazeFaceDetection] = []
         for region in regions { faces += try self.faces(in: rgb, region: region) }
         return regions.count > 1 ? BlazeFaceDecoding.weightedSuppression(faces, overlap: 0.3) : faces
@@ -101,9 +111,13 @@ public final class BlazeFaceDetector: FaceFinder {
     /// The faces of `photo` at least `minimumFaceSize` pixels wide (with ``tiles``, squares are searched
     /// where the whole photo would show them too small), boxed as the cascades box faces
     /// (``BlazeFaceDetection/boxedAsCascades``), their eyes from the keypoints.
-    public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError) -> [FaceObservation] {
+    public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError)
+        -> [FaceObservation]
+    {
         let d = photo.descriptor, found = try faces(in: photo, minimumFaceSize: tiles ? minimumFaceSize : nil)
-        return found.filter { $0.width >= Float(minimumFaceSize) }.map { $0.boxedAsCascades.observation(clippedTo: d.width, d.height) }
+        return found.filter { $0.width >= Float(minimumFaceSize) }.map {
+            $0.boxedAsCascades.observation(clippedTo: d.width, d.height)
+        }
     }
 
     /// The parts of a `width` × `height` photo that ``faces(in:minimumFaceSize:)`` searches, one network
@@ -120,9 +134,10 @@ public final class BlazeFaceDetector: FaceFinder {
             let count = (extent - overlap - 1) / (side - overlap) + 1
             return (0..<count).map { (extent - side) * $0 / max(count - 1, 1) }
         }
-        return [whole] + starts(height).flatMap { y in
-            starts(width).map { x in PixelRect(x: x, y: y, width: min(side, width), height: min(side, height)) }
-        }
+        return [whole]
+            + starts(height).flatMap { y in
+                starts(width).map { x in PixelRect(x: x, y: y, width: min(side, width), height: min(side, height)) }
+            }
     }
 
     /// The faces in `region` of `rgb`, letterboxed into the model's square, in the photo's pixels.
@@ -131,17 +146,22 @@ public final class BlazeFaceDetector: FaceFinder {
         let padX = (size - scale * Float(region.width)) / 2, padY = (size - scale * Float(region.height)) / 2
         // MediaPipe's mapping, pixel corners onto pixel corners (u = scale · x + pad): centred on pixel
         // centres instead, boxes come out 2–4 % smaller and a few pixels off.
-        let letterbox = AffineMatrix(a: scale, b: 0, c: padX - scale * Float(region.x), d: 0, e: scale, f: padY - scale * Float(region.y))
+        let letterbox = AffineMatrix(
+            a: scale, b: 0, c: padX - scale * Float(region.x), d: 0, e: scale, f: padY - scale * Float(region.y))
         let input = rgb.transformed(by: letterbox, width: model.inputSize, height: model.inputSize, border: .zero)
         let (regressors, scores) = try rawOutputs(for: input)
-        return BlazeFaceDecoding.detections(regressors: regressors, scores: scores, anchors: anchors, inputSize: model.inputSize,
-                                            threshold: threshold).map { face in
+        return BlazeFaceDecoding.detections(
+            regressors: regressors, scores: scores, anchors: anchors, inputSize: model.inputSize,
+            threshold: threshold
+        ).map { face in
             func photoPoint(_ p: ImagePoint) -> ImagePoint {
-                ImagePoint(x: (p.x * size - padX) / scale + Float(region.x), y: (p.y * size - padY) / scale + Float(region.y))
+                ImagePoint(
+                    x: (p.x * size - padX) / scale + Float(region.x), y: (p.y * size - padY) / scale + Float(region.y))
             }
             let corner = photoPoint(ImagePoint(x: face.x, y: face.y))
-            return BlazeFaceDetection(x: corner.x, y: corner.y, width: face.width * size / scale, height: face.height * size / scale,
-                                      score: face.score, keypoints: face.keypoints.map(photoPoint))
+            return BlazeFaceDetection(
+                x: corner.x, y: corner.y, width: face.width * size / scale, height: face.height * size / scale,
+                score: face.score, keypoints: face.keypoints.map(photoPoint))
         }
     }
 }

@@ -37,7 +37,9 @@ public final class CascadeDetector: Sendable {
 
     /// A detector on `context` (by default a new context on the device that detects fastest here,
     /// ``Device/best(for:)``).
-    public init(model: CascadeModel, context: RenderContext? = nil, atlasPixels: Int = defaultAtlasPixels) throws(DetectionError) {
+    public init(model: CascadeModel, context: RenderContext? = nil, atlasPixels: Int = defaultAtlasPixels)
+        throws(DetectionError)
+    {
         self.model = model
         self.atlasPixels = atlasPixels
         do {
@@ -77,9 +79,11 @@ public final class CascadeDetector: Sendable {
             if let maxSize = options.maxSize, windowWidth > maxSize || windowHeight > maxSize { break }
             if windowWidth < options.minSize || windowHeight < options.minSize { continue }
             let step = factor > 2 ? 1 : 2
-            levels.append(Level(factor: factor, width: scaledWidth, height: scaledHeight, step: step,
-                                windowsX: (processingWidth + step - 1) / step, windowsY: (processingHeight + step - 1) / step,
-                                windowWidth: windowWidth, windowHeight: windowHeight))
+            levels.append(
+                Level(
+                    factor: factor, width: scaledWidth, height: scaledHeight, step: step,
+                    windowsX: (processingWidth + step - 1) / step, windowsY: (processingHeight + step - 1) / step,
+                    windowWidth: windowWidth, windowHeight: windowHeight))
         }
         return levels
     }
@@ -122,12 +126,16 @@ public final class CascadeDetector: Sendable {
     }
 
     /// The objects in a one-plane `uint8` image, strongest cluster first.
-    public func detect(in image: PixelBuffer, options: DetectionOptions = DetectionOptions()) throws(DetectionError) -> [Detection] {
+    public func detect(in image: PixelBuffer, options: DetectionOptions = DetectionOptions()) throws(DetectionError)
+        -> [Detection]
+    {
         let d = image.descriptor
         guard d.elementType == .uint8, d.planeCount == 1 else {
             throw .invalidImage("needs one uint8 plane, got \(d)")
         }
-        guard options.scaleFactor > 1.0001, options.scaleFactor < 10 else { throw .invalidImage("scale factor must be in (1, 10)") }
+        guard options.scaleFactor > 1.0001, options.scaleFactor < 10 else {
+            throw .invalidImage("scale factor must be in (1, 10)")
+        }
         let atlases = atlases(levels(width: d.width, height: d.height, options: options))
         let source = Image(image)
         let recipes = atlases.map { atlas -> Image in
@@ -135,8 +143,9 @@ public final class CascadeDetector: Sendable {
             let sums = scaled.integral()
             let squares = model.featureType == .haar ? scaled.integral(.squaredSums) : sums
             let tilted = model.hasTiltedFeatures ? scaled.integral(.tiltedSums) : sums
-            return Image(applying: CascadeEvaluation(cascade: packed, levels: atlas.levels),
-                         to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
+            return Image(
+                applying: CascadeEvaluation(cascade: packed, levels: atlas.levels),
+                to: [sums, squares, tilted, packed.ints.image, packed.floats.image])
         }
         let results: [PixelBuffer]
         do { results = try context.render(recipes) } catch { throw .render(error) }
@@ -151,9 +160,11 @@ public final class CascadeDetector: Sendable {
                     while wx < level.windowsX {
                         let outcome = outcomes[first + wy * level.windowsX + wx]
                         if outcome == 2 {
-                            candidates.append(PixelRect(x: Int((Double(wx * level.step) * level.factor).rounded(.toNearestOrEven)),
-                                                        y: Int((Double(wy * level.step) * level.factor).rounded(.toNearestOrEven)),
-                                                        width: level.windowWidth, height: level.windowHeight))
+                            candidates.append(
+                                PixelRect(
+                                    x: Int((Double(wx * level.step) * level.factor).rounded(.toNearestOrEven)),
+                                    y: Int((Double(wy * level.step) * level.factor).rounded(.toNearestOrEven)),
+                                    width: level.windowWidth, height: level.windowHeight))
                         }
                         wx += outcome == 0 ? 2 : 1
                     }

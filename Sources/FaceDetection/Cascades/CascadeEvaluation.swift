@@ -16,8 +16,10 @@ struct PackedCascade: Sendable {
 
     init(_ model: CascadeModel, context: RenderContext) throws(RenderError) {
         var ints: [Int32] = [], floats: [Float] = [], layout: [Int32] = [Int32(model.stageCount)]
-        for part in [model.stageClassifierStarts, model.classifierNodeStarts, model.classifierLeafStarts, model.nodeFeatures,
-                     model.nodeLeft, model.nodeRight, model.nodeSubsets, model.haarTilted.map(Int32.init)] {
+        for part in [
+            model.stageClassifierStarts, model.classifierNodeStarts, model.classifierLeafStarts, model.nodeFeatures,
+            model.nodeLeft, model.nodeRight, model.nodeSubsets, model.haarTilted.map(Int32.init),
+        ] {
             layout.append(Int32(ints.count))
             ints += part
         }
@@ -31,10 +33,13 @@ struct PackedCascade: Sendable {
         corners = Self.corners(of: model)
         isStumps = zip(model.classifierNodeStarts, model.classifierNodeStarts.dropFirst()).allSatisfy { $1 - $0 == 1 }
         self.ints = try context.makeResidentImage(
-            try PixelBuffer(descriptor: ImageDescriptor(width: max(ints.count, 1), height: 1, elementType: .uint32),
-                            bytes: (ints.isEmpty ? [0] : ints).withUnsafeBytes { Array($0) }))
-        self.floats = try context.makeResidentImage(try PixelBuffer(width: max(floats.count, 1), height: 1,
-                                                                   values: floats.isEmpty ? [0] : floats))
+            try PixelBuffer(
+                descriptor: ImageDescriptor(width: max(ints.count, 1), height: 1, elementType: .uint32),
+                bytes: (ints.isEmpty ? [0] : ints).withUnsafeBytes { Array($0) }))
+        self.floats = try context.makeResidentImage(
+            try PixelBuffer(
+                width: max(floats.count, 1), height: 1,
+                values: floats.isEmpty ? [0] : floats))
     }
 
     /// The leading stages with fewer weak classifiers than a work-group of `lanes` has work-items (at least
@@ -75,8 +80,10 @@ struct PackedCascade: Sendable {
         case .lbp:
             corners.reserveCapacity(16 * model.featureCount)
             for feature in 0..<model.featureCount {
-                let (x, y, w, h) = (model.lbpRects[feature * 4], model.lbpRects[feature * 4 + 1],
-                                    model.lbpRects[feature * 4 + 2], model.lbpRects[feature * 4 + 3])
+                let (x, y, w, h) = (
+                    model.lbpRects[feature * 4], model.lbpRects[feature * 4 + 1],
+                    model.lbpRects[feature * 4 + 2], model.lbpRects[feature * 4 + 3]
+                )
                 for row in Int32(0)...3 { for column in Int32(0)...3 { corners.append((x + column * w, y + row * h)) } }
             }
         }
@@ -111,7 +118,8 @@ struct CascadeEvaluation: Filter {
                 && level.x + level.width < inputs[0].width && level.y + level.height < inputs[0].height
         }
         guard inputs.count == 5, inputs[0].elementType == .uint32, inputs[0].width == inputs[1].width,
-              inputs[0].width == inputs[2].width, !levels.isEmpty, levels.allSatisfy(fits) else {
+            inputs[0].width == inputs[2].width, !levels.isEmpty, levels.allSatisfy(fits)
+        else {
             throw .invalidInput(filter: name, reason: "windows do not fit the integral image")
         }
         return ImageDescriptor(width: windowCount, height: 1, elementType: .uint8)
@@ -120,22 +128,26 @@ struct CascadeEvaluation: Filter {
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let lbp = cascade.model.featureType == .lbp
         let stride = encoder.inputs[0].descriptor.width
-        let model = (sums: KernelBuffer<UInt32>(encoder.inputs[0]), squares: KernelBuffer<UInt32>(encoder.inputs[1]),
-                     tilted: KernelBuffer<UInt32>(encoder.inputs[2]), ints: KernelBuffer<Int32>(encoder.inputs[3]),
-                     floats: KernelBuffer<Float>(encoder.inputs[4]))
+        let model = (
+            sums: KernelBuffer<UInt32>(encoder.inputs[0]), squares: KernelBuffer<UInt32>(encoder.inputs[1]),
+            tilted: KernelBuffer<UInt32>(encoder.inputs[2]), ints: KernelBuffer<Int32>(encoder.inputs[3]),
+            floats: KernelBuffer<Float>(encoder.inputs[4])
+        )
         let offsets = cascade.cornerOffsets(stride: stride), table = levelTable
         let (windowWidth, windowHeight) = (Int32(cascade.model.windowWidth), Int32(cascade.model.windowHeight))
         let detect = lbp ? Self.lbp : Self.haar
         var schedule = encoder.schedule(for: detect)
         if schedule.cooperative {
             let late = lbp ? Self.lbpLate : Self.haarLate, lanes = encoder.schedule(for: late).workGroup[0]
-            let survivors = try encoder.temporaryImage(ImageDescriptor(width: windowCount + 1, height: 1, elementType: .uint32))
-            let arguments = SplitArguments(sums: model.sums, squares: model.squares, tilted: model.tilted, ints: model.ints,
-                                           floats: model.floats, layout: cascade.layout, offsets: offsets, levels: table,
-                                           levelCount: Int32(levels.count), results: .init(encoder.output),
-                                           survivors: .init(survivors), stride: Int32(stride), windowWidth: windowWidth,
-                                           windowHeight: windowHeight, windowCount: Int32(windowCount),
-                                           split: Int32(cascade.earlyStages(lanes: lanes)))
+            let survivors = try encoder.temporaryImage(
+                ImageDescriptor(width: windowCount + 1, height: 1, elementType: .uint32))
+            let arguments = SplitArguments(
+                sums: model.sums, squares: model.squares, tilted: model.tilted, ints: model.ints,
+                floats: model.floats, layout: cascade.layout, offsets: offsets, levels: table,
+                levelCount: Int32(levels.count), results: .init(encoder.output),
+                survivors: .init(survivors), stride: Int32(stride), windowWidth: windowWidth,
+                windowHeight: windowHeight, windowCount: Int32(windowCount),
+                split: Int32(cascade.earlyStages(lanes: lanes)))
             try encoder.launch(Self.reset, ResetArguments(survivors: .init(survivors)), over: [1])
             try encoder.launch(lbp ? Self.lbpEarly : Self.haarEarly, arguments, over: [windowCount])
             // Enough groups to fill the device several times over; each takes survivors in turn.
@@ -144,11 +156,14 @@ struct CascadeEvaluation: Filter {
         }
         // Eight windows per work-item where the schedule asks for it, for stump cascades.
         if !cascade.isStumps { schedule.vectorWidth = 1 }
-        try encoder.launch(detect, Arguments(sums: model.sums, squares: model.squares, tilted: model.tilted, ints: model.ints,
-                                             floats: model.floats, layout: cascade.layout, offsets: offsets, levels: table,
-                                             levelCount: Int32(levels.count), results: .init(encoder.output),
-                                             stride: Int32(stride), windowWidth: windowWidth, windowHeight: windowHeight),
-                           over: [levels.map(\.windowsX).max() ?? 1, levels.reduce(0) { $0 + $1.windowsY }], schedule: schedule)
+        try encoder.launch(
+            detect,
+            Arguments(
+                sums: model.sums, squares: model.squares, tilted: model.tilted, ints: model.ints,
+                floats: model.floats, layout: cascade.layout, offsets: offsets, levels: table,
+                levelCount: Int32(levels.count), results: .init(encoder.output),
+                stride: Int32(stride), windowWidth: windowWidth, windowHeight: windowHeight),
+            over: [levels.map(\.windowsX).max() ?? 1, levels.reduce(0) { $0 + $1.windowsY }], schedule: schedule)
     }
 
     /// Each level's `LEVEL_FIELDS` ints (see CascadeEvaluation.cl): origin, windows across and down, step,
@@ -208,20 +223,24 @@ struct CascadeEvaluation: Filter {
     static let haarEarly = early(lbp: false), lbpEarly = early(lbp: true)
     static let haarLate = late(lbp: false), lbpLate = late(lbp: true)
 
-    private static func options(lbp: Bool) -> String { (lbp ? "-DLBP " : "") + "-cl-fp32-correctly-rounded-divide-sqrt" }
+    private static func options(lbp: Bool) -> String {
+        (lbp ? "-DLBP " : "") + "-cl-fp32-correctly-rounded-divide-sqrt"
+    }
 
     /// Eight windows per work-item on the CPU device and OpenCL CPUs (their compilers turn the lanes into
     /// SIMD instructions, which a divergent one-window kernel never becomes); on GPUs the split shape
     /// (`cooperative`), whose own kernels' schedules size it.
-    static let schedules = KernelSchedules(cpu: KernelSchedule(workGroup: [1, 1], vectorWidth: 8),
-                                           openCLCPU: KernelSchedule(workGroup: [16, 4], vectorWidth: 8),
-                                           openCLGPU: KernelSchedule(workGroup: [16, 4], cooperative: true))
+    static let schedules = KernelSchedules(
+        cpu: KernelSchedule(workGroup: [1, 1], vectorWidth: 8),
+        openCLCPU: KernelSchedule(workGroup: [16, 4], vectorWidth: 8),
+        openCLGPU: KernelSchedule(workGroup: [16, 4], cooperative: true))
 
     /// The CPU shape and its twin: the kernel's arithmetic in the same order, one row of windows per task,
     /// eight neighbouring windows at a time in SIMD lanes where the schedule's vector width is 8.
     private static func kernel(lbp: Bool) -> Kernel<Arguments> {
         Kernel("cascade_detect", in: source, options: options(lbp: lbp), schedules: schedules) { arguments, grid in
-            let lanes = grid.schedule.vectorWidth == 8, levels = LevelTable(arguments.levels, count: arguments.levelCount, stride: Int(arguments.stride))
+            let lanes = grid.schedule.vectorWidth == 8,
+                levels = LevelTable(arguments.levels, count: arguments.levelCount, stride: Int(arguments.stride))
             CPUParallel.forEachRange(grid[1]) { rows in
                 // Models have features (the loader refuses others), so the corner table is never empty.
                 arguments.offsets.withUnsafeBufferPointer { table in
@@ -234,13 +253,15 @@ struct CascadeEvaluation: Filter {
                         if lanes && level.windowsX >= 8 {
                             while wx < level.windowsX {
                                 let first = min(wx, level.windowsX - 8)
-                                let outcomes = evaluator.evaluateEight(origin: level.origin(wx: first, wy: wy), step: level.step)
+                                let outcomes = evaluator.evaluateEight(
+                                    origin: level.origin(wx: first, wy: wy), step: level.step)
                                 for lane in 0..<8 { results[first + lane] = outcomes[lane] }
                                 wx = first + 8
                             }
                         }
                         while wx < level.windowsX {
-                            results[wx] = evaluator.outcome(origin: level.origin(wx: wx, wy: wy), stages: 0..<evaluator.stageCount)
+                            results[wx] = evaluator.outcome(
+                                origin: level.origin(wx: wx, wy: wy), stages: 0..<evaluator.stageCount)
                             wx += 1
                         }
                     }
@@ -258,7 +279,8 @@ struct CascadeEvaluation: Filter {
     /// appends them under a lock (the list's order, like the kernel's, is whatever the tasks' order was).
     private static func early(lbp: Bool) -> Kernel<SplitArguments> {
         Kernel("cascade_early", in: source, options: options(lbp: lbp), schedules: .uniform([64])) { arguments, _ in
-            let levels = LevelTable(arguments.levels, count: arguments.levelCount, stride: Int(arguments.stride)), lock = NSLock()
+            let levels = LevelTable(arguments.levels, count: arguments.levelCount, stride: Int(arguments.stride)),
+                lock = NSLock()
             CPUParallel.forEachRange(Int(arguments.windowCount)) { windows in
                 arguments.offsets.withUnsafeBufferPointer { table in
                     guard let offsets = table.baseAddress else { return }
@@ -266,8 +288,9 @@ struct CascadeEvaluation: Filter {
                     var survivors: [UInt32] = []
                     for w in windows {
                         let level = levels.level(containingWindow: w), index = w - level.firstWindow
-                        let outcome = evaluator.outcome(origin: level.origin(wx: index % level.windowsX, wy: index / level.windowsX),
-                                                        stages: 0..<Int(arguments.split))
+                        let outcome = evaluator.outcome(
+                            origin: level.origin(wx: index % level.windowsX, wy: index / level.windowsX),
+                            stages: 0..<Int(arguments.split))
                         arguments.results.elements[w] = outcome
                         if outcome == 3 { survivors.append(UInt32(w)) }
                     }
@@ -290,8 +313,10 @@ struct CascadeEvaluation: Filter {
     /// The GPU shape's later stages: a work-group of 32 (a warp) a survivor, a classifier a work-item; the
     /// twin evaluates each survivor's stages in order.
     private static func late(lbp: Bool) -> Kernel<SplitArguments> {
-        Kernel("cascade_late", in: source, options: options(lbp: lbp),
-               schedules: lateSchedules) { arguments, _ in
+        Kernel(
+            "cascade_late", in: source, options: options(lbp: lbp),
+            schedules: lateSchedules
+        ) { arguments, _ in
             let levels = LevelTable(arguments.levels, count: arguments.levelCount, stride: Int(arguments.stride))
             CPUParallel.forEachRange(Int(arguments.survivors.elements[0])) { range in
                 arguments.offsets.withUnsafeBufferPointer { table in
@@ -341,8 +366,9 @@ struct LevelTable {
     init(_ table: [Int32], count: Int32, stride: Int) {
         levels = (0..<Int(count)).map { index in
             let field = { Int(table[index * LevelTable.fields + $0]) }
-            return Level(x: field(0), y: field(1), windowsX: field(2), windowsY: field(3), step: field(4), firstRow: field(5),
-                         firstWindow: field(6), stride: stride)
+            return Level(
+                x: field(0), y: field(1), windowsX: field(2), windowsY: field(3), step: field(4), firstRow: field(5),
+                firstWindow: field(6), stride: stride)
         }
     }
 

@@ -61,7 +61,9 @@ public struct CascadeModel: Sendable {
     /// Loads a model file.
     public init(contentsOf path: String) throws(DetectionError) {
         let bytes: [UInt8]
-        do { bytes = try RegularFile.contents(of: path) } catch { throw .unreadableModel(path: path, reason: error.description) }
+        do { bytes = try RegularFile.contents(of: path) } catch {
+            throw .unreadableModel(path: path, reason: error.description)
+        }
         try self.init(xml: bytes, path: path)
     }
 
@@ -71,68 +73,87 @@ public struct CascadeModel: Sendable {
         let root: XMLNode
         do { root = try XMLNode.parse(bytes) } catch { throw malformed("XML \(error.reason) at byte \(error.offset)") }
         guard let cascade = root.child("cascade") else {
-            throw malformed(root.children.isEmpty ? "no <cascade> element" : "no <cascade> element (OpenCV's old Haar format is not supported)")
+            throw malformed(
+                root.children.isEmpty
+                    ? "no <cascade> element" : "no <cascade> element (OpenCV's old Haar format is not supported)")
         }
         guard cascade.child("stageType")?.text.trimmed == "BOOST" else { throw malformed("stage type is not BOOST") }
         guard let type = cascade.child("featureType").flatMap({ FeatureType(rawValue: $0.text.trimmed) }) else {
             throw malformed("feature type is not HAAR or LBP")
         }
         guard let width = cascade.child("width").flatMap({ Int($0.text.trimmed) }),
-              let height = cascade.child("height").flatMap({ Int($0.text.trimmed) }), (1...1024).contains(width),
-              (1...1024).contains(height) else {
+            let height = cascade.child("height").flatMap({ Int($0.text.trimmed) }), (1...1024).contains(width),
+            (1...1024).contains(height)
+        else {
             throw malformed("missing or unusable window size")
         }
         guard let stages = cascade.child("stages")?.children, !stages.isEmpty else { throw malformed("no stages") }
         if let declared = cascade.child("stageNum").flatMap({ Int($0.text.trimmed) }), declared != stages.count {
             throw malformed("stageNum says \(declared) but \(stages.count) stages follow")
         }
-        guard let featureNodes = cascade.child("features")?.children, !featureNodes.isEmpty else { throw malformed("no features") }
+        guard let featureNodes = cascade.child("features")?.children, !featureNodes.isEmpty else {
+            throw malformed("no features")
+        }
 
         var stageThresholds: [Float] = [], stageStarts: [Int32] = [0]
         var nodeStarts: [Int32] = [0], leafStarts: [Int32] = [0]
-        var features: [Int32] = [], lefts: [Int32] = [], rights: [Int32] = [], thresholds: [Float] = [], subsets: [Int32] = []
+        var features: [Int32] = [], lefts: [Int32] = [], rights: [Int32] = [], thresholds: [Float] = [],
+            subsets: [Int32] = []
         var leaves: [Float] = []
         let nodeSize = type == .haar ? 4 : 11
         for (s, stage) in stages.enumerated() {
             guard let threshold = stage.child("stageThreshold").flatMap({ Float($0.text.trimmed) }),
-                  let classifiers = stage.child("weakClassifiers")?.children, !classifiers.isEmpty else {
+                let classifiers = stage.child("weakClassifiers")?.children, !classifiers.isEmpty
+            else {
                 throw malformed("stage \(s) lacks a threshold or weak classifiers")
             }
             stageThresholds.append(threshold)
             for (c, classifier) in classifiers.enumerated() {
-                let where_ = "stage \(s) classifier \(c)"
+                let classifierName = "stage \(s) classifier \(c)"
                 guard let nodeFields = classifier.child("internalNodes")?.fields,
-                      let leafFields = classifier.child("leafValues")?.fields else {
-                    throw malformed("\(where_) lacks internalNodes or leafValues")
+                    let leafFields = classifier.child("leafValues")?.fields
+                else {
+                    throw malformed("\(classifierName) lacks internalNodes or leafValues")
                 }
                 guard !nodeFields.isEmpty, nodeFields.count % nodeSize == 0 else {
-                    throw malformed("\(where_): internalNodes hold \(nodeFields.count) values, not a multiple of \(nodeSize)")
+                    throw malformed(
+                        """
+                        \(classifierName): internalNodes hold \(nodeFields.count) values, not a multiple of \
+                        \(nodeSize)
+                        """
+                    )
                 }
                 let leafValues = leafFields.compactMap { Float($0) }
                 let nodeCount = nodeFields.count / nodeSize
-                guard leafValues.count == leafFields.count, !leafValues.isEmpty else { throw malformed("\(where_): unreadable leaf values") }
+                guard leafValues.count == leafFields.count, !leafValues.isEmpty else {
+                    throw malformed("\(classifierName): unreadable leaf values")
+                }
                 for n in 0..<nodeCount {
                     let fields = nodeFields[n * nodeSize..<(n + 1) * nodeSize]
                     let ints = fields.prefix(3).compactMap { Int32($0) }
-                    guard ints.count == 3 else { throw malformed("\(where_): unreadable node \(n)") }
+                    guard ints.count == 3 else { throw malformed("\(classifierName): unreadable node \(n)") }
                     let (left, right, feature) = (ints[0], ints[1], ints[2])
                     for child in [left, right] {
                         guard child > 0 ? Int(child) < nodeCount : Int(-child) < leafValues.count else {
-                            throw malformed("\(where_): node \(n) points to child \(child) outside the tree")
+                            throw malformed("\(classifierName): node \(n) points to child \(child) outside the tree")
                         }
                     }
                     guard feature >= 0, Int(feature) < featureNodes.count else {
-                        throw malformed("\(where_): feature \(feature) of \(featureNodes.count)")
+                        throw malformed("\(classifierName): feature \(feature) of \(featureNodes.count)")
                     }
                     features.append(feature)
                     lefts.append(left)
                     rights.append(right)
                     if type == .haar {
-                        guard let threshold = Float(fields[fields.startIndex + 3]) else { throw malformed("\(where_): unreadable threshold") }
+                        guard let threshold = Float(fields[fields.startIndex + 3]) else {
+                            throw malformed("\(classifierName): unreadable threshold")
+                        }
                         thresholds.append(threshold)
                     } else {
                         let words = fields.dropFirst(3).compactMap { Int32($0) }
-                        guard words.count == 8 else { throw malformed("\(where_): LBP node \(n) needs 8 subset words") }
+                        guard words.count == 8 else {
+                            throw malformed("\(classifierName): LBP node \(n) needs 8 subset words")
+                        }
                         subsets += words
                     }
                 }
@@ -153,9 +174,12 @@ public struct CascadeModel: Sendable {
                 let tilted = feature.child("tilted")?.text.trimmed == "1"
                 for rect in rects {
                     let values = rect.fields.compactMap { Float($0) }
-                    guard values.count == 5, values[2] > 0, values[3] > 0 else { throw malformed("feature \(f): unreadable rectangle") }
+                    guard values.count == 5, values[2] > 0, values[3] > 0 else {
+                        throw malformed("feature \(f): unreadable rectangle")
+                    }
                     let (x, y, w, h) = (values[0], values[1], values[2], values[3])
-                    let fits = tilted
+                    let fits =
+                        tilted
                         ? x - h >= 0 && x + w <= Float(width) && y >= 0 && y + w + h <= Float(height)
                         : x >= 0 && y >= 0 && x + w <= Float(width) && y + h <= Float(height)
                     guard fits else { throw malformed("feature \(f): rectangle outside the \(width)×\(height) window") }
@@ -166,7 +190,8 @@ public struct CascadeModel: Sendable {
             case .lbp:
                 let values = feature.child("rect")?.fields.compactMap { Int32($0) } ?? []
                 guard values.count == 4, values[0] >= 0, values[1] >= 0, values[2] > 0, values[3] > 0,
-                      values[0] + 3 * values[2] <= width, values[1] + 3 * values[3] <= height else {
+                    values[0] + 3 * values[2] <= width, values[1] + 3 * values[3] <= height
+                else {
                     throw malformed("feature \(f): LBP cell grid outside the \(width)×\(height) window")
                 }
                 lbpRects += values

@@ -7,7 +7,7 @@ struct WindowEvaluator {
     typealias Lanes = SIMD8<Int32>
     private let sums, squares, tilted: UnsafePointer<UInt32>
     private let offsets, stageStarts, nodeStarts, leafStarts, nodeFeatures, nodeLeft, nodeRight, subsets,
-                featureTilted: UnsafePointer<Int32>
+        featureTilted: UnsafePointer<Int32>
     private let stageThresholds, nodeThresholds, leaves, weights: UnsafePointer<Float>
     private let stride, windowWidth, windowHeight: Int
     let stageCount: Int
@@ -40,8 +40,10 @@ struct WindowEvaluator {
         windowWidth = Int(arguments.windowWidth)
         windowHeight = Int(arguments.windowHeight)
         self.lbp = lbp
-        inner = (stride + 1, stride + windowWidth - 1, (windowHeight - 1) * stride + 1,
-                 (windowHeight - 1) * stride + windowWidth - 1)
+        inner = (
+            stride + 1, stride + windowWidth - 1, (windowHeight - 1) * stride + 1,
+            (windowHeight - 1) * stride + windowWidth - 1
+        )
     }
 
     // MARK: One window
@@ -103,7 +105,8 @@ struct WindowEvaluator {
 
     @inline(__always)
     private func haarValue(origin: Int, feature: Int) -> Float {
-        let p = (featureTilted[feature] != 0 ? tilted : sums) + origin, o = offsets + 12 * feature, w = weights + 3 * feature
+        let p = (featureTilted[feature] != 0 ? tilted : sums) + origin, o = offsets + 12 * feature,
+            w = weights + 3 * feature
         var value = w[0] * Float(cornerSum(p, o)) + w[1] * Float(cornerSum(p, o + 4))
         if w[2] != 0 { value += w[2] * Float(cornerSum(p, o + 8)) }
         return value
@@ -157,9 +160,9 @@ struct WindowEvaluator {
                         let code = Int(codes[lane])
                         if subsets[8 * node + code >> 5] & (1 << Int32(code & 31)) != 0 { bits |= 1 << Int32(lane) }
                     }
-                    goesLeft = Lanes(repeating: bits) & laneBits .== laneBits
+                    goesLeft = (Lanes(repeating: bits) & laneBits .== laneBits)
                 } else {
-                    goesLeft = haarValues(origin: origin, feature: feature, step: step) * norm .< nodeThresholds[node]
+                    goesLeft = (haarValues(origin: origin, feature: feature, step: step) * norm .< nodeThresholds[node])
                 }
                 let leafStart = Int(leafStarts[c])
                 total += SIMD8(repeating: leaves[leafStart - Int(nodeRight[node])])
@@ -167,7 +170,7 @@ struct WindowEvaluator {
             }
             let failed = total .< stageThresholds[s] .& alive
             outcome.replace(with: s == 0 ? 0 : 1, where: failed)
-            alive = alive .& .!failed
+            alive = (alive .& .!failed)
         }
         return SIMD8<UInt8>(truncatingIfNeeded: outcome)
     }
@@ -185,7 +188,7 @@ struct WindowEvaluator {
         let spread: SIMD8<Int64> = SIMD8(repeating: area) &* squareSum &- total &* total
         let spreadValue = SIMD8<Float>(spread)
         let norm: SIMD8<Float> = 1 / spreadValue.squareRoot()
-        let positive: SIMDMask<Lanes> = spreadValue .> 0   // as spread > 0: the conversion keeps signs
+        let positive: SIMDMask<Lanes> = spreadValue .> 0  // as spread > 0: the conversion keeps signs
         let deviated: SIMDMask<Lanes> = Float(area) * norm .< 0.1
         return (norm, positive .& deviated)
     }
@@ -196,19 +199,22 @@ struct WindowEvaluator {
     private func load(_ p: UnsafePointer<UInt32>, _ index: Int, _ step: Int) -> SIMD8<UInt32> {
         let raw = UnsafeRawPointer(p + index)
         if step == 1 { return raw.loadUnaligned(as: SIMD8<UInt32>.self) }
-        let low = raw.loadUnaligned(as: SIMD8<UInt32>.self), high = raw.loadUnaligned(fromByteOffset: 28, as: SIMD8<UInt32>.self)
+        let low = raw.loadUnaligned(as: SIMD8<UInt32>.self),
+            high = raw.loadUnaligned(fromByteOffset: 28, as: SIMD8<UInt32>.self)
         return SIMD8(lowHalf: low.evenHalf, highHalf: high.oddHalf)
     }
 
     @inline(__always)
     private func cornerSums(_ p: UnsafePointer<UInt32>, _ o: UnsafePointer<Int32>, _ step: Int) -> SIMD8<Float> {
-        let sum = load(p, Int(o[0]), step) &- load(p, Int(o[1]), step) &- load(p, Int(o[2]), step) &+ load(p, Int(o[3]), step)
+        let sum =
+            load(p, Int(o[0]), step) &- load(p, Int(o[1]), step) &- load(p, Int(o[2]), step) &+ load(p, Int(o[3]), step)
         return SIMD8<Float>(Lanes(truncatingIfNeeded: sum))
     }
 
     @inline(__always)
     private func haarValues(origin: Int, feature: Int, step: Int) -> SIMD8<Float> {
-        let p = (featureTilted[feature] != 0 ? tilted : sums) + origin, o = offsets + 12 * feature, w = weights + 3 * feature
+        let p = (featureTilted[feature] != 0 ? tilted : sums) + origin, o = offsets + 12 * feature,
+            w = weights + 3 * feature
         var value = w[0] * cornerSums(p, o, step) + w[1] * cornerSums(p, o + 4, step)
         if w[2] != 0 { value += w[2] * cornerSums(p, o + 8, step) }
         return value
@@ -218,7 +224,9 @@ struct WindowEvaluator {
     private func lbpCodes(origin: Int, feature: Int, step: Int) -> Lanes {
         let p = sums + origin, o = offsets + 16 * feature
         let c = InlineArray<16, SIMD8<UInt32>> { load(p, Int(o[$0]), step) }
-        @inline(__always) func cell(_ i: Int) -> Lanes { Lanes(truncatingIfNeeded: c[i] &- c[i + 1] &- c[i + 4] &+ c[i + 5]) }
+        @inline(__always) func cell(_ i: Int) -> Lanes {
+            Lanes(truncatingIfNeeded: c[i] &- c[i + 1] &- c[i + 4] &+ c[i + 5])
+        }
         let centre = cell(5), zero = Lanes(repeating: 0)
         var code = zero.replacing(with: 128, where: cell(0) .>= centre)
         code |= zero.replacing(with: 64, where: cell(1) .>= centre)

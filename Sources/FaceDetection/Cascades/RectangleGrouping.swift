@@ -38,11 +38,12 @@ enum RectangleGrouping {
             sums[label] = (s.x + r.x, s.y + r.y, s.width + r.width, s.height + r.height, s.count + 1)
         }
         let clusters = sums.keys.sorted().map { label -> Detection in
-            let s = sums[label]!   // the key comes from the dictionary itself
+            let s = sums[label]!  // the key comes from the dictionary itself
             let scale = 1 / Float(s.count)
             func mean(_ total: Int) -> Int { Int((Float(total) * scale).rounded(.toNearestOrEven)) }
-            return Detection(rect: PixelRect(x: mean(s.x), y: mean(s.y), width: mean(s.width), height: mean(s.height)),
-                             neighbours: s.count)
+            return Detection(
+                rect: PixelRect(x: mean(s.x), y: mean(s.y), width: mean(s.width), height: mean(s.height)),
+                neighbours: s.count)
         }
         return clusters.filter { candidate in
             guard candidate.neighbours > minNeighbors else { return false }
@@ -50,7 +51,8 @@ enum RectangleGrouping {
             return !clusters.contains { other in
                 let r2 = other.rect, n2 = other.neighbours
                 guard other != candidate, n2 > minNeighbors else { return false }
-                let dx = Int((Double(r2.width) * eps).rounded(.toNearestOrEven)), dy = Int((Double(r2.height) * eps).rounded(.toNearestOrEven))
+                let dx = Int((Double(r2.width) * eps).rounded(.toNearestOrEven)),
+                    dy = Int((Double(r2.height) * eps).rounded(.toNearestOrEven))
                 return r1.x >= r2.x - dx && r1.y >= r2.y - dy && r1.x + r1.width <= r2.x + r2.width + dx
                     && r1.y + r1.height <= r2.y + r2.height + dy && (n2 > max(3, n1) || n1 < 3)
             }
@@ -60,6 +62,7 @@ enum RectangleGrouping {
     static func similar(_ a: PixelRect, _ b: PixelRect, _ eps: Double) -> Bool {
         let delta = eps * Double(min(a.width, b.width) + min(a.height, b.height)) * 0.5
         return Double(abs(a.x - b.x)) <= delta && Double(abs(a.y - b.y)) <= delta
-            && Double(abs(a.x + a.width - b.x - b.width)) <= delta && Double(abs(a.y + a.height - b.y - b.height)) <= delta
+            && Double(abs(a.x + a.width - b.x - b.width)) <= delta
+            && Double(abs(a.y + a.height - b.y - b.height)) <= delta
     }
 }

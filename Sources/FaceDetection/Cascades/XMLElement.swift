@@ -57,7 +57,7 @@ private struct Parser {
     }
 
     private mutating func element() throws(XMLError) -> XMLNode {
-        position += 1   // <
+        position += 1  // <
         let name = readName()
         guard !name.isEmpty else { throw fail("element without a name") }
         // Attributes are not used by cascade files: skip to the end of the start tag.
@@ -96,7 +96,8 @@ private struct Parser {
     private mutating func readName() -> String {
         let start = position
         while position < bytes.count, bytes[position] != UInt8(ascii: ">"), bytes[position] != UInt8(ascii: "/"),
-              !Self.isWhitespace(bytes[position]) {
+            !Self.isWhitespace(bytes[position])
+        {
             position += 1
         }
         return String(decoding: bytes[start..<position], as: UTF8.self)

@@ -15,7 +15,10 @@ struct ChiSquareCounts: Filter {
     /// The active probe blocks dense (probe.count × bins), their inverses (0 where a bin is 0) and totals.
     private let dense: [Float], inverses: [Float], totals: [Float]
 
-    init(probe descriptor: FaceDescriptor, _ probe: SparseProbe, faceSums: Bool, form: HistogramDifference.Form, slots: Int) {
+    init(
+        probe descriptor: FaceDescriptor, _ probe: SparseProbe, faceSums: Bool, form: HistogramDifference.Form,
+        slots: Int
+    ) {
         self.probe = probe
         self.faceSums = faceSums
         self.form = form
@@ -30,10 +33,13 @@ struct ChiSquareCounts: Filter {
 
     func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         guard inputs.count == 2, inputs[0].elementType == .uint8, inputs[1].elementType == .uint32,
-              inputs[1].elementCount >= slots * parameters.blockCount else {
-            throw .invalidInput(filter: name, reason: "needs the gallery's stored bytes and block offsets for \(slots) faces")
+            inputs[1].elementCount >= slots * parameters.blockCount
+        else {
+            throw .invalidInput(
+                filter: name, reason: "needs the gallery's stored bytes and block offsets for \(slots) faces")
         }
-        return ImageDescriptor(width: faceSums ? 1 : max(probe.count, 1), height: 1, batch: max(slots, 1), elementType: .float32)
+        return ImageDescriptor(
+            width: faceSums ? 1 : max(probe.count, 1), height: 1, batch: max(slots, 1), elementType: .float32)
     }
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
@@ -41,11 +47,12 @@ struct ChiSquareCounts: Filter {
         guard let countBytes = FaceDescriptor.storedCountBytes(parameters) else {
             throw .invalidInput(filter: name, reason: "\(parameters) has no counts form")
         }
-        let arguments = Arguments(counts: .init(encoder.inputs[0]), offsets: .init(encoder.inputs[1]), probeBlocks: probe.blocks,
-                                  probe: dense, inverses: inverses, probeSums: totals,
-                                  scales: parameters.blockPixelCounts.map { 1 / Float($0) }, weights: probe.weights,
-                                  distances: .init(encoder.output), probeCount: Int32(probe.count), blocks: Int32(parameters.blockCount),
-                                  bins: Int32(parameters.bins), countBytes: Int32(countBytes), slots: Int32(slots))
+        let arguments = Arguments(
+            counts: .init(encoder.inputs[0]), offsets: .init(encoder.inputs[1]), probeBlocks: probe.blocks,
+            probe: dense, inverses: inverses, probeSums: totals,
+            scales: parameters.blockPixelCounts.map { 1 / Float($0) }, weights: probe.weights,
+            distances: .init(encoder.output), probeCount: Int32(probe.count), blocks: Int32(parameters.blockCount),
+            bins: Int32(parameters.bins), countBytes: Int32(countBytes), slots: Int32(slots))
         try encoder.launch(Self.kernel(asymmetric: form == .asymmetric, faceSums: faceSums), arguments, over: [slots])
     }
 
@@ -71,8 +78,9 @@ struct ChiSquareCounts: Filter {
     /// The kernel for the asymmetric form or not, with one weighted sum per face or a distance per block.
     static func kernel(asymmetric: Bool, faceSums: Bool) -> Kernel<Arguments> {
         let options = (asymmetric ? ["-DASYMMETRIC"] : []) + (faceSums ? ["-DFACE_SUM"] : [])
-        return Kernel("chisquare_counts", in: source, options: options.joined(separator: " "), schedules: .uniform([64]),
-                      cpu: cpuTwin(asymmetric: asymmetric, faceSums: faceSums))
+        return Kernel(
+            "chisquare_counts", in: source, options: options.joined(separator: " "), schedules: .uniform([64]),
+            cpu: cpuTwin(asymmetric: asymmetric, faceSums: faceSums))
     }
 
     /// The CPU twin: the kernel's loop, a range of slots a thread.
@@ -95,12 +103,18 @@ struct ChiSquareCounts: Filter {
                                     var next = at + bitmapBytes, terms: Float = 0
                                     for word in 0..<(bitmapBytes + 7) / 8 {
                                         // 64 bins at a time: one unpredictable loop exit a word, not a byte.
-                                        var bits = UnsafeRawPointer(counts + at + 8 * word).loadUnaligned(as: UInt64.self).littleEndian
-                                        if 8 * word + 8 > bitmapBytes { bits &= (1 << (8 * (bitmapBytes - 8 * word))) - 1 }
+                                        var bits = UnsafeRawPointer(counts + at + 8 * word).loadUnaligned(
+                                            as: UInt64.self
+                                        ).littleEndian
+                                        if 8 * word + 8 > bitmapBytes {
+                                            bits &= (1 << (8 * (bitmapBytes - 8 * word))) - 1
+                                        }
                                         while bits != 0 {
                                             let bin = row + word * 64 + bits.trailingZeroBitCount
                                             bits &= bits - 1
-                                            let count = 1 + Int(counts[next]) + (countBytes == 2 ? Int(counts[next + 1]) << 8 : 0)
+                                            let count =
+                                                1 + Int(counts[next])
+                                                + (countBytes == 2 ? Int(counts[next + 1]) << 8 : 0)
                                             next += countBytes
                                             let g = Float(count) * scale
                                             if asymmetric {

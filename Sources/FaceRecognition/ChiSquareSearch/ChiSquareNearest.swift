@@ -24,25 +24,32 @@ struct ChiSquareNearest: Filter {
 
     func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         guard inputs.count == 2, inputs.allSatisfy({ $0.elementType == .float32 }),
-              inputs[0].elementCount >= slots * blocks * bins, inputs[1].elementCount >= slots * blocks else {
+            inputs[0].elementCount >= slots * blocks * bins, inputs[1].elementCount >= slots * blocks
+        else {
             throw .invalidInput(filter: name, reason: "needs the gallery's tiles and sums for \(slots) faces")
         }
-        return ImageDescriptor(width: faceSums ? 1 : max(probe.count, 1), height: 1, batch: max(slots, 1), elementType: .float32)
+        return ImageDescriptor(
+            width: faceSums ? 1 : max(probe.count, 1), height: 1, batch: max(slots, 1), elementType: .float32)
     }
 
     func encode(_ encoder: KernelEncoder) throws(RenderError) {
         guard probe.count > 0, slots > 0 else { return }
         let asymmetric = form == .asymmetric, neighbourhood = full ? neighbourhood : nil
-        let perFace = Self.kernel(full: full, probeCount: probe.count, asymmetric: asymmetric, faceSums: faceSums, neighbourhood: neighbourhood)
-        let arguments = Arguments(tiles: .init(encoder.inputs[0]), sums: .init(encoder.inputs[1]), probeBlocks: probe.blocks,
-                                  starts: probe.starts, binIndices: probe.binIndices, values: probe.values,
-                                  inverses: probe.inverses, weights: probe.weights, distances: .init(encoder.output),
-                                  probeCount: Int32(probe.count), blocks: Int32(blocks), bins: Int32(bins), slots: Int32(slots))
+        let perFace = Self.kernel(
+            full: full, probeCount: probe.count, asymmetric: asymmetric, faceSums: faceSums,
+            neighbourhood: neighbourhood)
+        let arguments = Arguments(
+            tiles: .init(encoder.inputs[0]), sums: .init(encoder.inputs[1]), probeBlocks: probe.blocks,
+            starts: probe.starts, binIndices: probe.binIndices, values: probe.values,
+            inverses: probe.inverses, weights: probe.weights, distances: .init(encoder.output),
+            probeCount: Int32(probe.count), blocks: Int32(blocks), bins: Int32(bins), slots: Int32(slots))
         if let rows = groupRows(encoder.schedule(for: perFace), on: encoder.device) {
-            try encoder.launch(Self.kernel(full: full, probeCount: probe.count, asymmetric: asymmetric, faceSums: faceSums,
-                                           neighbourhood: neighbourhood, cooperativeBins: bins),
-                               arguments, over: [slots, rows],
-                               schedule: KernelSchedule(workGroup: [Self.lanes, rows], cooperative: true))
+            try encoder.launch(
+                Self.kernel(
+                    full: full, probeCount: probe.count, asymmetric: asymmetric, faceSums: faceSums,
+                    neighbourhood: neighbourhood, cooperativeBins: bins),
+                arguments, over: [slots, rows],
+                schedule: KernelSchedule(workGroup: [Self.lanes, rows], cooperative: true))
         } else {
             try encoder.launch(perFace, arguments, over: [slots])
         }
@@ -52,9 +59,12 @@ struct ChiSquareNearest: Filter {
     /// shape: where the schedule (already cut to the device's work-group size) asks for it with whole
     /// tiles across, and only if the staged gallery block and the strands' sums fit the local memory.
     private func groupRows(_ schedule: KernelSchedule, on device: Device) -> Int? {
-        guard schedule.cooperative, schedule.workGroup.count > 1, schedule.workGroup[0] == Self.lanes else { return nil }
+        guard schedule.cooperative, schedule.workGroup.count > 1, schedule.workGroup[0] == Self.lanes else {
+            return nil
+        }
         let rows = schedule.workGroup[1]
-        let localBytes = ((full ? (bins + 1) * Self.lanes : 0) + (faceSums ? rows * Self.lanes : 0)) * MemoryLayout<Float>.size
+        let localBytes =
+            ((full ? (bins + 1) * Self.lanes : 0) + (faceSums ? rows * Self.lanes : 0)) * MemoryLayout<Float>.size
         return localBytes <= device.capabilities.localMemoryBytes ? rows : nil
     }
 
@@ -79,31 +89,38 @@ struct ChiSquareNearest: Filter {
     /// CPU-shaped on the CPU device and OpenCL CPUs; GPU-shaped on GPUs: 16 rows of 16 work-items, so a
     /// group's 256 work-items cover 64 probe blocks (an 8 × 8 grid) in one pass, 4 in each one's
     /// registers, beside a 16 KB staged block of 256 bins (a fraction of an SM's 100–228 KB).
-    static let schedules = KernelSchedules(cpu: KernelSchedule(workGroup: [64]), openCLCPU: KernelSchedule(workGroup: [64]),
-                                           openCLGPU: KernelSchedule(workGroup: [lanes, 16], cooperative: true))
+    static let schedules = KernelSchedules(
+        cpu: KernelSchedule(workGroup: [64]), openCLCPU: KernelSchedule(workGroup: [64]),
+        openCLGPU: KernelSchedule(workGroup: [lanes, 16], cooperative: true))
 
     /// The kernel for one matcher's variant: with all blocks compared (`full`) or those of a
     /// neighbourhood, the asymmetric form, or one weighted sum per face; CPU-shaped (the probe's block
     /// count fixed at build time) or, with `cooperativeBins`, for the GPU shape's launches on blocks of
     /// that many bins (its work-group comes from the launch's schedule).
-    static func kernel(full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool,
-                       neighbourhood: BlockNeighbourhood? = nil, cooperativeBins: Int? = nil) -> Kernel<Arguments> {
+    static func kernel(
+        full: Bool, probeCount: Int, asymmetric: Bool, faceSums: Bool,
+        neighbourhood: BlockNeighbourhood? = nil, cooperativeBins: Int? = nil
+    ) -> Kernel<Arguments> {
         var options: [String] = []
         if let cooperativeBins { options.append("-DBINS=\(cooperativeBins)") }
         if full { options.append(cooperativeBins == nil ? "-DFULL -DPROBE_COUNT=\(probeCount)" : "-DFULL") }
         if full, let neighbourhood { options.append(neighbourhood.kernelOptions) }
         if asymmetric { options.append("-DASYMMETRIC") }
         if faceSums { options.append("-DFACE_SUM") }
-        return Kernel("chisquare_nearest", in: source, options: options.joined(separator: " "), schedules: schedules,
-                      cpu: cpuTwin(full: full, asymmetric: asymmetric, faceSums: faceSums, neighbourhood: full ? neighbourhood : nil))
+        return Kernel(
+            "chisquare_nearest", in: source, options: options.joined(separator: " "), schedules: schedules,
+            cpu: cpuTwin(
+                full: full, asymmetric: asymmetric, faceSums: faceSums, neighbourhood: full ? neighbourhood : nil))
     }
 
     /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
     /// vector (16 lanes would not fit the registers of baseline x86-64 and spill). Both halves are done
     /// while a gallery block is in the L1 cache; with all blocks compared, the gallery block is the
     /// outer loop, so each stays in L1 while every probe block is compared with it.
-    private static func cpuTwin(full: Bool, asymmetric: Bool, faceSums: Bool,
-                                neighbourhood: BlockNeighbourhood?) -> @Sendable (Arguments, KernelGrid) -> Void {
+    private static func cpuTwin(
+        full: Bool, asymmetric: Bool, faceSums: Bool,
+        neighbourhood: BlockNeighbourhood?
+    ) -> @Sendable (Arguments, KernelGrid) -> Void {
         { arguments, _ in
             let probeCount = Int(arguments.probeCount), blocks = Int(arguments.blocks), bins = Int(arguments.bins)
             let slots = Int(arguments.slots)
@@ -119,22 +136,28 @@ struct ChiSquareNearest: Filter {
                         let blockTotals = UnsafeRawPointer(sums + tile * blocks * lanes)
                         func distance(_ jj: Int, to block: Int, half: Int) -> SIMD8<Float> {
                             let g = face + (block * bins * lanes + half * 8) * 4
-                            let total = blockTotals.loadUnaligned(fromByteOffset: (block * lanes + half * 8) * 4, as: SIMD8<Float>.self)
-                            return asymmetric ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
+                            let total = blockTotals.loadUnaligned(
+                                fromByteOffset: (block * lanes + half * 8) * 4, as: SIMD8<Float>.self)
+                            return asymmetric
+                                ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
                         }
                         if full {
                             best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
                             for block in 0..<blocks {
                                 for half in 0..<2 {
-                                    for jj in 0..<probeCount where neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true {
-                                        best[half * probeCount + jj] = pointwiseMin(best[half * probeCount + jj],
-                                                                                    distance(jj, to: block, half: half))
+                                    for jj in 0..<probeCount
+                                    where neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true {
+                                        best[half * probeCount + jj] = pointwiseMin(
+                                            best[half * probeCount + jj],
+                                            distance(jj, to: block, half: half))
                                     }
                                 }
                             }
                         } else {
                             for jj in 0..<probeCount {
-                                for half in 0..<2 { best[half * probeCount + jj] = distance(jj, to: Int(probe.blocks[jj]), half: half) }
+                                for half in 0..<2 {
+                                    best[half * probeCount + jj] = distance(jj, to: Int(probe.blocks[jj]), half: half)
+                                }
                             }
                         }
                         for lane in 0..<min(lanes, slots - tile * lanes) {
@@ -144,7 +167,9 @@ struct ChiSquareNearest: Filter {
                                 for jj in 0..<probeCount { total += probe.weights[jj] * max(row[jj][lane % 8], 0) }
                                 distances[slot] = total
                             } else {
-                                for jj in 0..<probeCount { distances[slot * probeCount + jj] = max(row[jj][lane % 8], 0) }
+                                for jj in 0..<probeCount {
+                                    distances[slot * probeCount + jj] = max(row[jj][lane % 8], 0)
+                                }
                             }
                         }
                     }
@@ -199,8 +224,10 @@ extension ChiSquareNearest.Arguments {
                     values.withUnsafeBufferPointer { values in
                         inverses.withUnsafeBufferPointer { inverses in
                             weights.withUnsafeBufferPointer { weights in
-                                body(ChiSquareNearest.Probe(blocks: blocks, starts: starts, binIndices: binIndices, values: values,
-                                                            inverses: inverses, weights: weights))
+                                body(
+                                    ChiSquareNearest.Probe(
+                                        blocks: blocks, starts: starts, binIndices: binIndices, values: values,
+                                        inverses: inverses, weights: weights))
                             }
                         }
                     }

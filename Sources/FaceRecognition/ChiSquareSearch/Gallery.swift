@@ -38,8 +38,10 @@ public final class Gallery: @unchecked Sendable {
     /// stored forms searched where they lie in the mapped file until a face is added: a new process has a
     /// gallery of 10k faces without reading and copying each. An error where the file is missing, holds
     /// other faces (another tag or parameters), or is damaged.
-    public convenience init(contentsOf path: String, parameters: DescriptorParameters, tag: Data, context: RenderContext,
-                            segmentBytes: Int = 256 << 20) throws(RecognitionError) {
+    public convenience init(
+        contentsOf path: String, parameters: DescriptorParameters, tag: Data, context: RenderContext,
+        segmentBytes: Int = 256 << 20
+    ) throws(RecognitionError) {
         self.init(parameters: parameters, context: context, segmentBytes: segmentBytes)
         stored = try StoredFacesFile.read(path, parameters: parameters, tag: tag)
         for (slot, entry) in stored.slots.enumerated() {
@@ -115,7 +117,9 @@ public final class Gallery: @unchecked Sendable {
     /// stored bytes step by step.
     public func reserveCapacity(_ faceCount: Int) {
         // Bitmaps, and counts for about a quarter of the bins (61 of 256 in real faces).
-        lock.withLock { stored.reserveCapacity(faces: faceCount, bytesPerFace: parameters.length / 8 + parameters.length / 4) }
+        lock.withLock {
+            stored.reserveCapacity(faces: faceCount, bytesPerFace: parameters.length / 8 + parameters.length / 4)
+        }
     }
 
     /// Removes a face; its slot is reused by a later append.

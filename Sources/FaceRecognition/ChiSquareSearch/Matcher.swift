@@ -45,8 +45,10 @@ public struct SearchOptions: Sendable {
     /// as restricted NBNN; nil: every block, full NBNN).
     public var radius: Int?
 
-    public init(matcher: Matcher = .weightedChiSquare, weights: WeightMap = .uniform(),
-                form: HistogramDifference.Form = .symmetric, path: SearchPath = .fused, radius: Int? = nil) {
+    public init(
+        matcher: Matcher = .weightedChiSquare, weights: WeightMap = .uniform(),
+        form: HistogramDifference.Form = .symmetric, path: SearchPath = .fused, radius: Int? = nil
+    ) {
         self.matcher = matcher
         self.weights = weights
         self.form = form

@@ -7,8 +7,8 @@ struct PackedFaces {
     static let lanes = ChiSquareNearest.lanes
     let bins: Int
     let blocks: Int
-    private(set) var tiles: [Float] = []          // tileCount × blocks × bins × lanes
-    private(set) var sums: [Float] = []           // tileCount × blocks × lanes
+    private(set) var tiles: [Float] = []  // tileCount × blocks × bins × lanes
+    private(set) var sums: [Float] = []  // tileCount × blocks × lanes
     /// Slots the tiles cover (the last tile's spare lanes are zero).
     private(set) var slotCount = 0
 
@@ -56,8 +56,12 @@ struct PackedFaces {
     }
 
     /// Tiles `range`'s histograms, and their block totals, as stored.
-    func tiles(_ range: Range<Int>) -> ArraySlice<Float> { tiles[range.lowerBound * tileFloats..<range.upperBound * tileFloats] }
-    func sums(_ range: Range<Int>) -> ArraySlice<Float> { sums[range.lowerBound * tileSumFloats..<range.upperBound * tileSumFloats] }
+    func tiles(_ range: Range<Int>) -> ArraySlice<Float> {
+        tiles[range.lowerBound * tileFloats..<range.upperBound * tileFloats]
+    }
+    func sums(_ range: Range<Int>) -> ArraySlice<Float> {
+        sums[range.lowerBound * tileSumFloats..<range.upperBound * tileSumFloats]
+    }
 
     /// Slots `range` as plain histogram images, one per slot (rows = blocks, columns = bins), empty slots zero.
     func plainHistograms(_ range: Range<Int>) -> [Float] {

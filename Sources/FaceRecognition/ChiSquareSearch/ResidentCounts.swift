@@ -30,7 +30,9 @@ struct ResidentCounts {
     /// The device's view, brought up to date with `stored`: its bytes and block offsets as images.
     mutating func synchronize(with stored: StoredFaces) throws(RenderError) -> (bytes: Image, offsets: Image) {
         let blocks = stored.parameters.blockCount
-        if var view, view.bytes.memory === stored.memory, view.offsets.descriptor.elementCount >= stored.blockOffsets.count {
+        if var view, view.bytes.memory === stored.memory,
+            view.offsets.descriptor.elementCount >= stored.blockOffsets.count
+        {
             if view.byteCount < stored.byteCount {
                 try view.bytes.didModify(view.byteCount..<stored.byteCount)
             }
@@ -43,11 +45,14 @@ struct ResidentCounts {
             return (view.bytes.image, view.offsets.image)
         }
         let offsetCount = stored.blockOffsets.count + stored.blockOffsets.count / 4
-        let made = View(bytes: try context.makeResidentImage(ImageDescriptor(width: stored.memory.byteCount, height: 1, elementType: .uint8),
-                                                             sharing: stored.memory),
-                        offsets: try context.makeResidentImage(ImageDescriptor(width: max(offsetCount, 1), height: 1, elementType: .uint32),
-                                                               contents: stored.blockOffsets[...]),
-                        byteCount: stored.byteCount)
+        let made = View(
+            bytes: try context.makeResidentImage(
+                ImageDescriptor(width: stored.memory.byteCount, height: 1, elementType: .uint8),
+                sharing: stored.memory),
+            offsets: try context.makeResidentImage(
+                ImageDescriptor(width: max(offsetCount, 1), height: 1, elementType: .uint32),
+                contents: stored.blockOffsets[...]),
+            byteCount: stored.byteCount)
         view = made
         lowestChanged = nil
         return (made.bytes.image, made.offsets.image)

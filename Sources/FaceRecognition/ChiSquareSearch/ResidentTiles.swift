@@ -44,8 +44,10 @@ struct ResidentTiles {
             let first = index * perSegment, used = min(perSegment, tileCount - first)
             if index < segments.count, segments[index].capacity >= used {
                 for tile in dirtyTiles where tile >= first && tile < first + used {
-                    try segments[index].tiles.write(faces.tiles(tile..<tile + 1), atByteOffset: (tile - first) * faces.tileFloats * 4)
-                    try segments[index].sums.write(faces.sums(tile..<tile + 1), atByteOffset: (tile - first) * faces.tileSumFloats * 4)
+                    try segments[index].tiles.write(
+                        faces.tiles(tile..<tile + 1), atByteOffset: (tile - first) * faces.tileFloats * 4)
+                    try segments[index].sums.write(
+                        faces.sums(tile..<tile + 1), atByteOffset: (tile - first) * faces.tileSumFloats * 4)
                 }
                 continue
             }
@@ -54,12 +56,16 @@ struct ResidentTiles {
             // Straight from the packed arrays, no copy first: a 10k-face gallery of 256 bins is 655 MB.
             let segment = Segment(
                 firstTile: first, capacity: capacity,
-                tiles: try context.makeResidentImage(ImageDescriptor(width: faces.bins * lanes, height: faces.blocks, batch: capacity,
-                                                                     elementType: .float32),
-                                                     contents: faces.tiles(first..<first + used)),
-                sums: try context.makeResidentImage(ImageDescriptor(width: lanes, height: faces.blocks, batch: capacity,
-                                                                    elementType: .float32),
-                                                    contents: faces.sums(first..<first + used)))
+                tiles: try context.makeResidentImage(
+                    ImageDescriptor(
+                        width: faces.bins * lanes, height: faces.blocks, batch: capacity,
+                        elementType: .float32),
+                    contents: faces.tiles(first..<first + used)),
+                sums: try context.makeResidentImage(
+                    ImageDescriptor(
+                        width: lanes, height: faces.blocks, batch: capacity,
+                        elementType: .float32),
+                    contents: faces.sums(first..<first + used)))
             if index < segments.count { segments[index] = segment } else { segments.append(segment) }
         }
         dirtyTiles = []
@@ -78,8 +84,10 @@ struct ResidentTiles {
     mutating func plainHistograms(_ segment: Int, of faces: PackedFaces) throws(RenderError) -> ResidentImage {
         if let plain = segments[segment].plain { return plain }
         let range = slotRanges(faces)[segment]
-        let image = try context.makeResidentImage(try PixelBuffer(width: faces.bins, height: faces.blocks, batch: range.count,
-                                                                  values: faces.plainHistograms(range)))
+        let image = try context.makeResidentImage(
+            try PixelBuffer(
+                width: faces.bins, height: faces.blocks, batch: range.count,
+                values: faces.plainHistograms(range)))
         segments[segment].plain = image
         return image
     }

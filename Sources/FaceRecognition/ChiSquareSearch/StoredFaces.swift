@@ -44,10 +44,13 @@ struct StoredFaces {
     /// Faces whose stored forms lie in `memory` at `forms`' ranges, in order and apart, before its last
     /// ``spareBytes``, read there as they are. Each form's layout is checked, so that a search stays within
     /// it; not its counts, which were checked when first stored.
-    init(parameters: DescriptorParameters, memory: HostMemory,
-         forms: [(face: FaceID, image: ImageID, range: Range<Int>)]) throws(RecognitionError) {
+    init(
+        parameters: DescriptorParameters, memory: HostMemory,
+        forms: [(face: FaceID, image: ImageID, range: Range<Int>)]
+    ) throws(RecognitionError) {
         guard memory.byteCount >= Self.spareBytes, memory.byteCount - Self.spareBytes <= Self.maximumBytes else {
-            throw .invalidParameters("a gallery holds at most \(Self.maximumBytes) bytes of stored descriptors, not \(memory.byteCount)")
+            throw .invalidParameters(
+                "a gallery holds at most \(Self.maximumBytes) bytes of stored descriptors, not \(memory.byteCount)")
         }
         self.parameters = parameters
         self.memory = memory
@@ -63,8 +66,9 @@ struct StoredFaces {
             formsEnd = range.upperBound
             let offsets: [Int]?
             do {
-                offsets = try FaceDescriptor.storedBlockOffsets(UnsafeRawBufferPointer(rebasing: memory.bytes[range]), parameters: parameters,
-                                                               checkingCounts: false)
+                offsets = try FaceDescriptor.storedBlockOffsets(
+                    UnsafeRawBufferPointer(rebasing: memory.bytes[range]), parameters: parameters,
+                    checkingCounts: false)
             } catch .damagedDescriptor(let reason) {
                 throw .damagedDescriptor("\(face): \(reason)")
             }
@@ -82,7 +86,8 @@ struct StoredFaces {
     }
 
     /// Stores a face from its stored form, checked as it would be read back; returns its slot.
-    mutating func store(_ stored: UnsafeRawBufferPointer, face: FaceID, image: ImageID) throws(RecognitionError) -> Int {
+    mutating func store(_ stored: UnsafeRawBufferPointer, face: FaceID, image: ImageID) throws(RecognitionError) -> Int
+    {
         let offsets = try FaceDescriptor.storedBlockOffsets(stored, parameters: parameters)
         guard byteCount + stored.count <= Self.maximumBytes else {
             throw .invalidParameters("a gallery holds at most \(Self.maximumBytes) bytes of stored descriptors")
@@ -91,7 +96,9 @@ struct StoredFaces {
             moveBytes(capacity: (byteCount - deadBytes + stored.count) * 5 / 4)
         }
         let start = byteCount
-        if let base = stored.baseAddress { (memory.baseAddress + start).copyMemory(from: base, byteCount: stored.count) }
+        if let base = stored.baseAddress {
+            (memory.baseAddress + start).copyMemory(from: base, byteCount: stored.count)
+        }
         byteCount += stored.count
         let slot = freeSlots.popLast() ?? addSlot()
         slots[slot] = Entry(face: face, image: image, range: start..<byteCount, counts: offsets != nil)
@@ -115,7 +122,8 @@ struct StoredFaces {
     /// A slot's histograms, or nil for an empty slot.
     func histograms(_ slot: Int) throws(RecognitionError) -> [Float]? {
         guard let entry = slots[slot] else { return nil }
-        let data = Data(UnsafeRawBufferPointer(start: memory.baseAddress + entry.range.lowerBound, count: entry.range.count))
+        let data = Data(
+            UnsafeRawBufferPointer(start: memory.baseAddress + entry.range.lowerBound, count: entry.range.count))
         return try FaceDescriptor(parameters: parameters, encoded: data).histograms
     }
 
@@ -149,7 +157,8 @@ struct StoredFaces {
         for slot in slots.indices {
             guard let entry = slots[slot] else { continue }
             let shift = Int32(movedCount - entry.range.lowerBound)
-            (moved.baseAddress + movedCount).copyMemory(from: memory.baseAddress + entry.range.lowerBound, byteCount: entry.range.count)
+            (moved.baseAddress + movedCount).copyMemory(
+                from: memory.baseAddress + entry.range.lowerBound, byteCount: entry.range.count)
             movedCount += entry.range.count
             slots[slot]?.range = movedCount - entry.range.count..<movedCount
             let blocks = parameters.blockCount

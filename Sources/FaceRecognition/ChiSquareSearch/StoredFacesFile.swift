@@ -18,7 +18,9 @@ enum StoredFacesFile {
     /// The stored faces in the file at `path`, mapped; an error where the file is missing, was written
     /// with another tag or parameters, or is damaged. The header is read and checked first, so that a file
     /// of other faces is not mapped.
-    static func read(_ path: String, parameters: DescriptorParameters, tag: Data) throws(RecognitionError) -> StoredFaces {
+    static func read(_ path: String, parameters: DescriptorParameters, tag: Data) throws(RecognitionError)
+        -> StoredFaces
+    {
         var start: [UInt8]
         do {
             let (file, size) = try RegularFile.open(path)
@@ -32,7 +34,9 @@ enum StoredFacesFile {
         _ = try start.withUnsafeBytes { bytes in
             Result { () throws(RecognitionError) in try header(bytes, path: path, parameters: parameters, tag: tag) }
         }.get()
-        guard let memory = HostMemory(mappingFileAt: path) else { throw .galleryFile(path: path, reason: "cannot be mapped") }
+        guard let memory = HostMemory(mappingFileAt: path) else {
+            throw .galleryFile(path: path, reason: "cannot be mapped")
+        }
         let bytes = UnsafeRawBufferPointer(memory.bytes)
         let (faceCount, entries) = try header(bytes, path: path, parameters: parameters, tag: tag)
         var at = roundUp(entries + faceCount * entryBytes, to: 64)
@@ -44,32 +48,50 @@ enum StoredFacesFile {
             guard count <= UInt64(bytes.count - at) else {
                 throw .galleryFile(path: path, reason: "face \(index + 1) of \(faceCount) ends past the file's end")
             }
-            forms.append((FaceID(integer(bytes, at: entry, Int64.self)), ImageID(integer(bytes, at: entry + 8, Int64.self)), at..<at + Int(count)))
+            forms.append(
+                (
+                    FaceID(integer(bytes, at: entry, Int64.self)), ImageID(integer(bytes, at: entry + 8, Int64.self)),
+                    at..<at + Int(count)
+                ))
             at += Int(count)
         }
         guard at + StoredFaces.spareBytes == bytes.count else {
-            throw .galleryFile(path: path, reason: "\(bytes.count) bytes where its faces take \(at + StoredFaces.spareBytes)")
+            throw .galleryFile(
+                path: path, reason: "\(bytes.count) bytes where its faces take \(at + StoredFaces.spareBytes)")
         }
         do {
             return try StoredFaces(parameters: parameters, memory: memory, forms: forms)
         } catch {
-            guard case .damagedDescriptor(let reason) = error else { throw .galleryFile(path: path, reason: error.description) }
+            guard case .damagedDescriptor(let reason) = error else {
+                throw .galleryFile(path: path, reason: error.description)
+            }
             throw .galleryFile(path: path, reason: reason)
         }
     }
 
     /// Checks a file's header, given at least its first bytes: its face count and where its list of faces begins.
-    private static func header(_ bytes: UnsafeRawBufferPointer, path: String, parameters: DescriptorParameters,
-                               tag: Data) throws(RecognitionError) -> (faceCount: Int, entries: Int) {
+    private static func header(
+        _ bytes: UnsafeRawBufferPointer, path: String, parameters: DescriptorParameters,
+        tag: Data
+    ) throws(RecognitionError) -> (faceCount: Int, entries: Int) {
         func damaged(_ reason: String) -> RecognitionError { .galleryFile(path: path, reason: reason) }
         guard bytes.count >= 24, bytes[0..<8].elementsEqual(magic) else { throw damaged("not a gallery file") }
-        let tagCount = Int(integer(bytes, at: 8, UInt32.self)), parametersCount = Int(integer(bytes, at: 12, UInt32.self))
+        let tagCount = Int(integer(bytes, at: 8, UInt32.self)),
+            parametersCount = Int(integer(bytes, at: 12, UInt32.self))
         let faceCount = integer(bytes, at: 16, UInt64.self)
-        guard 24 + tagCount + parametersCount <= bytes.count, faceCount <= UInt64(Int32.max) else { throw damaged("its header is damaged") }
+        guard 24 + tagCount + parametersCount <= bytes.count, faceCount <= UInt64(Int32.max) else {
+            throw damaged("its header is damaged")
+        }
         guard bytes[24..<24 + tagCount].elementsEqual(tag) else { throw damaged("it holds another state of the faces") }
-        let stored = try? JSONDecoder().decode(DescriptorParameters.self, from: Data(bytes[24 + tagCount..<24 + tagCount + parametersCount]))
+        let stored = try? JSONDecoder().decode(
+            DescriptorParameters.self, from: Data(bytes[24 + tagCount..<24 + tagCount + parametersCount]))
         guard stored == parameters else {
-            throw damaged("it holds faces described with \(stored.map(String.init(describing:)) ?? "unreadable parameters"), not \(parameters)")
+            throw damaged(
+                """
+                it holds faces described with \(stored.map(String.init(describing:)) ?? "unreadable parameters"), \
+                not \(parameters)
+                """
+            )
         }
         return (Int(faceCount), roundUp(24 + tagCount + parametersCount, to: 8))
     }
@@ -100,7 +122,9 @@ enum StoredFacesFile {
         removeAbandonedFiles(of: path)
         let temporary = "\(path).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard file >= 0 else { throw .galleryFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))") }
+        guard file >= 0 else {
+            throw .galleryFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
+        }
         do throws(RecognitionError) {
             defer { close(file) }
             try writeAll(header, to: file, path: path)
@@ -111,10 +135,14 @@ enum StoredFacesFile {
                     run = current.lowerBound..<entry.range.upperBound
                     continue
                 }
-                if let current = run { try writeAll(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current]), to: file, path: path) }
+                if let current = run {
+                    try writeAll(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current]), to: file, path: path)
+                }
                 run = entry.range
             }
-            if let current = run { try writeAll(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current]), to: file, path: path) }
+            if let current = run {
+                try writeAll(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current]), to: file, path: path)
+            }
             try writeAll([UInt8](repeating: 0, count: StoredFaces.spareBytes), to: file, path: path)
         } catch {
             unlink(temporary)
@@ -132,24 +160,32 @@ enum StoredFacesFile {
     private static func removeAbandonedFiles(of path: String) {
         let url = URL(fileURLWithPath: path), prefix = url.lastPathComponent + "."
         let folder = url.deletingLastPathComponent().path
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             let parts = name.dropFirst(prefix.count).split(separator: ".")
-            guard parts.count == 3, let process = pid_t(parts[0]), kill(process, 0) != 0, errno == ESRCH else { continue }
+            guard parts.count == 3, let process = pid_t(parts[0]), kill(process, 0) != 0, errno == ESRCH else {
+                continue
+            }
             unlink(folder + "/" + name)
         }
     }
 
     private static func writeAll(_ bytes: [UInt8], to file: Int32, path: String) throws(RecognitionError) {
-        try bytes.withUnsafeBytes { bytes in Result { () throws(RecognitionError) in try writeAll(bytes, to: file, path: path) } }.get()
+        try bytes.withUnsafeBytes { bytes in
+            Result { () throws(RecognitionError) in try writeAll(bytes, to: file, path: path) }
+        }.get()
     }
 
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to file: Int32, path: String) throws(RecognitionError) {
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to file: Int32, path: String) throws(RecognitionError)
+    {
         guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
             let written = Foundation.write(file, base + done, bytes.count - done)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { throw .galleryFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))") }
+            guard written > 0 else {
+                throw .galleryFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
+            }
             done += written
         }
     }

@@ -17,15 +17,20 @@ public struct EmbeddingDistance: Filter {
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let gallery = try singleInput(inputs, of: .float32)
         guard gallery.width == probe.count, gallery.planeCount == 1, (1...gallery.height).contains(count) else {
-            throw .invalidInput(filter: name, reason: "\(count) rows of \(gallery.width) values searched in \(gallery), probe of \(probe.count)")
+            throw .invalidInput(
+                filter: name,
+                reason: "\(count) rows of \(gallery.width) values searched in \(gallery), probe of \(probe.count)")
         }
         return gallery.with(width: 1, height: count)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        try encoder.launch(Self.kernel, Arguments(gallery: .init(encoder.input), probe: probe, distances: .init(encoder.output),
-                                                  count: Int32(count), length: Int32(probe.count)),
-                           over: [count])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                gallery: .init(encoder.input), probe: probe, distances: .init(encoder.output),
+                count: Int32(count), length: Int32(probe.count)),
+            over: [count])
     }
 
     struct Arguments: KernelArguments {
@@ -36,9 +41,11 @@ public struct EmbeddingDistance: Filter {
         var length: Int32
     }
 
-    static let kernel = Kernel<Arguments>("embedding_distance",
-                                          in: KernelSource(name: "EmbeddingDistance", bytes: FaceRecognitionCL.embeddingDistance),
-                                          schedules: .uniform([64])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "embedding_distance",
+        in: KernelSource(name: "EmbeddingDistance", bytes: FaceRecognitionCL.embeddingDistance),
+        schedules: .uniform([64])
+    ) { arguments, _ in
         let length = Int(arguments.length), probe = arguments.probe
         CPUParallel.forEachRange(Int(arguments.count)) { rows in
             let gallery = arguments.gallery.elements, distances = arguments.distances.elements

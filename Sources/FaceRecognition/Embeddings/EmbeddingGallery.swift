@@ -38,9 +38,12 @@ public final class EmbeddingGallery: @unchecked Sendable {
         try lock.withTypedLock { () throws(RecognitionError) in
             for entry in batch {
                 guard entry.embedding.count == length else {
-                    throw .invalidParameters("an embedding of \(entry.embedding.count) values in a gallery of \(length)")
+                    throw .invalidParameters(
+                        "an embedding of \(entry.embedding.count) values in a gallery of \(length)")
                 }
-                guard slotOfFace[entry.face] == nil else { throw .identifier("face \(entry.face) is already in the gallery") }
+                guard slotOfFace[entry.face] == nil else {
+                    throw .identifier("face \(entry.face) is already in the gallery")
+                }
                 slotOfFace[entry.face] = faces.count
                 faces.append(entry.face)
                 images.append(entry.image)
@@ -52,12 +55,15 @@ public final class EmbeddingGallery: @unchecked Sendable {
     /// Removes a face: the last face moves into its row.
     public func remove(face: FaceID) throws(RecognitionError) {
         try lock.withTypedLock { () throws(RecognitionError) in
-            guard let slot = slotOfFace.removeValue(forKey: face) else { throw .identifier("face \(face) is not in the gallery") }
+            guard let slot = slotOfFace.removeValue(forKey: face) else {
+                throw .identifier("face \(face) is not in the gallery")
+            }
             let last = faces.count - 1
             if slot != last {
                 faces[slot] = faces[last]
                 images[slot] = images[last]
-                rows.replaceSubrange(slot * length..<(slot + 1) * length, with: rows[last * length..<(last + 1) * length])
+                rows.replaceSubrange(
+                    slot * length..<(slot + 1) * length, with: rows[last * length..<(last + 1) * length])
                 slotOfFace[faces[slot]] = slot
             }
             faces.removeLast()
@@ -68,13 +74,19 @@ public final class EmbeddingGallery: @unchecked Sendable {
     }
 
     /// Each face's distance to `probe`, and each image's (its nearest face's), to `collector`.
-    public func search<Collector: MatchCollector>(_ probe: [Float], into collector: inout Collector) throws(RecognitionError) {
-        guard probe.count == length else { throw .invalidParameters("a probe of \(probe.count) values for a gallery of \(length)") }
+    public func search<Collector: MatchCollector>(_ probe: [Float], into collector: inout Collector)
+        throws(RecognitionError)
+    {
+        guard probe.count == length else {
+            throw .invalidParameters("a probe of \(probe.count) values for a gallery of \(length)")
+        }
         let (faces, images, distances) = try lock.withTypedLock { () throws(RecognitionError) in
             guard !self.faces.isEmpty else { return ([FaceID](), [ImageID](), [Float]()) }
             do throws(RenderError) {
                 let gallery = try synchronize()
-                let distances = try context.render(gallery.applying(EmbeddingDistance(probe: probe, count: self.faces.count))).floatValues
+                let distances = try context.render(
+                    gallery.applying(EmbeddingDistance(probe: probe, count: self.faces.count))
+                ).floatValues
                 return (self.faces, self.images, distances)
             } catch {
                 throw .render(error)
@@ -86,7 +98,9 @@ public final class EmbeddingGallery: @unchecked Sendable {
             if let best = nearest[images[slot]], (best.distance, best.face) <= (distance, faces[slot]) { continue }
             nearest[images[slot]] = (distance, faces[slot])
         }
-        for (image, best) in nearest { collector.collect(ImageMatch(image: image, distance: best.distance, bestFace: best.face)) }
+        for (image, best) in nearest {
+            collector.collect(ImageMatch(image: image, distance: best.distance, bestFace: best.face))
+        }
     }
 
     /// The rows on the device, brought up to date (the lock held), with spare rows past the faces:
@@ -101,7 +115,8 @@ public final class EmbeddingGallery: @unchecked Sendable {
             return resident.image
         }
         let capacity = max(count, (resident?.descriptor.height ?? 0) * 2, 64)
-        let made = try context.makeResidentImage(ImageDescriptor(width: length, height: capacity, elementType: .float32), contents: rows[...])
+        let made = try context.makeResidentImage(
+            ImageDescriptor(width: length, height: capacity, elementType: .float32), contents: rows[...])
         resident = made
         uploadedCount = count
         return made.image

@@ -28,14 +28,20 @@ public final class FaceEmbedder: Sendable {
     /// Loads the models from `modelPath` and `landmarkModelPath` (default: the model cache) onto `context`
     /// (default: a new context on the device that embeds fastest here, ``Device/best(for:)``); the network's
     /// weights stay on that device.
-    public init(modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile),
-                landmarkModelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile),
-                context: RenderContext? = nil) throws(RecognitionError) {
+    public init(
+        modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile),
+        landmarkModelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile),
+        context: RenderContext? = nil
+    ) throws(RecognitionError) {
         do { landmarks = try LandmarkPredictor(modelPath: landmarkModelPath) } catch { throw .model(error) }
         let model: DlibNetwork
-        do { model = try DlibNetwork(contentsOf: modelPath, setup: ModelCache.setupCommand) } catch { throw .model(error) }
+        do { model = try DlibNetwork(contentsOf: modelPath, setup: ModelCache.setupCommand) } catch {
+            throw .model(error)
+        }
         guard model.inputWidth == model.inputHeight else {
-            throw .model(.malformed(path: modelPath, offset: 0, reason: "input \(model.inputWidth)×\(model.inputHeight) is not square"))
+            throw .model(
+                .malformed(
+                    path: modelPath, offset: 0, reason: "input \(model.inputWidth)×\(model.inputHeight) is not square"))
         }
         do {
             self.context = try RenderContext.orDefault(context, for: .embedding)
@@ -60,7 +66,9 @@ public final class FaceEmbedder: Sendable {
     }
 
     /// The embeddings of the faces in several photos (each one uint8 image), in order, all chips in one batch.
-    public func embeddings(ofFaces photos: [(photo: PixelBuffer, boxes: [PixelRect])]) throws(RecognitionError) -> [[Float]] {
+    public func embeddings(ofFaces photos: [(photo: PixelBuffer, boxes: [PixelRect])]) throws(RecognitionError)
+        -> [[Float]]
+    {
         var chips: [Image] = []
         for (photo, boxes) in photos where !boxes.isEmpty {
             guard photo.descriptor.elementType == .uint8, photo.descriptor.batch == 1 else {
@@ -70,8 +78,9 @@ public final class FaceEmbedder: Sendable {
             for box in boxes {
                 // Placed twice: in the given box, then in the box the model's mean shape fits them to.
                 let first = landmarks.landmarks(in: rgb, box: box)
-                chips.append(FaceChip(landmarks: landmarks.landmarks(in: rgb, box: landmarks.box(fitting: first)))
-                    .recipe(from: image, width: rgb.descriptor.width, height: rgb.descriptor.height))
+                chips.append(
+                    FaceChip(landmarks: landmarks.landmarks(in: rgb, box: landmarks.box(fitting: first)))
+                        .recipe(from: image, width: rgb.descriptor.width, height: rgb.descriptor.height))
             }
         }
         guard !chips.isEmpty else { return [] }

@@ -25,9 +25,11 @@ public struct DescriptorParameters: Hashable, Sendable, Codable, CustomStringCon
     public var gridColumns: Int
     public var gridRows: Int
 
-    public init(faceSize: Int = 128, gamma: Float? = nil, sigmas: [Float]? = nil, equalizes: Bool = false,
-                pattern: Pattern = .circular(neighbours: 8, radius: 2), uniform: Bool = false,
-                gridColumns: Int = 8, gridRows: Int = 8) {
+    public init(
+        faceSize: Int = 128, gamma: Float? = nil, sigmas: [Float]? = nil, equalizes: Bool = false,
+        pattern: Pattern = .circular(neighbours: 8, radius: 2), uniform: Bool = false,
+        gridColumns: Int = 8, gridRows: Int = 8
+    ) {
         self.faceSize = faceSize
         self.gamma = gamma
         self.sigmas = sigmas
@@ -65,7 +67,8 @@ public struct DescriptorParameters: Hashable, Sendable, Codable, CustomStringCon
 
     /// Pixels per block, blocks in row-major order: a block's histogram is its code counts divided by this.
     public var blockPixelCounts: [Int] {
-        BlockHistogram(gridColumns: gridColumns, gridRows: gridRows, bins: bins).pixelCounts(width: codedSize, height: codedSize)
+        BlockHistogram(gridColumns: gridColumns, gridRows: gridRows, bins: bins).pixelCounts(
+            width: codedSize, height: codedSize)
     }
 
     public var description: String {
@@ -83,7 +86,9 @@ public struct DescriptorParameters: Hashable, Sendable, Codable, CustomStringCon
     }
 
     func validate() throws(RecognitionError) {
-        guard (16...1024).contains(faceSize) else { throw .invalidParameters("face size \(faceSize) is outside 16...1024") }
+        guard (16...1024).contains(faceSize) else {
+            throw .invalidParameters("face size \(faceSize) is outside 16...1024")
+        }
         if let sigmas, sigmas.count != 2 { throw .invalidParameters("DoG needs two σ, got \(sigmas.count)") }
         guard gridColumns > 0, gridRows > 0, gridColumns <= codedSize, gridRows <= codedSize else {
             throw .invalidParameters("a \(gridColumns)×\(gridRows) grid does not fit \(codedSize)×\(codedSize) codes")

@@ -17,7 +17,8 @@ public struct FaceDescriber: Sendable {
     /// The recipe from face crops (any size; colour is reduced to luma) to block histograms.
     public func recipe(for faces: Image) -> Image {
         var image = faces.grayscale()
-        if (try? image.descriptor).map({ $0.width != parameters.faceSize || $0.height != parameters.faceSize }) ?? true {
+        if (try? image.descriptor).map({ $0.width != parameters.faceSize || $0.height != parameters.faceSize }) ?? true
+        {
             image = image.resized(width: parameters.faceSize, height: parameters.faceSize, method: .area)
         }
         if let gamma = parameters.gamma { image = image.gammaAdjusted(gamma) }

@@ -1,10 +1,11 @@
 import Foundation
 
-/// Face descriptors in a compact, lossless stored form. A block's histogram is its code counts times
-/// 1 / its pixel count (``BlockHistogram``), so it is kept as counts: per block, a bitmap of its nonzero
-/// bins, then each nonzero count less one in one byte (two, little-endian, where blocks have more than 256
-/// pixels). Most bins of a face's blocks are zero, so the standard descriptor takes about 6 KB instead of
-/// 64 KB of Float32, and a new process reads a gallery's descriptors that much sooner. Histograms that are not such counts (made some other way) are kept as raw values.
+/// Face descriptors in a compact, lossless stored form. A block's histogram is its code counts times 1 / its pixel
+/// count (``BlockHistogram``), so it is kept as counts: per block, a bitmap of its nonzero bins, then each nonzero
+/// count less one in one byte (two, little-endian, where blocks have more than 256 pixels). Most bins of a face's
+/// blocks are zero, so the standard descriptor takes about 6 KB instead of 64 KB of Float32, and a new process
+/// reads a gallery's descriptors that much sooner. Histograms that are not such counts (made some other way) are
+/// kept as raw values.
 extension FaceDescriptor {
     /// The stored forms, told apart by their first byte.
     private enum StoredForm: UInt8 {
@@ -47,7 +48,9 @@ extension FaceDescriptor {
     /// The counts form, or nil unless every value is a count times its block's 1 / pixel count.
     private func encodedCounts() -> Data? {
         let pixels = parameters.blockPixelCounts, bins = parameters.bins, bitmapBytes = (bins + 7) / 8
-        guard let largest = pixels.max(), let countBytes = Self.countBytes(largestBlock: largest), pixels.allSatisfy({ $0 > 0 }) else {
+        guard let largest = pixels.max(), let countBytes = Self.countBytes(largestBlock: largest),
+            pixels.allSatisfy({ $0 > 0 })
+        else {
             return nil
         }
         var bytes: [UInt8] = [StoredForm.counts.rawValue]
@@ -56,7 +59,9 @@ extension FaceDescriptor {
             bytes += repeatElement(0, count: bitmapBytes)
             for bin in 0..<bins {
                 let value = histograms[block * bins + bin], count = (value * Float(pixelCount)).rounded()
-                guard count >= 0, count <= Float(pixelCount), (count * scale).bitPattern == value.bitPattern else { return nil }
+                guard count >= 0, count <= Float(pixelCount), (count * scale).bitPattern == value.bitPattern else {
+                    return nil
+                }
                 guard count > 0 else { continue }
                 bytes[bitmap + bin / 8] |= 1 << (bin % 8)
                 let stored = Int(count) - 1
@@ -68,15 +73,19 @@ extension FaceDescriptor {
     }
 
     /// Raw little-endian Float32 values, `length` of them.
-    private static func values(_ bytes: Slice<UnsafeRawBufferPointer>, length: Int) throws(RecognitionError) -> [Float] {
+    private static func values(_ bytes: Slice<UnsafeRawBufferPointer>, length: Int) throws(RecognitionError) -> [Float]
+    {
         guard bytes.count == 4 * length else { throw .damagedDescriptor("\(bytes.count / 4) values for \(length)") }
         return [Float](littleEndianBytes: bytes)
     }
 
     /// Histograms back from the counts form.
-    private static func histograms(counts bytes: Slice<UnsafeRawBufferPointer>,
-                                   parameters: DescriptorParameters) throws(RecognitionError) -> [Float] {
-        let bins = parameters.bins, bitmapBytes = (bins + 7) / 8, scales = parameters.blockPixelCounts.map { 1 / Float($0) }
+    private static func histograms(
+        counts bytes: Slice<UnsafeRawBufferPointer>,
+        parameters: DescriptorParameters
+    ) throws(RecognitionError) -> [Float] {
+        let bins = parameters.bins, bitmapBytes = (bins + 7) / 8,
+            scales = parameters.blockPixelCounts.map { 1 / Float($0) }
         let twoByteCounts = storedCountBytes(parameters) == 2
         var histograms = [Float](repeating: 0, count: parameters.length)
         try walkCounts(bytes, parameters: parameters) { block, bitmap, counts in
@@ -104,8 +113,10 @@ extension FaceDescriptor {
     /// `checkingCounts` false checks only its layout (where the blocks lie, which bins they have), not that
     /// each block's counts add up to at most its pixels: enough for a search to stay within the form, and
     /// quick for forms that were checked when first stored.
-    static func storedBlockOffsets(_ stored: UnsafeRawBufferPointer, parameters: DescriptorParameters,
-                                   checkingCounts: Bool = true) throws(RecognitionError) -> [Int]? {
+    static func storedBlockOffsets(
+        _ stored: UnsafeRawBufferPointer, parameters: DescriptorParameters,
+        checkingCounts: Bool = true
+    ) throws(RecognitionError) -> [Int]? {
         switch stored.first.flatMap(StoredForm.init(rawValue:)) {
         case .values?:
             _ = try values(stored.dropFirst(), length: parameters.length)
@@ -124,8 +135,10 @@ extension FaceDescriptor {
 
     /// Walks the counts form, checking it as it goes (each block's counts against its pixels unless not
     /// `checkingCounts`): `block` gets each block's index and the offsets of its bitmap and of its first count.
-    private static func walkCounts(_ bytes: Slice<UnsafeRawBufferPointer>, parameters: DescriptorParameters, checkingCounts: Bool = true,
-                                   block visit: (_ block: Int, _ bitmap: Int, _ counts: Int) -> Void) throws(RecognitionError) {
+    private static func walkCounts(
+        _ bytes: Slice<UnsafeRawBufferPointer>, parameters: DescriptorParameters, checkingCounts: Bool = true,
+        block visit: (_ block: Int, _ bitmap: Int, _ counts: Int) -> Void
+    ) throws(RecognitionError) {
         let pixels = parameters.blockPixelCounts, bins = parameters.bins, bitmapBytes = (bins + 7) / 8
         guard let countBytes = Self.countBytes(largestBlock: pixels.max() ?? 0) else {
             throw .damagedDescriptor("counts stored for blocks of more than 65,536 pixels")
@@ -145,17 +158,23 @@ extension FaceDescriptor {
                 throw .damagedDescriptor("block \(block) has bin \(bins + beyond.trailingZeroBitCount) of \(bins)")
             }
             offset += bitmapBytes
-            guard offset + nonzero * countBytes <= bytes.endIndex else { throw .damagedDescriptor("it ends in block \(block)") }
+            guard offset + nonzero * countBytes <= bytes.endIndex else {
+                throw .damagedDescriptor("it ends in block \(block)")
+            }
             if checkingCounts {
                 var total = nonzero
                 for at in stride(from: offset, to: offset + nonzero * countBytes, by: countBytes) {
                     total += Int(bytes[at]) + (countBytes == 2 ? Int(bytes[at + 1]) << 8 : 0)
                 }
-                guard total <= pixelCount else { throw .damagedDescriptor("block \(block) counts \(total) codes in \(pixelCount) pixels") }
+                guard total <= pixelCount else {
+                    throw .damagedDescriptor("block \(block) counts \(total) codes in \(pixelCount) pixels")
+                }
             }
             visit(block, bitmap, offset)
             offset += nonzero * countBytes
         }
-        guard offset == bytes.endIndex else { throw .damagedDescriptor("\(bytes.endIndex - offset) bytes after the last block") }
+        guard offset == bytes.endIndex else {
+            throw .damagedDescriptor("\(bytes.endIndex - offset) bytes after the last block")
+        }
     }
 }

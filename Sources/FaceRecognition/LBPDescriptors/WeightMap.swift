@@ -27,27 +27,31 @@ public struct WeightMap: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The reference system's 8×8 map: eyes weigh 8, nose and mouth 4, the forehead and border 0.
-    public static let reference = WeightMap(unchecked: 8, 8, [
-        0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0,
-        0, 8, 8, 8, 8, 8, 8, 0,
-        0, 8, 8, 8, 8, 8, 8, 0,
-        0, 2, 1, 1, 1, 1, 2, 0,
-        0, 2, 1, 4, 4, 1, 2, 0,
-        0, 0, 1, 4, 4, 1, 0, 0,
-        0, 0, 1, 1, 1, 1, 0, 0,
-    ])
+    public static let reference = WeightMap(
+        unchecked: 8, 8,
+        [
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0,
+            0, 8, 8, 8, 8, 8, 8, 0,
+            0, 8, 8, 8, 8, 8, 8, 0,
+            0, 2, 1, 1, 1, 1, 2, 0,
+            0, 2, 1, 4, 4, 1, 2, 0,
+            0, 0, 1, 4, 4, 1, 0, 0,
+            0, 0, 1, 1, 1, 1, 0, 0,
+        ])
 
     /// Ahonen, Hadid and Pietikäinen's 7×7 map (2006).
-    public static let ahonen = WeightMap(unchecked: 7, 7, [
-        2, 1, 1, 1, 1, 1, 2,
-        2, 4, 4, 1, 4, 4, 2,
-        1, 1, 1, 0, 1, 1, 1,
-        0, 1, 1, 0, 1, 1, 0,
-        0, 1, 1, 1, 1, 1, 0,
-        0, 1, 1, 2, 1, 1, 0,
-        0, 1, 1, 1, 1, 1, 0,
-    ])
+    public static let ahonen = WeightMap(
+        unchecked: 7, 7,
+        [
+            2, 1, 1, 1, 1, 1, 2,
+            2, 4, 4, 1, 4, 4, 2,
+            1, 1, 1, 0, 1, 1, 1,
+            0, 1, 1, 0, 1, 1, 0,
+            0, 1, 1, 1, 1, 1, 0,
+            0, 1, 1, 2, 1, 1, 0,
+            0, 1, 1, 1, 1, 1, 0,
+        ])
 
     /// A map from text: one grid row per line (or rows separated by `/`), numbers separated by spaces
     /// or commas, `#` starting a comment. `source` names the text in errors.
@@ -96,7 +100,8 @@ public struct WeightMap: Sendable, Equatable, CustomStringConvertible {
     /// Throws unless the map fits the descriptors' grid.
     public func check(against parameters: DescriptorParameters) throws(RecognitionError) {
         guard columns == parameters.gridColumns, rows == parameters.gridRows else {
-            throw .weightMapMismatch(map: "\(columns)×\(rows)", grid: "\(parameters.gridColumns)×\(parameters.gridRows)")
+            throw .weightMapMismatch(
+                map: "\(columns)×\(rows)", grid: "\(parameters.gridColumns)×\(parameters.gridRows)")
         }
     }
 

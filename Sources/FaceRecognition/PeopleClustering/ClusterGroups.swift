@@ -17,7 +17,9 @@ struct ClusterGroups {
         parent = Array(0..<count)
         sizes = [Int](repeating: 1, count: count)
         sums = embeddings.map(Double.init)
-        squares = (0..<count).map { face in embeddings[face * length..<(face + 1) * length].reduce(0.0) { $0 + Double($1) * Double($1) } }
+        squares = (0..<count).map { face in
+            embeddings[face * length..<(face + 1) * length].reduce(0.0) { $0 + Double($1) * Double($1) }
+        }
         anchored = [Bool](repeating: false, count: count)
         versions = [Int](repeating: 0, count: count)
         var firstOfGroup: [Int: Int] = [:]
@@ -80,7 +82,10 @@ struct ClusterGroups {
             guard !(anchored[a] && anchored[b]) else { return }
             let distance = linkage(a, b)
             if distance < limit {
-                queue.push(.init(distance: distance, a: min(a, b), b: max(a, b), versions: (versions[min(a, b)], versions[max(a, b)])))
+                queue.push(
+                    .init(
+                        distance: distance, a: min(a, b), b: max(a, b),
+                        versions: (versions[min(a, b)], versions[max(a, b)])))
             }
         }
         for (a, others) in partners {
@@ -89,11 +94,13 @@ struct ClusterGroups {
         var grown = Set<Int>()
         while let pair = queue.pop() {
             guard parent[pair.a] == pair.a, parent[pair.b] == pair.b,
-                  (versions[pair.a], versions[pair.b]) == pair.versions else { continue }
+                (versions[pair.a], versions[pair.b]) == pair.versions
+            else { continue }
             let kept = union(pair.a, pair.b), joined = kept == pair.a ? pair.b : pair.a
             grown.remove(joined)
             grown.insert(kept)
-            let others = Set((partners[pair.a, default: []].union(partners[pair.b, default: []])).map { root(of: $0) }).subtracting([kept])
+            let others = Set((partners[pair.a, default: []].union(partners[pair.b, default: []])).map { root(of: $0) })
+                .subtracting([kept])
             partners[joined] = nil
             partners[kept] = others
             for other in others.sorted() { consider(kept, other) }

@@ -29,19 +29,26 @@ public struct EmbeddingNeighbours: Filter {
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let gallery = try singleInput(inputs, of: .float32)
-        guard gallery.planeCount == 1, (1...min(gallery.height, Self.maximumRows)).contains(count), queryStart >= 0, queryCount > 0,
-              queryStart + queryCount <= count, (1...Self.maximumNeighbours).contains(k), radius > 0, radius.isFinite else {
-            throw .invalidInput(filter: name, reason: "rows \(queryStart)..<\(queryStart + queryCount) of \(count) in \(gallery), "
-                                + "\(k) neighbours (1...\(Self.maximumNeighbours)) closer than \(radius)")
+        guard gallery.planeCount == 1, (1...min(gallery.height, Self.maximumRows)).contains(count), queryStart >= 0,
+            queryCount > 0,
+            queryStart + queryCount <= count, (1...Self.maximumNeighbours).contains(k), radius > 0, radius.isFinite
+        else {
+            throw .invalidInput(
+                filter: name,
+                reason: "rows \(queryStart)..<\(queryStart + queryCount) of \(count) in \(gallery), "
+                    + "\(k) neighbours (1...\(Self.maximumNeighbours)) closer than \(radius)")
         }
         return ImageDescriptor(width: k, height: queryCount, channels: 2, elementType: .float32)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        try encoder.launch(Self.kernel, Arguments(gallery: .init(encoder.input), neighbours: .init(encoder.output), count: Int32(count),
-                                                  length: Int32(encoder.inputs[0].descriptor.width), queryStart: Int32(queryStart),
-                                                  queryCount: Int32(queryCount), k: Int32(k), radius: radius),
-                           over: [queryCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                gallery: .init(encoder.input), neighbours: .init(encoder.output), count: Int32(count),
+                length: Int32(encoder.inputs[0].descriptor.width), queryStart: Int32(queryStart),
+                queryCount: Int32(queryCount), k: Int32(k), radius: radius),
+            over: [queryCount])
     }
 
     struct Arguments: KernelArguments {
@@ -58,9 +65,11 @@ public struct EmbeddingNeighbours: Filter {
     /// The CPU twin compares each pair of query rows once, filling both rows' lists (block pairs in rounds
     /// in which no block appears twice, so each list has one writer at a time), and the query rows with the
     /// other rows one way; squared distances are |a|² + |b|² − 2 a·b, four rows against panels of eight.
-    static let kernel = Kernel<Arguments>("embedding_neighbours",
-                                          in: KernelSource(name: "EmbeddingNeighbours", bytes: FaceRecognitionCL.embeddingNeighbours),
-                                          schedules: .uniform([64])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "embedding_neighbours",
+        in: KernelSource(name: "EmbeddingNeighbours", bytes: FaceRecognitionCL.embeddingNeighbours),
+        schedules: .uniform([64])
+    ) { arguments, _ in
         let search = NeighbourSearch(arguments)
         CPUParallel.forEachRange(search.blocks.count) { blocks in
             for block in blocks { search.compareOneWay(block) }

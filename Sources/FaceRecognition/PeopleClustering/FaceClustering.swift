@@ -23,7 +23,9 @@ public struct FaceClustering: Sendable {
 
     public static let defaultThreshold: Float = 0.55
 
-    public init(threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 1 << 17) {
+    public init(
+        threshold: Float = defaultThreshold, minimumClusterSize: Int = 2, neighbours: Int = 16, tileRows: Int = 1 << 17
+    ) {
         self.threshold = threshold
         self.minimumClusterSize = minimumClusterSize
         self.neighbours = neighbours
@@ -49,19 +51,26 @@ public struct FaceClustering: Sendable {
 
     /// Clusters `count` embeddings of `length` values each, stored one after another: each face's cluster
     /// (numbered by their first face), or nil for faces left in clusters below the minimum size.
-    public func clusters(of embeddings: [Float], length: Int, start: Start = Start(),
-                         context: RenderContext) throws(RecognitionError) -> [Int?] {
+    public func clusters(
+        of embeddings: [Float], length: Int, start: Start = Start(),
+        context: RenderContext
+    ) throws(RecognitionError) -> [Int?] {
         guard length > 0, embeddings.count % length == 0, threshold > 0, threshold.isFinite, minimumClusterSize >= 1,
-              (1...EmbeddingNeighbours.maximumNeighbours).contains(neighbours), tileRows > 0 else {
-            throw .invalidParameters("clustering \(embeddings.count) values in rows of \(length): threshold \(threshold), "
-                                     + "minimum size \(minimumClusterSize), \(neighbours) neighbours, tiles of \(tileRows)")
+            (1...EmbeddingNeighbours.maximumNeighbours).contains(neighbours), tileRows > 0
+        else {
+            throw .invalidParameters(
+                """
+                clustering \(embeddings.count) values in rows of \(length): threshold \(threshold), \
+                minimum size \(minimumClusterSize), \(neighbours) neighbours, tiles of \(tileRows)
+                """)
         }
         let count = embeddings.count / length
         guard count <= EmbeddingNeighbours.maximumRows, start.groups.isEmpty || start.groups.count == count else {
             throw .invalidParameters("\(count) faces, \(start.groups.count) start groups")
         }
         var groups = ClusterGroups(embeddings: embeddings, length: length, start: start)
-        var dirty = Set((start.changed ?? Array(0..<count)).filter { (0..<count).contains($0) }.map { groups.root(of: $0) })
+        var dirty = Set(
+            (start.changed ?? Array(0..<count)).filter { (0..<count).contains($0) }.map { groups.root(of: $0) })
         while !dirty.isEmpty {
             let candidates = try candidatePairs(of: dirty, in: groups, context: context)
             dirty = groups.merge(candidates, below: Double(threshold) * Double(threshold))
@@ -71,8 +80,10 @@ public struct FaceClustering: Sendable {
 
     /// Each dirty group's nearest centroids closer than the threshold (a necessary condition: a pair's
     /// mean squared distance is the squared distance of their centroids plus both groups' spreads).
-    private func candidatePairs(of dirty: Set<Int>, in groups: ClusterGroups,
-                                context: RenderContext) throws(RecognitionError) -> [(Int, Int)] {
+    private func candidatePairs(
+        of dirty: Set<Int>, in groups: ClusterGroups,
+        context: RenderContext
+    ) throws(RecognitionError) -> [(Int, Int)] {
         let roots = groups.roots
         let ordered = roots.filter { dirty.contains($0) } + roots.filter { !dirty.contains($0) }
         guard ordered.count > 1 else { return [] }
@@ -81,14 +92,19 @@ public struct FaceClustering: Sendable {
         for (row, root) in ordered.enumerated() { groups.centroid(of: root, into: &centroids, at: row * length) }
         var pairs: [(Int, Int)] = []
         do throws(RenderError) {
-            let gallery = try context.makeResidentImage(ImageDescriptor(width: length, height: ordered.count, elementType: .float32),
-                                                        contents: centroids[...])
+            let gallery = try context.makeResidentImage(
+                ImageDescriptor(width: length, height: ordered.count, elementType: .float32),
+                contents: centroids[...])
             let k = min(neighbours, ordered.count - 1), queries = dirty.count
             for first in stride(from: 0, to: queries, by: tileRows) {
                 let rows = min(tileRows, queries - first)
-                let found = try context.render(gallery.image.applying(EmbeddingNeighbours(queryStart: first, queryCount: rows,
-                                                                                          count: ordered.count, k: k,
-                                                                                          radius: threshold))).floatValues
+                let found = try context.render(
+                    gallery.image.applying(
+                        EmbeddingNeighbours(
+                            queryStart: first, queryCount: rows,
+                            count: ordered.count, k: k,
+                            radius: threshold))
+                ).floatValues
                 for q in 0..<rows {
                     for i in 0..<k {
                         let neighbour = Int(found[(rows + q) * k + i])

@@ -19,7 +19,9 @@ struct NeighbourSearch: Sendable {
         self.arguments = arguments
         length = Int(arguments.length)
         let gallery = arguments.gallery.elements, length = length
-        norms = (0..<Int(arguments.count)).map { row in (0..<length).reduce(Float(0)) { $0 + gallery[row * length + $1] * gallery[row * length + $1] } }
+        norms = (0..<Int(arguments.count)).map { row in
+            (0..<length).reduce(Float(0)) { $0 + gallery[row * length + $1] * gallery[row * length + $1] }
+        }
         // Blocks of at most 256 rows (whole panels of eight), enough of them to keep every core busy.
         let start = Int(arguments.queryStart), queries = Int(arguments.queryCount)
         let wanted = ProcessInfo.processInfo.activeProcessorCount * 8
@@ -29,8 +31,9 @@ struct NeighbourSearch: Sendable {
     }
 
     var lists: NeighbourLists {
-        NeighbourLists(arguments.neighbours.elements, k: Int(arguments.k), rows: Int(arguments.queryCount),
-                       firstRow: Int(arguments.queryStart), radius: arguments.radius)
+        NeighbourLists(
+            arguments.neighbours.elements, k: Int(arguments.k), rows: Int(arguments.queryCount),
+            firstRow: Int(arguments.queryStart), radius: arguments.radius)
     }
 
     /// Block pairs in rounds, each block at most once per round.

@@ -128,7 +128,9 @@ extension Device {
             }
             device = gpu
         }
-        guard device.kind != .cpu, let failing = ProcessInfo.processInfo.environment[failingBuildsVariable] else { return device }
+        guard device.kind != .cpu, let failing = ProcessInfo.processInfo.environment[failingBuildsVariable] else {
+            return device
+        }
         return device.withFailingBuilds(of: Set(failing.split(separator: ",").map(String.init)))
     }
 
@@ -168,8 +170,9 @@ extension Device {
     /// This device, except that programs of these names fail to build as if its compiler rejected them:
     /// for testing what happens then (a context falls back to the CPU device).
     public func withFailingBuilds(of programs: Set<String>) -> Device {
-        Device(name: name, kind: kind, capabilities: capabilities,
-               backend: FailingBuildsBackend(backend: backend, programs: programs))
+        Device(
+            name: name, kind: kind, capabilities: capabilities,
+            backend: FailingBuildsBackend(backend: backend, programs: programs))
     }
 
     static func log(_ message: String) {
@@ -180,7 +183,9 @@ extension Device {
 extension DeviceChoice {
     /// The choice `IMAGEKERNELS_DEVICE` names for this process; `auto` when it is unset or empty.
     public static var fromEnvironment: DeviceChoice {
-        get throws(RenderError) { try DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable]) }
+        get throws(RenderError) {
+            try DeviceChoice(environment: ProcessInfo.processInfo.environment[Device.environmentVariable])
+        }
     }
 
     /// The choice an environment variable's value names; `auto` when it is unset or empty.
@@ -190,8 +195,11 @@ extension DeviceChoice {
             return
         }
         guard let choice = DeviceChoice(rawValue: value.lowercased()) else {
-            throw .deviceUnavailable("\(Device.environmentVariable)=\(value) is not a device choice; "
-                                     + "use one of \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .deviceUnavailable(
+                """
+                \(Device.environmentVariable)=\(value) is not a device choice; \
+                use one of \(DeviceChoice.allCases.map(\.rawValue).joined(separator: ", "))
+                """)
         }
         self = choice
     }
@@ -202,7 +210,9 @@ private struct FailingBuildsBackend: DeviceBackend {
     let backend: any DeviceBackend
     let programs: Set<String>
 
-    func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer { try backend.makeBuffer(byteCount: byteCount) }
+    func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
+        try backend.makeBuffer(byteCount: byteCount)
+    }
     func makeBuffer(sharing memory: HostMemory) -> (any DeviceBuffer)? { backend.makeBuffer(sharing: memory) }
     func upload(_ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, offset: Int) throws(RenderError) {
         try backend.upload(bytes, to: buffer, offset: offset)
@@ -212,7 +222,8 @@ private struct FailingBuildsBackend: DeviceBackend {
     }
     func launch<Arguments>(_ kernel: Kernel<Arguments>, _ arguments: Arguments, grid: KernelGrid) throws(RenderError) {
         guard !programs.contains(kernel.source.name) else {
-            throw .buildFailed(program: kernel.source.name, log: "error: build failure injected by withFailingBuilds(of:)")
+            throw .buildFailed(
+                program: kernel.source.name, log: "error: build failure injected by withFailingBuilds(of:)")
         }
         try backend.launch(kernel, arguments, grid: grid)
     }

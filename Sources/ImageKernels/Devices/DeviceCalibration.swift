@@ -11,7 +11,9 @@ public struct Workload: Sendable {
     /// Sets the job up on a context (models read, inputs made: not timed) and returns the timed part.
     public let prepare: @Sendable (RenderContext) throws -> @Sendable () throws -> Void
 
-    public init(name: String, version: Int, prepare: @escaping @Sendable (RenderContext) throws -> @Sendable () throws -> Void) {
+    public init(
+        name: String, version: Int, prepare: @escaping @Sendable (RenderContext) throws -> @Sendable () throws -> Void
+    ) {
         self.name = name
         self.version = version
         self.prepare = prepare
@@ -57,7 +59,8 @@ public struct Calibration: Sendable, Codable, Equatable {
 
     /// The device the job ran fastest on (its `description`); the CPU device when it ran nowhere.
     public var fastest: String {
-        timings.compactMap { timing in timing.seconds.map { (timing.device, $0) } }.min { $0.1 < $1.1 }?.0 ?? Device.cpu.description
+        timings.compactMap { timing in timing.seconds.map { (timing.device, $0) } }.min { $0.1 < $1.1 }?.0
+            ?? Device.cpu.description
     }
 }
 
@@ -67,7 +70,8 @@ public struct Calibration: Sendable, Codable, Equatable {
 /// failure.
 public final class DeviceCalibration: @unchecked Sendable {
     /// The calibration ``Device/best(for:)`` uses: the CPU device and every OpenCL device, the default file.
-    public static let shared = DeviceCalibration(file: defaultFile, devices: [.cpu] + ((try? Device.openCLDevices()) ?? []))
+    public static let shared = DeviceCalibration(
+        file: defaultFile, devices: [.cpu] + ((try? Device.openCLDevices()) ?? []))
 
     /// Where the timings are kept.
     public let file: String
@@ -86,24 +90,28 @@ public final class DeviceCalibration: @unchecked Sendable {
         self.devices = devices
         self.runs = max(runs, 1)
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown processor"
-        machine = "\(model), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(Self.build) build; "
+        machine =
+            "\(model), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(Self.build) build; "
             + devices.map(\.description).joined(separator: "; ")
     }
 
     /// The instruction set this code was built for (Package.swift): the CPU device's speed depends on it.
     #if FACESEARCH_AVX2
-    static let build = "AVX2"
+        static let build = "AVX2"
     #else
-    static let build = "portable"
+        static let build = "portable"
     #endif
 
     /// The file the shared calibration keeps its timings in (see the type's description).
     public static var defaultFile: String {
         let environment = ProcessInfo.processInfo.environment
-        let folder = environment["FACESEARCH_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.cache") + "/facesearch"
+        let folder =
+            environment["FACESEARCH_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.cache")
+            + "/facesearch"
         return folder + "/devices.json"
     }
 
@@ -123,17 +131,31 @@ public final class DeviceCalibration: @unchecked Sendable {
                 return known
             }
             guard devices.count > 1 else {
-                return Calibration(workload: workload.name, version: workload.version, machine: machine,
-                                   timings: devices.map { .init(device: $0.description, seconds: nil, failure: "the only device: not timed") })
+                return Calibration(
+                    workload: workload.name, version: workload.version, machine: machine,
+                    timings: devices.map {
+                        .init(device: $0.description, seconds: nil, failure: "the only device: not timed")
+                    })
             }
             if Device.isVerbose {
-                Device.log("timing \(workload.name) on \(devices.count) devices to choose one (once per machine; kept in \(file))")
+                Device.log(
+                    """
+                    timing \(workload.name) on \(devices.count) devices to choose one (once per machine; kept in \
+                    \(file))
+                    """
+                )
             } else if !reported {
-                Device.log("timing each kind of work on the \(devices.count) devices here to choose where it runs (once per machine; kept in \(file))")
+                Device.log(
+                    """
+                    timing each kind of work on the \(devices.count) devices here to choose where it runs (once \
+                    per machine; kept in \(file))
+                    """
+                )
             }
             reported = true
-            let calibration = Calibration(workload: workload.name, version: workload.version, machine: machine,
-                                          timings: devices.map { time(workload, on: $0) })
+            let calibration = Calibration(
+                workload: workload.name, version: workload.version, machine: machine,
+                timings: devices.map { time(workload, on: $0) })
             stored[workload.name] = calibration
             write(stored)
             return calibration
@@ -167,7 +189,8 @@ public final class DeviceCalibration: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try encoder.encode(calibrations).write(to: URL(fileURLWithPath: file), options: .atomic)
         } catch {
             Device.log("cannot keep device timings in \(file): \(error.localizedDescription)")
@@ -186,7 +209,8 @@ extension Device {
 
 extension RenderContext {
     /// `context`, or a new context on the device the workload runs fastest on when it is nil.
-    public static func orDefault(_ context: RenderContext?, for workload: Workload) throws(RenderError) -> RenderContext {
+    public static func orDefault(_ context: RenderContext?, for workload: Workload) throws(RenderError) -> RenderContext
+    {
         if let context { return context }
         return RenderContext(device: try Device.best(for: workload))
     }

@@ -63,24 +63,31 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
             let platformName = platformInfo(platform, cl_platform_info(CL_PLATFORM_NAME))
             var deviceCount: cl_uint = 0
             guard clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), 0, nil, &deviceCount) == CL_SUCCESS,
-                  deviceCount > 0 else { continue }
+                deviceCount > 0
+            else { continue }
             var ids = [cl_device_id?](repeating: nil, count: Int(deviceCount))
-            try check(clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), deviceCount, &ids, nil),
-                      "clGetDeviceIDs")
+            try check(
+                clGetDeviceIDs(platform, cl_device_type(CL_DEVICE_TYPE_ALL), deviceCount, &ids, nil),
+                "clGetDeviceIDs")
             for case let id? in ids {
                 let backend = try OpenCLBackend(device: id)
-                devices.append(Device(
-                    name: deviceString(id, cl_device_info(CL_DEVICE_NAME)),
-                    kind: .openCL(deviceType(id)),
-                    capabilities: DeviceCapabilities(
-                        platform: platformName,
-                        vendor: deviceString(id, cl_device_info(CL_DEVICE_VENDOR)),
-                        version: deviceString(id, cl_device_info(CL_DEVICE_VERSION)),
-                        computeUnits: Int(deviceValue(id, cl_device_info(CL_DEVICE_MAX_COMPUTE_UNITS), as: cl_uint.self)),
-                        globalMemoryBytes: Int(deviceValue(id, cl_device_info(CL_DEVICE_GLOBAL_MEM_SIZE), as: cl_ulong.self)),
-                        localMemoryBytes: Int(deviceValue(id, cl_device_info(CL_DEVICE_LOCAL_MEM_SIZE), as: cl_ulong.self)),
-                        maxWorkGroupSize: deviceValue(id, cl_device_info(CL_DEVICE_MAX_WORK_GROUP_SIZE), as: Int.self)),
-                    backend: backend))
+                devices.append(
+                    Device(
+                        name: deviceString(id, cl_device_info(CL_DEVICE_NAME)),
+                        kind: .openCL(deviceType(id)),
+                        capabilities: DeviceCapabilities(
+                            platform: platformName,
+                            vendor: deviceString(id, cl_device_info(CL_DEVICE_VENDOR)),
+                            version: deviceString(id, cl_device_info(CL_DEVICE_VERSION)),
+                            computeUnits: Int(
+                                deviceValue(id, cl_device_info(CL_DEVICE_MAX_COMPUTE_UNITS), as: cl_uint.self)),
+                            globalMemoryBytes: Int(
+                                deviceValue(id, cl_device_info(CL_DEVICE_GLOBAL_MEM_SIZE), as: cl_ulong.self)),
+                            localMemoryBytes: Int(
+                                deviceValue(id, cl_device_info(CL_DEVICE_LOCAL_MEM_SIZE), as: cl_ulong.self)),
+                            maxWorkGroupSize: deviceValue(
+                                id, cl_device_info(CL_DEVICE_MAX_WORK_GROUP_SIZE), as: Int.self)),
+                        backend: backend))
             }
         }
         guard !devices.isEmpty else {
@@ -93,7 +100,8 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
     /// its kernel cache (`POCL_CACHE_DIR`, else `$XDG_CACHE_HOME/pocl` or `~/.cache/pocl`).
     private static func poclCacheProblem() -> String? {
         let environment = ProcessInfo.processInfo.environment
-        let folder = environment["POCL_CACHE_DIR"]
+        let folder =
+            environment["POCL_CACHE_DIR"]
             ?? (environment["XDG_CACHE_HOME"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache") + "/pocl"
         let made = (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
         guard !made || access(folder, W_OK) != 0 else { return nil }
@@ -116,7 +124,9 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         openCLString { clGetDeviceInfo(id, info, $0, $1, $2) }
     }
 
-    private static func deviceValue<T: FixedWidthInteger>(_ id: cl_device_id, _ info: cl_device_info, as type: T.Type) -> T {
+    private static func deviceValue<T: FixedWidthInteger>(_ id: cl_device_id, _ info: cl_device_info, as type: T.Type)
+        -> T
+    {
         var value: T = 0
         clGetDeviceInfo(id, info, MemoryLayout<T>.size, &value, nil)
         return value
@@ -127,7 +137,8 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
     func makeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
         var status: cl_int = 0
         guard let memory = clCreateBuffer(context, cl_mem_flags(CL_MEM_READ_WRITE), max(byteCount, 1), nil, &status),
-              status == CL_SUCCESS else {
+            status == CL_SUCCESS
+        else {
             throw .openCL(call: "clCreateBuffer(\(byteCount) bytes)", code: status)
         }
         return OpenCLBuffer(byteCount: byteCount, memory: memory)
@@ -143,8 +154,10 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
             throw .sizeMismatch(expected: offset + bytes.count, actual: target.byteCount)
         }
         guard !bytes.isEmpty else { return }
-        try Self.check(clEnqueueWriteBuffer(queue, target.memory, cl_bool(CL_TRUE), offset, bytes.count, bytes.baseAddress, 0, nil, nil),
-                       "clEnqueueWriteBuffer")
+        try Self.check(
+            clEnqueueWriteBuffer(
+                queue, target.memory, cl_bool(CL_TRUE), offset, bytes.count, bytes.baseAddress, 0, nil, nil),
+            "clEnqueueWriteBuffer")
     }
 
     func download(_ buffer: any DeviceBuffer, byteCount: Int) throws(RenderError) -> [UInt8] {
@@ -164,7 +177,7 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         let clKernel = try programs.kernel(kernel.entryPoint, in: kernel.program(grid.schedule))
         launchLock.lock()
         defer { launchLock.unlock() }
-        var constants: [OpenCLBuffer] = []   // kept alive until the kernel is enqueued
+        var constants: [OpenCLBuffer] = []  // kept alive until the kernel is enqueued
         for (index, binding) in bindings.enumerated() {
             let position = cl_uint(index)
             let status: cl_int
@@ -192,16 +205,21 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
     }
 
     /// Binds a copy of `values` in a read-only buffer, kept alive in `keep` until the kernel is enqueued.
-    private func setConstant(_ values: any KernelConstantArray, _ kernel: cl_kernel, _ position: cl_uint,
-                             _ keep: inout [OpenCLBuffer]) throws(RenderError) -> cl_int {
+    private func setConstant(
+        _ values: any KernelConstantArray, _ kernel: cl_kernel, _ position: cl_uint,
+        _ keep: inout [OpenCLBuffer]
+    ) throws(RenderError) -> cl_int {
         var status: cl_int = 0
         let flags = cl_mem_flags(CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR)
         let (memory, byteCount) = values.withUnsafeBytes { bytes -> (cl_mem?, Int) in
             guard let base = bytes.baseAddress, !bytes.isEmpty else {
-                var placeholder: UInt8 = 0   // OpenCL has no empty buffers
+                var placeholder: UInt8 = 0  // OpenCL has no empty buffers
                 return (clCreateBuffer(context, flags, 1, &placeholder, &status), 1)
             }
-            return (clCreateBuffer(context, flags, bytes.count, UnsafeMutableRawPointer(mutating: base), &status), bytes.count)
+            return (
+                clCreateBuffer(context, flags, bytes.count, UnsafeMutableRawPointer(mutating: base), &status),
+                bytes.count
+            )
         }
         guard let memory, status == CL_SUCCESS else { throw .openCL(call: "clCreateBuffer(constant)", code: status) }
         keep.append(OpenCLBuffer(byteCount: byteCount, memory: memory))

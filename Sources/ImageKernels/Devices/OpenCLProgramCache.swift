@@ -40,8 +40,8 @@ final class OpenCLProgramCache: @unchecked Sendable {
     func releaseAll() {
         lock.lock()
         defer { lock.unlock() }
-        kernels.values.forEach { clReleaseKernel($0) }
-        programs.values.forEach { clReleaseProgram($0) }
+        for kernel in kernels.values { clReleaseKernel(kernel) }
+        for program in programs.values { clReleaseProgram(program) }
         kernels = [:]
         programs = [:]
     }
@@ -66,14 +66,18 @@ final class OpenCLProgramCache: @unchecked Sendable {
         }
         if verbose {
             let log = buildLog(created)
-            Device.log("built \(program.name) (\(program.options.trimmingCharacters(in: .whitespaces)))" + (log.isEmpty ? "" : ":\n" + log))
+            Device.log(
+                "built \(program.name) (\(program.options.trimmingCharacters(in: .whitespaces)))"
+                    + (log.isEmpty ? "" : ":\n" + log))
         }
         programs[program] = created
         return created
     }
 
     private func buildLog(_ program: cl_program) -> String {
-        OpenCLBackend.openCLString { clGetProgramBuildInfo(program, device, cl_program_build_info(CL_PROGRAM_BUILD_LOG), $0, $1, $2) }
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        OpenCLBackend.openCLString {
+            clGetProgramBuildInfo(program, device, cl_program_build_info(CL_PROGRAM_BUILD_LOG), $0, $1, $2)
+        }
+        .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

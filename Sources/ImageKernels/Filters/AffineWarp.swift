@@ -13,21 +13,25 @@ public struct AffineMatrix: Hashable, Sendable {
 
     /// Rotation by `angle` radians (counter-clockwise as seen on screen, y pointing down) about
     /// `center`, which then lands on `target` (on `center` itself when nil).
-    public static func rotation(by angle: Float, about center: (x: Float, y: Float),
-                                movingTo target: (x: Float, y: Float)? = nil) -> AffineMatrix {
+    public static func rotation(
+        by angle: Float, about center: (x: Float, y: Float),
+        movingTo target: (x: Float, y: Float)? = nil
+    ) -> AffineMatrix {
         let cosine = cos(angle), sine = sin(angle)
         let target = target ?? center
         // p' = R (p - center) + target, with R = [cos sin; -sin cos] for screen coordinates.
-        return AffineMatrix(a: cosine, b: sine, c: target.x - (cosine * center.x + sine * center.y),
-                            d: -sine, e: cosine, f: target.y - (-sine * center.x + cosine * center.y))
+        return AffineMatrix(
+            a: cosine, b: sine, c: target.x - (cosine * center.x + sine * center.y),
+            d: -sine, e: cosine, f: target.y - (-sine * center.x + cosine * center.y))
     }
 
     /// The map that undoes this one, or nil when it is singular.
     public var inverted: AffineMatrix? {
         let determinant = a * e - b * d
         guard determinant.isFinite, abs(determinant) > 1e-12 else { return nil }
-        return AffineMatrix(a: e / determinant, b: -b / determinant, c: (b * f - c * e) / determinant,
-                            d: -d / determinant, e: a / determinant, f: (c * d - a * f) / determinant)
+        return AffineMatrix(
+            a: e / determinant, b: -b / determinant, c: (b * f - c * e) / determinant,
+            d: -d / determinant, e: a / determinant, f: (c * d - a * f) / determinant)
     }
 }
 
@@ -61,8 +65,10 @@ public struct AffineWarp: Filter {
     public let rounding: Rounding
     public var name: String { "affine" }
 
-    public init(_ transform: AffineMatrix, width: Int? = nil, height: Int? = nil, border: Border = .replicate,
-                rounding: Rounding = .nearest) {
+    public init(
+        _ transform: AffineMatrix, width: Int? = nil, height: Int? = nil, border: Border = .replicate,
+        rounding: Rounding = .nearest
+    ) {
         self.transform = transform
         self.width = width
         self.height = height
@@ -84,15 +90,19 @@ public struct AffineWarp: Filter {
         guard let inverse = transform.inverted else { throw .invalidInput(filter: name, reason: "the map is singular") }
         let input = encoder.input.descriptor, output = encoder.output.descriptor
         func launch<T: PixelElement>(_ kernel: Kernel<Arguments<T>>) throws(RenderError) {
-            try encoder.launch(kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output),
-                                                 m: [inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f],
-                                                 inWidth: Int32(input.width), inHeight: Int32(input.height),
-                                                 outWidth: Int32(output.width), outHeight: Int32(output.height),
-                                                 border: border.rawValue, truncate: rounding.rawValue),
-                               over: [output.width, output.height, output.planeCount])
+            try encoder.launch(
+                kernel,
+                Arguments(
+                    src: .init(encoder.input), dst: .init(encoder.output),
+                    m: [inverse.a, inverse.b, inverse.c, inverse.d, inverse.e, inverse.f],
+                    inWidth: Int32(input.width), inHeight: Int32(input.height),
+                    outWidth: Int32(output.width), outHeight: Int32(output.height),
+                    border: border.rawValue, truncate: rounding.rawValue),
+                over: [output.width, output.height, output.planeCount])
         }
-        try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
-                        float32: { () throws(RenderError) in try launch(Self.float32) })
+        try byPixelType(
+            input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
+            float32: { () throws(RenderError) in try launch(Self.float32) })
     }
 
     struct Arguments<Pixel: PixelElement>: KernelArguments {
@@ -111,8 +121,11 @@ public struct AffineWarp: Filter {
     static let uint8 = kernel(UInt8.self), float32 = kernel(Float.self)
 
     private static func kernel<T: PixelElement>(_ type: T.Type) -> Kernel<Arguments<T>> {
-        Kernel("affine_warp", in: KernelSource(name: "AffineWarp", bytes: ImageKernelsCL.affineWarp), options: T.pixelOptions,
-               schedules: .perPixel) { arguments, grid in
+        Kernel(
+            "affine_warp", in: KernelSource(name: "AffineWarp", bytes: ImageKernelsCL.affineWarp),
+            options: T.pixelOptions,
+            schedules: .perPixel
+        ) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
             let outHeight = Int(arguments.outHeight), border = arguments.border, m = arguments.m
             let truncates = arguments.truncate != 0
@@ -123,9 +136,15 @@ public struct AffineWarp: Filter {
                     for x in 0..<outWidth {
                         let fx = Float(x)
                         let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                        let inside = sx >= 0 && sy >= 0 && sx.rounded(.down) + 1 < Float(inWidth) && sy.rounded(.down) + 1 < Float(inHeight)
-                        let value = border == 2 && !inside ? 0 : bilinearSample(plane, width: inWidth, height: inHeight, x: sx, y: sy,
-                                                                                zeroBorder: border == 1)
+                        let inside =
+                            sx >= 0 && sy >= 0 && sx.rounded(.down) + 1 < Float(inWidth)
+                            && sy.rounded(.down) + 1 < Float(inHeight)
+                        let value =
+                            border == 2 && !inside
+                            ? 0
+                            : bilinearSample(
+                                plane, width: inWidth, height: inHeight, x: sx, y: sy,
+                                zeroBorder: border == 1)
                         dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
                     }
                 }
@@ -135,8 +154,10 @@ public struct AffineWarp: Filter {
 
     /// Bilinear sample at (x, y) with replicated or zero borders, in the kernel's order of operations.
     @inline(__always)
-    static func bilinearSample<T: PixelElement>(_ plane: UnsafePointer<T>, width: Int, height: Int,
-                                                x: Float, y: Float, zeroBorder: Bool) -> Float {
+    static func bilinearSample<T: PixelElement>(
+        _ plane: UnsafePointer<T>, width: Int, height: Int,
+        x: Float, y: Float, zeroBorder: Bool
+    ) -> Float {
         @inline(__always) func pixel(_ px: Int, _ py: Int) -> Float {
             if zeroBorder && (px < 0 || py < 0 || px >= width || py >= height) { return 0 }
             return plane[min(max(py, 0), height - 1) * width + min(max(px, 0), width - 1)].floatValue
@@ -153,14 +174,18 @@ public struct AffineWarp: Filter {
 extension Image {
     /// Every plane resampled through `transform` (source → output); the output plane is
     /// `width`×`height`, or the input's size when they are nil.
-    public func transformed(by transform: AffineMatrix, width: Int? = nil, height: Int? = nil,
-                            border: AffineWarp.Border = .replicate, rounding: AffineWarp.Rounding = .nearest) -> Image {
+    public func transformed(
+        by transform: AffineMatrix, width: Int? = nil, height: Int? = nil,
+        border: AffineWarp.Border = .replicate, rounding: AffineWarp.Rounding = .nearest
+    ) -> Image {
         applying(AffineWarp(transform, width: width, height: height, border: border, rounding: rounding))
     }
 
     /// Every plane rotated by `angle` radians about `center`, keeping the plane size.
-    public func rotated(by angle: Float, about center: (x: Float, y: Float),
-                        border: AffineWarp.Border = .replicate) -> Image {
+    public func rotated(
+        by angle: Float, about center: (x: Float, y: Float),
+        border: AffineWarp.Border = .replicate
+    ) -> Image {
         transformed(by: .rotation(by: angle, about: center), border: border)
     }
 }

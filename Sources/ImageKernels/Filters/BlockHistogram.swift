@@ -21,8 +21,11 @@ public struct BlockHistogram: Filter {
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let input = try singleInput(inputs, of: .uint8)
         guard (1...256).contains(bins), gridColumns > 0, gridRows > 0,
-              gridColumns <= input.width, gridRows <= input.height else {
-            throw .invalidInput(filter: name, reason: "needs 1...256 bins and a grid no larger than the \(input.width)×\(input.height) image")
+            gridColumns <= input.width, gridRows <= input.height
+        else {
+            throw .invalidInput(
+                filter: name,
+                reason: "needs 1...256 bins and a grid no larger than the \(input.width)×\(input.height) image")
         }
         return input.with(width: bins, height: gridRows * gridColumns).with(elementType: .float32)
     }
@@ -31,11 +34,14 @@ public struct BlockHistogram: Filter {
         let input = encoder.input.descriptor
         // The GPU shape takes a work-group a block.
         let schedule = encoder.schedule(for: Self.kernel)
-        try encoder.launch(Self.kernel, Arguments(codes: .init(encoder.input), histograms: .init(encoder.output),
-                                                  width: Int32(input.width), height: Int32(input.height),
-                                                  gridColumns: Int32(gridColumns), gridRows: Int32(gridRows), bins: Int32(bins)),
-                           over: [gridColumns * (schedule.cooperative ? schedule.workGroup[0] : 1), gridRows, input.planeCount],
-                           schedule: schedule)
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                codes: .init(encoder.input), histograms: .init(encoder.output),
+                width: Int32(input.width), height: Int32(input.height),
+                gridColumns: Int32(gridColumns), gridRows: Int32(gridRows), bins: Int32(bins)),
+            over: [gridColumns * (schedule.cooperative ? schedule.workGroup[0] : 1), gridRows, input.planeCount],
+            schedule: schedule)
     }
 
     struct Arguments: KernelArguments {
@@ -50,17 +56,21 @@ public struct BlockHistogram: Filter {
 
     /// A work-item a block on the CPU device and OpenCL CPUs; on GPUs a cooperative work-group of 128 a
     /// block (a 16 × 16 block of a 128-pixel face is two pixels a work-item).
-    static let schedules = KernelSchedules(cpu: KernelSchedule(workGroup: [8, 8, 1]), openCLCPU: KernelSchedule(workGroup: [8, 8, 1]),
-                                           openCLGPU: KernelSchedule(workGroup: [128, 1, 1], cooperative: true))
+    static let schedules = KernelSchedules(
+        cpu: KernelSchedule(workGroup: [8, 8, 1]), openCLCPU: KernelSchedule(workGroup: [8, 8, 1]),
+        openCLGPU: KernelSchedule(workGroup: [128, 1, 1], cooperative: true))
 
-    static let kernel = Kernel<Arguments>("block_histogram", in: KernelSource(name: "BlockHistogram", bytes: ImageKernelsCL.blockHistogram),
-                                          schedules: schedules) { arguments, grid in
+    static let kernel = Kernel<Arguments>(
+        "block_histogram", in: KernelSource(name: "BlockHistogram", bytes: ImageKernelsCL.blockHistogram),
+        schedules: schedules
+    ) { arguments, grid in
         let width = Int(arguments.width), height = Int(arguments.height), gridColumns = Int(arguments.gridColumns)
         let gridRows = Int(arguments.gridRows), bins = Int(arguments.bins)
         CPUParallel.forEachRange(grid[2] * gridRows) { blockRows in
             let codes = arguments.codes.elements, histograms = arguments.histograms.elements
             for blockRow in blockRows {
-                let plane = blockRow / gridRows, rows = BlockHistogram.span(blockRow % gridRows, of: height, parts: gridRows)
+                let plane = blockRow / gridRows,
+                    rows = BlockHistogram.span(blockRow % gridRows, of: height, parts: gridRows)
                 for bx in 0..<gridColumns {
                     let columns = BlockHistogram.span(bx, of: width, parts: gridColumns)
                     let h = histograms + (blockRow * gridColumns + bx) * bins

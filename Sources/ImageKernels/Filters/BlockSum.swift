@@ -15,8 +15,11 @@ public struct BlockSum: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
         let rows = input.height * input.planeCount
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), sums: .init(encoder.output), width: Int32(input.width),
-                                                  rows: Int32(rows)), over: [rows])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), sums: .init(encoder.output), width: Int32(input.width),
+                rows: Int32(rows)), over: [rows])
     }
 
     struct Arguments: KernelArguments {
@@ -26,7 +29,9 @@ public struct BlockSum: Filter {
         var rows: Int32
     }
 
-    static let kernel = Kernel<Arguments>("block_sum", in: KernelSource(name: "BlockSum", bytes: ImageKernelsCL.blockSum)) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "block_sum", in: KernelSource(name: "BlockSum", bytes: ImageKernelsCL.blockSum)
+    ) { arguments, _ in
         let width = Int(arguments.width)
         CPUParallel.forEachRange(Int(arguments.rows)) { rows in
             let src = arguments.src.elements, sums = arguments.sums.elements

@@ -29,19 +29,27 @@ public struct ContrastEqualization: Filter {
         let first = try encoder.temporaryImage(scales), second = try encoder.temporaryImage(scales)
         // One work-group per plane: the reductions' size is their group size times the planes.
         let group = encoder.schedule(for: Self.powerSum).workGroup[0]
-        try encoder.launch(Self.powerSum, PowerSumArguments(src: .init(encoder.input), scales: .init(first), alpha: alpha,
-                                                            pixels: pixels, scratch: KernelLocal(count: group)),
-                           over: [group * planes])
+        try encoder.launch(
+            Self.powerSum,
+            PowerSumArguments(
+                src: .init(encoder.input), scales: .init(first), alpha: alpha,
+                pixels: pixels, scratch: KernelLocal(count: group)),
+            over: [group * planes])
         let clippedGroup = encoder.schedule(for: Self.clippedPowerSum).workGroup[0]
-        try encoder.launch(Self.clippedPowerSum,
-                           ClippedPowerSumArguments(src: .init(encoder.input), firstScales: .init(first), scales: .init(second),
-                                                    alpha: alpha, tau: tau, pixels: pixels,
-                                                    scratch: KernelLocal(count: clippedGroup)),
-                           over: [clippedGroup * planes])
-        try encoder.launch(Self.compress, CompressArguments(src: .init(encoder.input), dst: .init(encoder.output),
-                                                            firstScales: .init(first), secondScales: .init(second), tau: tau,
-                                                            pixels: pixels),
-                           over: [shape.planePixelCount, planes])
+        try encoder.launch(
+            Self.clippedPowerSum,
+            ClippedPowerSumArguments(
+                src: .init(encoder.input), firstScales: .init(first), scales: .init(second),
+                alpha: alpha, tau: tau, pixels: pixels,
+                scratch: KernelLocal(count: clippedGroup)),
+            over: [clippedGroup * planes])
+        try encoder.launch(
+            Self.compress,
+            CompressArguments(
+                src: .init(encoder.input), dst: .init(encoder.output),
+                firstScales: .init(first), secondScales: .init(second), tau: tau,
+                pixels: pixels),
+            over: [shape.planePixelCount, planes])
     }
 
     struct PowerSumArguments: KernelArguments {
@@ -81,7 +89,8 @@ public struct ContrastEqualization: Filter {
     /// The reductions' work-group (a power of two: the kernel halves it) is one plane's.
     static let reduction = KernelSchedules.uniform([64])
 
-    static let powerSum = Kernel<PowerSumArguments>("equalize_power_sum", in: source, schedules: reduction) { arguments, grid in
+    static let powerSum = Kernel<PowerSumArguments>("equalize_power_sum", in: source, schedules: reduction) {
+        arguments, grid in
         let alpha = arguments.alpha, pixels = Int(arguments.pixels)
         CPUParallel.forEachRange(grid[0] / grid.schedule.workGroup[0]) { planes in
             let src = arguments.src.elements, scales = arguments.scales.elements
@@ -94,8 +103,10 @@ public struct ContrastEqualization: Filter {
         }
     }
 
-    static let clippedPowerSum = Kernel<ClippedPowerSumArguments>("equalize_clipped_power_sum", in: source,
-                                                                  schedules: reduction) { arguments, grid in
+    static let clippedPowerSum = Kernel<ClippedPowerSumArguments>(
+        "equalize_clipped_power_sum", in: source,
+        schedules: reduction
+    ) { arguments, grid in
         let alpha = arguments.alpha, tau = arguments.tau, pixels = Int(arguments.pixels)
         CPUParallel.forEachRange(grid[0] / grid.schedule.workGroup[0]) { planes in
             let src = arguments.src.elements, first = arguments.firstScales.elements, scales = arguments.scales.elements
@@ -114,7 +125,8 @@ public struct ContrastEqualization: Filter {
         1 - 2 / (exp(2 * min(max(x, -9), 9)) + 1)
     }
 
-    static let compress = Kernel<CompressArguments>("equalize_compress", in: source, schedules: .uniform([256, 1])) { arguments, grid in
+    static let compress = Kernel<CompressArguments>("equalize_compress", in: source, schedules: .uniform([256, 1])) {
+        arguments, grid in
         let tau = arguments.tau, pixels = Int(arguments.pixels)
         CPUParallel.forEachRange(grid[1]) { planes in
             let src = arguments.src.elements, dst = arguments.dst.elements

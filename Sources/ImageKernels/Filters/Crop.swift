@@ -29,8 +29,10 @@ public struct Crop: Filter {
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
-              rect.x + rect.width <= input.width, rect.y + rect.height <= input.height else {
-            throw .invalidInput(filter: name, reason: "rectangle is not inside the \(input.width)×\(input.height) image")
+            rect.x + rect.width <= input.width, rect.y + rect.height <= input.height
+        else {
+            throw .invalidInput(
+                filter: name, reason: "rectangle is not inside the \(input.width)×\(input.height) image")
         }
         return input.with(width: rect.width, height: rect.height)
     }
@@ -38,13 +40,17 @@ public struct Crop: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
         func launch<T: PixelElement>(_ kernel: Kernel<Arguments<T>>) throws(RenderError) {
-            try encoder.launch(kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), inWidth: Int32(input.width),
-                                                 inHeight: Int32(input.height), originX: Int32(rect.x), originY: Int32(rect.y),
-                                                 outWidth: Int32(output.width), outHeight: Int32(output.height)),
-                               over: [output.width, output.height, output.planeCount])
+            try encoder.launch(
+                kernel,
+                Arguments(
+                    src: .init(encoder.input), dst: .init(encoder.output), inWidth: Int32(input.width),
+                    inHeight: Int32(input.height), originX: Int32(rect.x), originY: Int32(rect.y),
+                    outWidth: Int32(output.width), outHeight: Int32(output.height)),
+                over: [output.width, output.height, output.planeCount])
         }
-        try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
-                        float32: { () throws(RenderError) in try launch(Self.float32) })
+        try byPixelType(
+            input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
+            float32: { () throws(RenderError) in try launch(Self.float32) })
     }
 
     struct Arguments<Pixel: PixelElement>: KernelArguments {
@@ -62,16 +68,20 @@ public struct Crop: Filter {
     static let float32 = kernel(Float.self)
 
     private static func kernel<T: PixelElement>(_ type: T.Type) -> Kernel<Arguments<T>> {
-        Kernel("crop_copy", in: KernelSource(name: "Crop", bytes: ImageKernelsCL.crop), options: T.pixelOptions,
-               schedules: .perPixel) { arguments, grid in
+        Kernel(
+            "crop_copy", in: KernelSource(name: "Crop", bytes: ImageKernelsCL.crop), options: T.pixelOptions,
+            schedules: .perPixel
+        ) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), originX = Int(arguments.originX)
-            let originY = Int(arguments.originY), outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
+            let originY = Int(arguments.originY), outWidth = Int(arguments.outWidth),
+                outHeight = Int(arguments.outHeight)
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = row / outHeight, y = row % outHeight
-                    (dst + row * outWidth).update(from: src + (plane * inHeight + originY + y) * inWidth + originX,
-                                                  count: outWidth)
+                    (dst + row * outWidth).update(
+                        from: src + (plane * inHeight + originY + y) * inWidth + originX,
+                        count: outWidth)
                 }
             }
         }

@@ -23,11 +23,14 @@ public struct DifferenceOfGaussians: Filter {
         let narrow = try encoder.temporaryImage(shape), wide = try encoder.temporaryImage(shape)
         try GaussianBlur.blurRows(encoder, from: encoder.input, to: narrow, weights: narrowWeights)
         try GaussianBlur.blurRows(encoder, from: encoder.input, to: wide, weights: wideWeights)
-        try encoder.launch(Self.columns, ColumnArguments(narrow: .init(narrow), wide: .init(wide), dst: .init(encoder.output),
-                                                         narrowWeights: narrowWeights, narrowRadius: Int32(narrowWeights.count / 2),
-                                                         wideWeights: wideWeights, wideRadius: Int32(wideWeights.count / 2),
-                                                         width: Int32(shape.width), height: Int32(shape.height)),
-                           over: [shape.width, shape.height, shape.planeCount])
+        try encoder.launch(
+            Self.columns,
+            ColumnArguments(
+                narrow: .init(narrow), wide: .init(wide), dst: .init(encoder.output),
+                narrowWeights: narrowWeights, narrowRadius: Int32(narrowWeights.count / 2),
+                wideWeights: wideWeights, wideRadius: Int32(wideWeights.count / 2),
+                width: Int32(shape.width), height: Int32(shape.height)),
+            over: [shape.width, shape.height, shape.planeCount])
     }
 
     struct ColumnArguments: KernelArguments {
@@ -56,10 +59,12 @@ public struct DifferenceOfGaussians: Filter {
                     for row in rows {
                         let plane = row / height, y = row % height, offset = plane * height * width
                         let output = dst + row * width
-                        GaussianBlur.accumulateColumns(into: output, from: narrow + offset, y: y, width: width, height: height,
-                                                       weights: narrowWeights, radius: Int(arguments.narrowRadius))
-                        GaussianBlur.accumulateColumns(into: scratch, from: wide + offset, y: y, width: width, height: height,
-                                                       weights: wideWeights, radius: Int(arguments.wideRadius))
+                        GaussianBlur.accumulateColumns(
+                            into: output, from: narrow + offset, y: y, width: width, height: height,
+                            weights: narrowWeights, radius: Int(arguments.narrowRadius))
+                        GaussianBlur.accumulateColumns(
+                            into: scratch, from: wide + offset, y: y, width: width, height: height,
+                            weights: wideWeights, radius: Int(arguments.wideRadius))
                         for x in 0..<width { output[x] -= scratch[x] }
                     }
                 }

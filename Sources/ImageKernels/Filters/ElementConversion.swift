@@ -12,8 +12,13 @@ public struct ElementConversion: Filter {
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let input = try singleInput(inputs)
-        guard [(ElementType.uint8, ElementType.float32), (.float32, .uint8)].contains(where: { $0 == (input.elementType, target) }) else {
-            throw .invalidInput(filter: name, reason: "converts between uint8 and float32 only, not \(input.elementType.rawValue)")
+        guard
+            [(ElementType.uint8, ElementType.float32), (.float32, .uint8)].contains(where: {
+                $0 == (input.elementType, target)
+            })
+        else {
+            throw .invalidInput(
+                filter: name, reason: "converts between uint8 and float32 only, not \(input.elementType.rawValue)")
         }
         return input.with(elementType: target)
     }
@@ -22,13 +27,21 @@ public struct ElementConversion: Filter {
         let count = encoder.output.descriptor.elementCount
         switch (encoder.input.descriptor.elementType, target) {
         case (.uint8, .float32):
-            try encoder.launch(Self.toFloat, Arguments(src: .init(encoder.input), dst: .init(encoder.output), scale: 1 / 255,
-                                                       count: Int32(count)), over: [count])
+            try encoder.launch(
+                Self.toFloat,
+                Arguments(
+                    src: .init(encoder.input), dst: .init(encoder.output), scale: 1 / 255,
+                    count: Int32(count)), over: [count])
         case (.float32, .uint8):
-            try encoder.launch(Self.toUInt8, Arguments(src: .init(encoder.input), dst: .init(encoder.output), scale: 255,
-                                                       count: Int32(count)), over: [count])
+            try encoder.launch(
+                Self.toUInt8,
+                Arguments(
+                    src: .init(encoder.input), dst: .init(encoder.output), scale: 255,
+                    count: Int32(count)), over: [count])
         default:
-            throw .invalidInput(filter: name, reason: "cannot convert \(encoder.input.descriptor.elementType.rawValue) to \(target.rawValue)")
+            throw .invalidInput(
+                filter: name,
+                reason: "cannot convert \(encoder.input.descriptor.elementType.rawValue) to \(target.rawValue)")
         }
     }
 

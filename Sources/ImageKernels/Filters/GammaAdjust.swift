@@ -19,8 +19,11 @@ public struct GammaAdjust: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let count = encoder.output.descriptor.elementCount
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), gamma: gamma,
-                                                  count: Int32(count)), over: [count])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output), gamma: gamma,
+                count: Int32(count)), over: [count])
     }
 
     struct Arguments: KernelArguments {
@@ -30,7 +33,9 @@ public struct GammaAdjust: Filter {
         var count: Int32
     }
 
-    static let kernel = Kernel<Arguments>("gamma_adjust", in: KernelSource(name: "GammaAdjust", bytes: ImageKernelsCL.gammaAdjust)) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "gamma_adjust", in: KernelSource(name: "GammaAdjust", bytes: ImageKernelsCL.gammaAdjust)
+    ) { arguments, _ in
         CPUParallel.forEachRange(Int(arguments.count)) { range in
             let src = arguments.src.elements, dst = arguments.dst.elements
             for i in range { dst[i] = pow(max(src[i], 0), arguments.gamma) }

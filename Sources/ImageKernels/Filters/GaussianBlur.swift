@@ -34,20 +34,28 @@ public struct GaussianBlur: Filter {
         let weights = Self.weights(sigma: sigma)
         let rows = try encoder.temporaryImage(shape)
         try Self.blurRows(encoder, from: encoder.input, to: rows, weights: weights)
-        try encoder.launch(Self.columns, PassArguments(src: .init(rows), dst: .init(encoder.output), weights: weights,
-                                                       radius: Int32(weights.count / 2), width: Int32(shape.width),
-                                                       height: Int32(shape.height)),
-                           over: [shape.width, shape.height, shape.planeCount])
+        try encoder.launch(
+            Self.columns,
+            PassArguments(
+                src: .init(rows), dst: .init(encoder.output), weights: weights,
+                radius: Int32(weights.count / 2), width: Int32(shape.width),
+                height: Int32(shape.height)),
+            over: [shape.width, shape.height, shape.planeCount])
     }
 
     /// The row pass alone, shared with ``DifferenceOfGaussians``.
-    static func blurRows(_ encoder: KernelEncoder, from source: DeviceImage, to target: DeviceImage,
-                         weights: [Float]) throws(RenderError) {
+    static func blurRows(
+        _ encoder: KernelEncoder, from source: DeviceImage, to target: DeviceImage,
+        weights: [Float]
+    ) throws(RenderError) {
         let shape = source.descriptor
-        try encoder.launch(rows, PassArguments(src: .init(source), dst: .init(target), weights: weights,
-                                               radius: Int32(weights.count / 2), width: Int32(shape.width),
-                                               height: Int32(shape.height)),
-                           over: [shape.width, shape.height, shape.planeCount])
+        try encoder.launch(
+            rows,
+            PassArguments(
+                src: .init(source), dst: .init(target), weights: weights,
+                radius: Int32(weights.count / 2), width: Int32(shape.width),
+                height: Int32(shape.height)),
+            over: [shape.width, shape.height, shape.planeCount])
     }
 
     static let source = KernelSource(name: "GaussianBlur", bytes: ImageKernelsCL.gaussianBlur)
@@ -68,8 +76,9 @@ public struct GaussianBlur: Filter {
             let src = arguments.src.elements, dst = arguments.dst.elements
             arguments.weights.withUnsafeBufferPointer { weights in
                 for row in rows {
-                    accumulateRow(into: dst + row * width, from: src + row * width, width: width,
-                                  weights: weights, radius: radius)
+                    accumulateRow(
+                        into: dst + row * width, from: src + row * width, width: width,
+                        weights: weights, radius: radius)
                 }
             }
         }
@@ -78,8 +87,10 @@ public struct GaussianBlur: Filter {
     /// One output row of a row pass: Σ_k w_k · row[clamp(x + k)], in the kernel's order of taps; the
     /// interior, where no tap needs clamping, runs tap by tap along the row so that it vectorises.
     @inline(__always)
-    static func accumulateRow(into output: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>,
-                              width: Int, weights: UnsafeBufferPointer<Float>, radius: Int) {
+    static func accumulateRow(
+        into output: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>,
+        width: Int, weights: UnsafeBufferPointer<Float>, radius: Int
+    ) {
         let interior = radius..<max(radius, width - radius)
         output.update(repeating: 0, count: width)
         for k in -radius...radius {
@@ -93,15 +104,17 @@ public struct GaussianBlur: Filter {
         }
     }
 
-    static let columns = Kernel<PassArguments>("gaussian_columns", in: source, schedules: .perPixel) { arguments, grid in
+    static let columns = Kernel<PassArguments>("gaussian_columns", in: source, schedules: .perPixel) {
+        arguments, grid in
         let radius = Int(arguments.radius), width = Int(arguments.width), height = Int(arguments.height)
         CPUParallel.forEachRange(grid[2] * height) { rows in
             let src = arguments.src.elements, dst = arguments.dst.elements
             arguments.weights.withUnsafeBufferPointer { weights in
                 for row in rows {
                     let plane = row / height, y = row % height
-                    accumulateColumns(into: dst + row * width, from: src + plane * height * width,
-                                      y: y, width: width, height: height, weights: weights, radius: radius)
+                    accumulateColumns(
+                        into: dst + row * width, from: src + plane * height * width,
+                        y: y, width: width, height: height, weights: weights, radius: radius)
                 }
             }
         }
@@ -109,9 +122,11 @@ public struct GaussianBlur: Filter {
 
     /// One output row of a column pass: Σ_k w_k · row(clamp(y + k)), vectorised along the row.
     @inline(__always)
-    static func accumulateColumns(into output: UnsafeMutablePointer<Float>, from plane: UnsafePointer<Float>,
-                                  y: Int, width: Int, height: Int,
-                                  weights: UnsafeBufferPointer<Float>, radius: Int) {
+    static func accumulateColumns(
+        into output: UnsafeMutablePointer<Float>, from plane: UnsafePointer<Float>,
+        y: Int, width: Int, height: Int,
+        weights: UnsafeBufferPointer<Float>, radius: Int
+    ) {
         output.update(repeating: 0, count: width)
         for k in -radius...radius {
             let weight = weights[k + radius]

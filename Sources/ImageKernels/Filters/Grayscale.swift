@@ -19,12 +19,16 @@ public struct Grayscale: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
         func launch<T: PixelElement>(_ kernel: Kernel<Arguments<T>>) throws(RenderError) {
-            try encoder.launch(kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output),
-                                                 pixels: Int32(input.planePixelCount), channels: Int32(input.channels)),
-                               over: [input.planePixelCount, input.batch])
+            try encoder.launch(
+                kernel,
+                Arguments(
+                    src: .init(encoder.input), dst: .init(encoder.output),
+                    pixels: Int32(input.planePixelCount), channels: Int32(input.channels)),
+                over: [input.planePixelCount, input.batch])
         }
-        try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
-                        float32: { () throws(RenderError) in try launch(Self.float32) })
+        try byPixelType(
+            input.elementType, uint8: { () throws(RenderError) in try launch(Self.uint8) },
+            float32: { () throws(RenderError) in try launch(Self.float32) })
     }
 
     struct Arguments<Pixel: PixelElement>: KernelArguments {
@@ -49,8 +53,11 @@ public struct Grayscale: Filter {
 
     /// The kernel for one element type; its twin maps (R, G, B) to luma with `combine` for every pixel of every image.
     private static func kernel<T: PixelElement>(_ combine: @escaping @Sendable (T, T, T) -> T) -> Kernel<Arguments<T>> {
-        Kernel("grayscale_luma", in: KernelSource(name: "Grayscale", bytes: ImageKernelsCL.grayscale), options: T.pixelOptions,
-               schedules: .uniform([256, 1])) { arguments, grid in
+        Kernel(
+            "grayscale_luma", in: KernelSource(name: "Grayscale", bytes: ImageKernelsCL.grayscale),
+            options: T.pixelOptions,
+            schedules: .uniform([256, 1])
+        ) { arguments, grid in
             let pixels = Int(arguments.pixels), channels = Int(arguments.channels)
             CPUParallel.forEachRange(grid[1]) { images in
                 let src = arguments.src.elements, dst = arguments.dst.elements

@@ -21,12 +21,16 @@ public struct HistogramDifference: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        guard inputs.count == 2 else { throw .invalidInput(filter: name, reason: "takes two inputs, got \(inputs.count)") }
+        guard inputs.count == 2 else {
+            throw .invalidInput(filter: name, reason: "takes two inputs, got \(inputs.count)")
+        }
         let expected = inputs[0], training = inputs[1]
         guard expected.elementType == .float32, training.elementType == .float32,
-              expected.width == training.width, expected.height == training.height,
-              expected.planeCount == 1 || expected.planeCount == training.planeCount else {
-            throw .invalidInput(filter: name, reason: "needs float histogram images of one shape, got \(expected) and \(training)")
+            expected.width == training.width, expected.height == training.height,
+            expected.planeCount == 1 || expected.planeCount == training.planeCount
+        else {
+            throw .invalidInput(
+                filter: name, reason: "needs float histogram images of one shape, got \(expected) and \(training)")
         }
         return training
     }
@@ -34,11 +38,13 @@ public struct HistogramDifference: Filter {
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let expected = encoder.inputs[0], training = encoder.inputs[1]
         let count = training.descriptor.elementCount
-        try encoder.launch(form == .asymmetric ? Self.asymmetric : Self.symmetric,
-                           Arguments(expected: .init(expected), training: .init(training), terms: .init(encoder.output),
-                                     planeSize: Int32(training.descriptor.planePixelCount),
-                                     expectedPlanes: Int32(expected.descriptor.planeCount), count: Int32(count)),
-                           over: [count])
+        try encoder.launch(
+            form == .asymmetric ? Self.asymmetric : Self.symmetric,
+            Arguments(
+                expected: .init(expected), training: .init(training), terms: .init(encoder.output),
+                planeSize: Int32(training.descriptor.planePixelCount),
+                expectedPlanes: Int32(expected.descriptor.planeCount), count: Int32(count)),
+            over: [count])
     }
 
     struct Arguments: KernelArguments {

@@ -34,16 +34,19 @@ public struct IntegralImage: Filter {
         let rowKernel = kind == .squaredSums ? Self.squaredRows : Self.rows
         // The GPU shape takes a work-group a row.
         let schedule = encoder.schedule(for: rowKernel)
-        try encoder.launch(rowKernel, RowArguments(src: .init(encoder.input), dst: .init(rowSums), width: width, height: height),
-                           over: [(input.height + 1) * (schedule.cooperative ? schedule.workGroup[0] : 1), planes], schedule: schedule)
+        try encoder.launch(
+            rowKernel, RowArguments(src: .init(encoder.input), dst: .init(rowSums), width: width, height: height),
+            over: [(input.height + 1) * (schedule.cooperative ? schedule.workGroup[0] : 1), planes], schedule: schedule)
         guard kind == .tiltedSums else {
-            try encoder.launch(Self.columns, ColumnArguments(dst: .init(encoder.output), width: width, height: height),
-                               over: [input.width + 1, planes])
+            try encoder.launch(
+                Self.columns, ColumnArguments(dst: .init(encoder.output), width: width, height: height),
+                over: [input.width + 1, planes])
             return
         }
         for kernel in [Self.antidiagonals, Self.diagonals] {
-            try encoder.launch(kernel, TiltedArguments(rows: .init(rowSums), dst: .init(encoder.output), width: width, height: height),
-                               over: [input.width + input.height + 1, planes])
+            try encoder.launch(
+                kernel, TiltedArguments(rows: .init(rowSums), dst: .init(encoder.output), width: width, height: height),
+                over: [input.width + input.height + 1, planes])
         }
     }
 
@@ -72,11 +75,13 @@ public struct IntegralImage: Filter {
 
     /// A work-item a row on the CPU device and OpenCL CPUs; on GPUs a cooperative work-group of 256 a row
     /// (eight warps: a photo's rows of 300–2,000 pixels in 2–8 stretches).
-    static let rowSchedules = KernelSchedules(cpu: KernelSchedules.perLine.cpu, openCLCPU: KernelSchedules.perLine.openCLCPU,
-                                              openCLGPU: KernelSchedule(workGroup: [256, 1], cooperative: true))
+    static let rowSchedules = KernelSchedules(
+        cpu: KernelSchedules.perLine.cpu, openCLCPU: KernelSchedules.perLine.openCLCPU,
+        openCLGPU: KernelSchedule(workGroup: [256, 1], cooperative: true))
 
     private static func rowSums(squared: Bool) -> Kernel<RowArguments> {
-        Kernel("integral_rows", in: source, options: squared ? "-DSQUARED" : "", schedules: rowSchedules) { arguments, grid in
+        Kernel("integral_rows", in: source, options: squared ? "-DSQUARED" : "", schedules: rowSchedules) {
+            arguments, grid in
             let width = Int(arguments.width), height = Int(arguments.height)
             CPUParallel.forEachRange(grid[1] * (height + 1)) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
@@ -100,7 +105,8 @@ public struct IntegralImage: Filter {
         }
     }
 
-    static let columns = Kernel<ColumnArguments>("integral_columns", in: source, schedules: .perLine) { arguments, grid in
+    static let columns = Kernel<ColumnArguments>("integral_columns", in: source, schedules: .perLine) {
+        arguments, grid in
         let width = Int(arguments.width), height = Int(arguments.height), stride = width + 1
         CPUParallel.forEachRange(grid[1]) { planes in
             let dst = arguments.dst.elements

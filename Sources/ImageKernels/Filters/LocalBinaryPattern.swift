@@ -52,7 +52,8 @@ public struct LocalBinaryPattern: Filter {
         }
         let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard input.width > 2 * radius, input.height > 2 * radius else {
-            throw .invalidInput(filter: name, reason: "input \(input.width)×\(input.height) is too small for radius \(radius)")
+            throw .invalidInput(
+                filter: name, reason: "input \(input.width)×\(input.height) is too small for radius \(radius)")
         }
         return input.with(width: input.width - 2 * radius, height: input.height - 2 * radius).with(elementType: .uint8)
     }
@@ -66,23 +67,31 @@ public struct LocalBinaryPattern: Filter {
         switch pattern {
         case .basic:
             func launch<T: PixelElement>(_ kernel: Kernel<BasicArguments<T>>) throws(RenderError) {
-                try encoder.launch(kernel, BasicArguments(src: .init(encoder.input), dst: .init(encoder.output), mapping: mapping,
-                                                          inWidth: inWidth, inHeight: inHeight, outWidth: outWidth,
-                                                          outHeight: outHeight), over: size)
+                try encoder.launch(
+                    kernel,
+                    BasicArguments(
+                        src: .init(encoder.input), dst: .init(encoder.output), mapping: mapping,
+                        inWidth: inWidth, inHeight: inHeight, outWidth: outWidth,
+                        outHeight: outHeight), over: size)
             }
-            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.basicUInt8) },
-                            float32: { () throws(RenderError) in try launch(Self.basicFloat) })
+            try byPixelType(
+                input.elementType, uint8: { () throws(RenderError) in try launch(Self.basicUInt8) },
+                float32: { () throws(RenderError) in try launch(Self.basicFloat) })
         case .circular:
             let samples = Self.circularSamples(neighbours: neighbours, radius: radius)
             func launch<T: PixelElement>(_ kernel: Kernel<CircularArguments<T>>) throws(RenderError) {
-                try encoder.launch(kernel, CircularArguments(src: .init(encoder.input), dst: .init(encoder.output), mapping: mapping,
-                                                             offsets: samples.offsets, weights: samples.weights,
-                                                             neighbours: Int32(neighbours), radius: Int32(radius),
-                                                             inWidth: inWidth, inHeight: inHeight, outWidth: outWidth,
-                                                             outHeight: outHeight), over: size)
+                try encoder.launch(
+                    kernel,
+                    CircularArguments(
+                        src: .init(encoder.input), dst: .init(encoder.output), mapping: mapping,
+                        offsets: samples.offsets, weights: samples.weights,
+                        neighbours: Int32(neighbours), radius: Int32(radius),
+                        inWidth: inWidth, inHeight: inHeight, outWidth: outWidth,
+                        outHeight: outHeight), over: size)
             }
-            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.circularUInt8) },
-                            float32: { () throws(RenderError) in try launch(Self.circularFloat) })
+            try byPixelType(
+                input.elementType, uint8: { () throws(RenderError) in try launch(Self.circularUInt8) },
+                float32: { () throws(RenderError) in try launch(Self.circularFloat) })
         }
     }
 
@@ -155,7 +164,8 @@ public struct LocalBinaryPattern: Filter {
                 arguments.mapping.withUnsafeBufferPointer { mapping in
                     for row in rows {
                         let plane = row / outHeight, y = row % outHeight
-                        let above = src + (plane * inHeight + y) * inWidth, centre = above + inWidth, below = centre + inWidth
+                        let above = src + (plane * inHeight + y) * inWidth, centre = above + inWidth,
+                            below = centre + inWidth
                         let out = dst + row * outWidth
                         for x in 0..<outWidth {
                             let v = centre[x + 1].floatValue

@@ -19,10 +19,13 @@ public struct PyramidDown: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), width: Int32(input.width),
-                                                  height: Int32(input.height), outWidth: Int32(output.width),
-                                                  outHeight: Int32(output.height)),
-                           over: [output.width, output.height, output.planeCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output), width: Int32(input.width),
+                height: Int32(input.height), outWidth: Int32(output.width),
+                outHeight: Int32(output.height)),
+            over: [output.width, output.height, output.planeCount])
     }
 
     struct Arguments: KernelArguments {
@@ -34,8 +37,10 @@ public struct PyramidDown: Filter {
         var outHeight: Int32
     }
 
-    static let kernel = Kernel<Arguments>("pyramid_down", in: KernelSource(name: "PyramidDown", bytes: ImageKernelsCL.pyramidDown),
-                                          schedules: .perPixel) { arguments, grid in
+    static let kernel = Kernel<Arguments>(
+        "pyramid_down", in: KernelSource(name: "PyramidDown", bytes: ImageKernelsCL.pyramidDown),
+        schedules: .perPixel
+    ) { arguments, grid in
         let width = Int(arguments.width), height = Int(arguments.height)
         let outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
         let taps: [UInt32] = [1, 4, 6, 4, 1]

@@ -32,29 +32,39 @@ public struct Resize: Filter {
         let input = encoder.input.descriptor
         let scaleX = Float(input.width) / Float(width), scaleY = Float(input.height) / Float(height)
         let size = [width, height, input.planeCount]
-        let (inWidth, inHeight, outWidth, outHeight) = (Int32(input.width), Int32(input.height), Int32(width), Int32(height))
+        let (inWidth, inHeight, outWidth, outHeight) = (
+            Int32(input.width), Int32(input.height), Int32(width), Int32(height)
+        )
         switch method {
         case .bilinear:
             let columns = Self.samples(count: width, scale: scaleX, limit: input.width)
             let rows = Self.samples(count: height, scale: scaleY, limit: input.height)
             func launch<T: PixelElement>(_ kernel: Kernel<BilinearArguments<T>>) throws(RenderError) {
-                try encoder.launch(kernel, BilinearArguments(src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
-                                                             inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
-                                                             columns: columns.indices, columnWeights: columns.weights,
-                                                             rows: rows.indices, rowWeights: rows.weights),
-                                   over: size)
+                try encoder.launch(
+                    kernel,
+                    BilinearArguments(
+                        src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
+                        inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
+                        columns: columns.indices, columnWeights: columns.weights,
+                        rows: rows.indices, rowWeights: rows.weights),
+                    over: size)
             }
-            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.bilinearUInt8) },
-                            float32: { () throws(RenderError) in try launch(Self.bilinearFloat) })
+            try byPixelType(
+                input.elementType, uint8: { () throws(RenderError) in try launch(Self.bilinearUInt8) },
+                float32: { () throws(RenderError) in try launch(Self.bilinearFloat) })
         case .area:
             func launch<T: PixelElement>(_ kernel: Kernel<AreaArguments<T>>) throws(RenderError) {
-                try encoder.launch(kernel, AreaArguments(src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
-                                                         inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
-                                                         scaleX: scaleX, scaleY: scaleY, inverseArea: 1 / (scaleX * scaleY)),
-                                   over: size)
+                try encoder.launch(
+                    kernel,
+                    AreaArguments(
+                        src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
+                        inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
+                        scaleX: scaleX, scaleY: scaleY, inverseArea: 1 / (scaleX * scaleY)),
+                    over: size)
             }
-            try byPixelType(input.elementType, uint8: { () throws(RenderError) in try launch(Self.areaUInt8) },
-                            float32: { () throws(RenderError) in try launch(Self.areaFloat) })
+            try byPixelType(
+                input.elementType, uint8: { () throws(RenderError) in try launch(Self.areaUInt8) },
+                float32: { () throws(RenderError) in try launch(Self.areaFloat) })
         }
     }
 
@@ -105,8 +115,10 @@ public struct Resize: Filter {
     /// Eight output pixels per work-item along a row (the source's vector width: its tables are padded to
     /// multiples of 8); the twin reads the same column and row tables and does the kernel's arithmetic.
     private static func bilinear<T: PixelElement>(_ type: T.Type) -> Kernel<BilinearArguments<T>> {
-        Kernel("resize_bilinear", in: source, options: T.pixelOptions,
-               schedules: .uniform([8, 8, 1], vectorWidth: 8)) { arguments, grid in
+        Kernel(
+            "resize_bilinear", in: source, options: T.pixelOptions,
+            schedules: .uniform([8, 8, 1], vectorWidth: 8)
+        ) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
             let outHeight = Int(arguments.outHeight)
             CPUParallel.forEachRange(grid[2] * outHeight) { outputRows in
@@ -114,12 +126,15 @@ public struct Resize: Filter {
                 let rows = arguments.rows, rowWeights = arguments.rowWeights
                 arguments.columns.withUnsafeBufferPointer { columns in
                     arguments.columnWeights.withUnsafeBufferPointer { columnWeights in
-                        guard let columns = columns.baseAddress, let columnWeights = columnWeights.baseAddress else { return }
+                        guard let columns = columns.baseAddress, let columnWeights = columnWeights.baseAddress else {
+                            return
+                        }
                         for row in outputRows {
                             let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
-                            blendRow(top: plane + Int(rows[2 * y]) * inWidth, bottom: plane + Int(rows[2 * y + 1]) * inWidth,
-                                     weight: rowWeights[y], columns: columns, columnWeights: columnWeights,
-                                     into: dst + row * outWidth, count: outWidth)
+                            blendRow(
+                                top: plane + Int(rows[2 * y]) * inWidth, bottom: plane + Int(rows[2 * y + 1]) * inWidth,
+                                weight: rowWeights[y], columns: columns, columnWeights: columnWeights,
+                                into: dst + row * outWidth, count: outWidth)
                         }
                     }
                 }
@@ -131,9 +146,11 @@ public struct Resize: Filter {
     /// ``samples(count:scale:limit:)`` (its pairs of indices and its weights): the bilinear kernels'
     /// arithmetic, for their twins.
     @inline(__always)
-    static func blendRow<T: PixelElement>(top: UnsafePointer<T>, bottom: UnsafePointer<T>, weight ay: Float,
-                                          columns: UnsafePointer<Int32>, columnWeights: UnsafePointer<Float>,
-                                          into out: UnsafeMutablePointer<T>, count: Int) {
+    static func blendRow<T: PixelElement>(
+        top: UnsafePointer<T>, bottom: UnsafePointer<T>, weight ay: Float,
+        columns: UnsafePointer<Int32>, columnWeights: UnsafePointer<Float>,
+        into out: UnsafeMutablePointer<T>, count: Int
+    ) {
         for x in 0..<count {
             let left = Int(columns[2 * x]), right = Int(columns[2 * x + 1]), ax = columnWeights[x]
             let upper = (1 - ax) * top[left].floatValue + ax * top[right].floatValue

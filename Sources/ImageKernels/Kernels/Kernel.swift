@@ -35,8 +35,10 @@ public struct Kernel<Arguments: KernelArguments>: KernelDeclaration {
     /// What launches of this kernel value have worked out once: its check, its programs.
     let memo = KernelMemo()
 
-    public init(_ entryPoint: String, in source: KernelSource, options: String = "",
-                schedules: KernelSchedules = .perElement, cpu: @escaping @Sendable (Arguments, KernelGrid) -> Void) {
+    public init(
+        _ entryPoint: String, in source: KernelSource, options: String = "",
+        schedules: KernelSchedules = .perElement, cpu: @escaping @Sendable (Arguments, KernelGrid) -> Void
+    ) {
         self.entryPoint = entryPoint
         self.source = source
         self.options = options
@@ -57,7 +59,9 @@ public struct Kernel<Arguments: KernelArguments>: KernelDeclaration {
             var definitions = " -DVECTOR_WIDTH=\(schedule.vectorWidth)"
             if schedule.cooperative {
                 definitions += " -DCOOPERATIVE"
-                for (dimension, size) in schedule.workGroup.enumerated() { definitions += " -DGROUP_SIZE_\(dimension)=\(size)" }
+                for (dimension, size) in schedule.workGroup.enumerated() {
+                    definitions += " -DGROUP_SIZE_\(dimension)=\(size)"
+                }
             }
             return KernelProgram(source: source, options: options + definitions)
         }
@@ -127,8 +131,9 @@ final class CheckedSignatures: @unchecked Sendable {
     private var checked: Set<Key> = []
 
     func check<Arguments>(_ kernel: Kernel<Arguments>) throws(RenderError) {
-        let key = Key(entryPoint: kernel.entryPoint, program: KernelProgram(source: kernel.source, options: kernel.options),
-                      arguments: ObjectIdentifier(Arguments.self))
+        let key = Key(
+            entryPoint: kernel.entryPoint, program: KernelProgram(source: kernel.source, options: kernel.options),
+            arguments: ObjectIdentifier(Arguments.self))
         guard !lock.withLock({ checked.contains(key) }) else { return }
         try kernel.checkSignature()
         _ = lock.withLock { checked.insert(key) }

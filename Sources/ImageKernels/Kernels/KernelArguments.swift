@@ -44,11 +44,13 @@ public struct KernelBuffer<Element: KernelElement>: Sendable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
     }
 
     public func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "kernel buffers are not encoded"))
+        throw EncodingError.invalidValue(
+            self, .init(codingPath: encoder.codingPath, debugDescription: "kernel buffers are not encoded"))
     }
 }
 
@@ -67,11 +69,13 @@ public struct KernelMutableBuffer<Element: KernelElement>: Sendable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
+        throw DecodingError.dataCorrupted(
+            .init(codingPath: decoder.codingPath, debugDescription: "kernel buffers are not decoded"))
     }
 
     public func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "kernel buffers are not encoded"))
+        throw EncodingError.invalidValue(
+            self, .init(codingPath: encoder.codingPath, debugDescription: "kernel buffers are not encoded"))
     }
 }
 
@@ -209,7 +213,8 @@ private final class BindingEncoder: Encoder {
 
         func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             guard let argument = value as? any KernelArgumentValue else {
-                throw BindingEncoder.unsupported(value, "of OpenCL parameter types: \(key.stringValue) has type \(T.self)")
+                throw BindingEncoder.unsupported(
+                    value, "of OpenCL parameter types: \(key.stringValue) has type \(T.self)")
             }
             encoder.bindings.append(argument.binding)
         }
@@ -217,10 +222,14 @@ private final class BindingEncoder: Encoder {
         func encode(_ value: Int32, forKey key: Key) throws { encoder.bindings.append(.int32(value)) }
         func encode(_ value: UInt32, forKey key: Key) throws { encoder.bindings.append(.uint32(value)) }
         func encode(_ value: Float, forKey key: Key) throws { encoder.bindings.append(.float32(value)) }
-        func encodeNil(forKey key: Key) throws { throw BindingEncoder.unsupported(Optional<Int>.none as Any, "present") }
+        func encodeNil(forKey key: Key) throws {
+            throw BindingEncoder.unsupported(Optional<Int>.none as Any, "present")
+        }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
-                                                   forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type,
+            forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             KeyedEncodingContainer(Refusing<NestedKey>())
         }
         func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { Refusing<AnyKey>() }
@@ -229,18 +238,25 @@ private final class BindingEncoder: Encoder {
     }
 
     /// What any shape other than a flat struct gets: a container whose every write fails.
-    struct Refusing<Key: CodingKey>: KeyedEncodingContainerProtocol, UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    struct Refusing<Key: CodingKey>: KeyedEncodingContainerProtocol, UnkeyedEncodingContainer,
+        SingleValueEncodingContainer
+    {
         var codingPath: [any CodingKey] { [] }
         var count: Int { 0 }
         func encodeNil() throws { throw BindingEncoder.unsupported(0, "a flat struct") }
         func encodeNil(forKey key: Key) throws { throw BindingEncoder.unsupported(0, "a flat struct") }
         func encode<T: Encodable>(_ value: T) throws { throw BindingEncoder.unsupported(value, "a flat struct") }
-        func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw BindingEncoder.unsupported(value, "a flat struct") }
-        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            throw BindingEncoder.unsupported(value, "a flat struct")
+        }
+        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey>
+        {
             KeyedEncodingContainer(Refusing<NestedKey>())
         }
-        func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type,
-                                                   forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type,
+            forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             KeyedEncodingContainer(Refusing<NestedKey>())
         }
         func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }

@@ -31,9 +31,9 @@ public struct KernelParameter: Hashable, Sendable, CustomStringConvertible {
         guard name == parameter.name else { return false }
         switch (form, parameter.form) {
         case (.constant(let element), .buffer(let other, writable: false)):
-            return element == other   // a copied array serves a __global const pointer too
+            return element == other  // a copied array serves a __global const pointer too
         case (.buffer(let element, writable: false), .constant(let other)):
-            return element == other   // and a buffer a __constant one
+            return element == other  // and a buffer a __constant one
         default:
             return form == parameter.form
         }
@@ -45,7 +45,9 @@ public struct KernelParameter: Hashable, Sendable, CustomStringConvertible {
 /// of the package against its `.cl` file.
 public enum KernelSignature {
     /// The parameters an arguments struct declares, in order.
-    public static func parameters<Arguments: KernelArguments>(of type: Arguments.Type) throws(RenderError) -> [KernelParameter] {
+    public static func parameters<Arguments: KernelArguments>(of type: Arguments.Type) throws(RenderError)
+        -> [KernelParameter]
+    {
         let reader = ParameterReader()
         do {
             _ = try Arguments(from: reader)
@@ -58,7 +60,9 @@ public enum KernelSignature {
     /// Every kernel function of an OpenCL C source with its parameters, after substituting the `-D`
     /// definitions of `options` into type names (so `PIXEL` reads as the element type it is built with).
     /// A function defined twice (in `#if` branches) must have one parameter list.
-    public static func functions(in source: String, options: String = "") throws(RenderError) -> [String: [KernelParameter]] {
+    public static func functions(in source: String, options: String = "") throws(RenderError) -> [String:
+        [KernelParameter]]
+    {
         let definitions = Self.definitions(in: options)
         let text = stripComments(source)
         var functions: [String: [KernelParameter]] = [:]
@@ -68,7 +72,9 @@ public enum KernelSignature {
             throw .kernelSignature(kernel: "?", reason: "the kernel pattern does not compile: \(error)")
         }
         for match in pattern.matches(in: text, range: whole) {
-            guard let nameRange = Range(match.range(at: 1), in: text), let listRange = Range(match.range(at: 2), in: text) else {
+            guard let nameRange = Range(match.range(at: 1), in: text),
+                let listRange = Range(match.range(at: 2), in: text)
+            else {
                 continue
             }
             let name = String(text[nameRange])
@@ -85,20 +91,27 @@ public enum KernelSignature {
     }
 
     /// `__kernel void name(parameters)` (or `kernel`, with optional attributes).
-    private static let kernelPattern = #"(?<!\w)(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(([^)]*)\)"#
+    private static let kernelPattern =
+        #"(?<!\w)(?:__)?kernel\s+(?:__attribute__\s*\(\(.*?\)\)\s*)?void\s+(\w+)\s*\(([^)]*)\)"#
 
     /// Throws unless `declared` (Swift) matches `parameters` (the source) one to one.
-    static func check(_ declared: [KernelParameter], against parameters: [KernelParameter], kernel: String) throws(RenderError) {
+    static func check(_ declared: [KernelParameter], against parameters: [KernelParameter], kernel: String)
+        throws(RenderError)
+    {
         for (index, pair) in zip(declared, parameters).enumerated() where !pair.0.accepts(pair.1) {
-            throw .kernelSignature(kernel: kernel, reason: "parameter \(index + 1) is `\(pair.1)` in OpenCL C but `\(pair.0)` in Swift")
+            throw .kernelSignature(
+                kernel: kernel, reason: "parameter \(index + 1) is `\(pair.1)` in OpenCL C but `\(pair.0)` in Swift")
         }
         guard declared.count == parameters.count else {
-            throw .kernelSignature(kernel: kernel, reason: "\(parameters.count) parameters in OpenCL C, \(declared.count) in Swift")
+            throw .kernelSignature(
+                kernel: kernel, reason: "\(parameters.count) parameters in OpenCL C, \(declared.count) in Swift")
         }
     }
 
-    private static func parameter(_ declaration: String, of kernel: String,
-                                  definitions: [String: String]) throws(RenderError) -> KernelParameter {
+    private static func parameter(
+        _ declaration: String, of kernel: String,
+        definitions: [String: String]
+    ) throws(RenderError) -> KernelParameter {
         let spaced = declaration.replacingOccurrences(of: "*", with: " * ")
         var words = spaced.split(whereSeparator: \.isWhitespace).map(String.init)
         guard let name = words.popLast(), !words.isEmpty else {
@@ -121,7 +134,9 @@ public enum KernelSignature {
         case (true, "global"): form = .buffer(element: type, writable: !isConst)
         case (true, "constant"): form = .constant(element: type)
         case (true, "local"): form = .local(element: type)
-        default: throw .kernelSignature(kernel: kernel, reason: "parameter `\(declaration)` has an address space the framework does not pass")
+        default:
+            throw .kernelSignature(
+                kernel: kernel, reason: "parameter `\(declaration)` has an address space the framework does not pass")
         }
         return KernelParameter(name: name, form: form)
     }
@@ -186,21 +201,28 @@ private final class ParameterReader: Decoder {
         func decodeNil(forKey key: Key) throws -> Bool { false }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            guard let argument = T.self as? any KernelArgumentValue.Type, let placeholder = argument.placeholder as? T else {
+            guard let argument = T.self as? any KernelArgumentValue.Type, let placeholder = argument.placeholder as? T
+            else {
                 throw unsupported("\(key.stringValue) has type \(T.self), which no OpenCL parameter takes")
             }
             parameters.parameters.append(KernelParameter(name: key.stringValue, form: argument.parameter))
             return placeholder
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
-                                                   forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type,
+            forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             throw unsupported("flat")
         }
-        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw unsupported("flat") }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            throw unsupported("flat")
+        }
         func superDecoder() throws -> any Decoder { throw unsupported("flat") }
         func superDecoder(forKey key: Key) throws -> any Decoder { throw unsupported("flat") }
 
-        private func unsupported(_ what: String) -> DecodingError { ParameterReader.unsupported("of OpenCL parameter types: \(what)") }
+        private func unsupported(_ what: String) -> DecodingError {
+            ParameterReader.unsupported("of OpenCL parameter types: \(what)")
+        }
     }
 }

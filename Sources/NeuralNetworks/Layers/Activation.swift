@@ -28,13 +28,18 @@ public struct Activation: Filter {
         let input = encoder.input.descriptor
         switch function {
         case .relu:
-            try encoder.launch(Self.rectifier, Rectifier(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount)),
-                               over: [input.elementCount])
+            try encoder.launch(
+                Self.rectifier,
+                Rectifier(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount)),
+                over: [input.elementCount])
         case .prelu:
-            try encoder.launch(Self.parametricRectifier, Parametric(src: .init(encoder.input), dst: .init(encoder.output), slopes: .init(encoder.inputs[1]),
-                                                      spatial: Int32(input.planePixelCount), channels: Int32(input.channels),
-                                                      planes: Int32(input.planeCount)),
-                               over: [input.planePixelCount, input.planeCount])
+            try encoder.launch(
+                Self.parametricRectifier,
+                Parametric(
+                    src: .init(encoder.input), dst: .init(encoder.output), slopes: .init(encoder.inputs[1]),
+                    spatial: Int32(input.planePixelCount), channels: Int32(input.channels),
+                    planes: Int32(input.planeCount)),
+                over: [input.planePixelCount, input.planeCount])
         }
     }
 
@@ -53,15 +58,19 @@ public struct Activation: Filter {
         var planes: Int32
     }
 
-    static let rectifier = Kernel<Rectifier>("activation_relu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation)) { arguments, _ in
+    static let rectifier = Kernel<Rectifier>(
+        "activation_relu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation)
+    ) { arguments, _ in
         CPUParallel.forEachRange(Int(arguments.count)) { range in
             let src = arguments.src.elements, dst = arguments.dst.elements
             for i in range { dst[i] = max(src[i], 0) }
         }
     }
 
-    static let parametricRectifier = Kernel<Parametric>("activation_prelu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation),
-                                          schedules: .uniform([64, 1])) { arguments, _ in
+    static let parametricRectifier = Kernel<Parametric>(
+        "activation_prelu", in: KernelSource(name: "Activation", bytes: NeuralNetworksCL.activation),
+        schedules: .uniform([64, 1])
+    ) { arguments, _ in
         let spatial = Int(arguments.spatial), channels = Int(arguments.channels)
         CPUParallel.forEachRange(Int(arguments.planes)) { planes in
             let src = arguments.src.elements, dst = arguments.dst.elements

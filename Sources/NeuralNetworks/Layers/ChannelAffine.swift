@@ -22,11 +22,14 @@ public struct ChannelAffine: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output),
-                                                  scale: .init(encoder.inputs[1]), shift: .init(encoder.inputs[2]),
-                                                  spatial: Int32(input.planePixelCount), channels: Int32(input.channels),
-                                                  planes: Int32(input.planeCount), relu: rectified ? 1 : 0),
-                           over: [input.planePixelCount, input.planeCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output),
+                scale: .init(encoder.inputs[1]), shift: .init(encoder.inputs[2]),
+                spatial: Int32(input.planePixelCount), channels: Int32(input.channels),
+                planes: Int32(input.planeCount), relu: rectified ? 1 : 0),
+            over: [input.planePixelCount, input.planeCount])
     }
 
     struct Arguments: KernelArguments {
@@ -40,13 +43,16 @@ public struct ChannelAffine: Filter {
         var relu: Int32
     }
 
-    static let kernel = Kernel<Arguments>("channel_affine", in: KernelSource(name: "ChannelAffine", bytes: NeuralNetworksCL.channelAffine),
-                                          schedules: .uniform([64, 1])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "channel_affine", in: KernelSource(name: "ChannelAffine", bytes: NeuralNetworksCL.channelAffine),
+        schedules: .uniform([64, 1])
+    ) { arguments, _ in
         let spatial = Int(arguments.spatial), channels = Int(arguments.channels), relu = arguments.relu != 0
         CPUParallel.forEachRange(Int(arguments.planes)) { planes in
             let src = arguments.src.elements, dst = arguments.dst.elements
             for plane in planes {
-                let scale = arguments.scale.elements[plane % channels], shift = arguments.shift.elements[plane % channels]
+                let scale = arguments.scale.elements[plane % channels],
+                    shift = arguments.shift.elements[plane % channels]
                 for i in plane * spatial..<(plane + 1) * spatial {
                     let value = src[i] * scale + shift
                     dst[i] = relu ? max(value, 0) : value

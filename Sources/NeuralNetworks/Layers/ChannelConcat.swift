@@ -21,10 +21,13 @@ public struct ChannelConcat: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let a = encoder.inputs[0].descriptor, b = encoder.inputs[1].descriptor
-        try encoder.launch(Self.kernel, Arguments(a: .init(encoder.inputs[0]), b: .init(encoder.inputs[1]), dst: .init(encoder.output),
-                                                  spatial: Int32(a.planePixelCount), aChannels: Int32(a.channels),
-                                                  bChannels: Int32(b.channels), batch: Int32(a.batch)),
-                           over: [a.planePixelCount, encoder.output.descriptor.planeCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                a: .init(encoder.inputs[0]), b: .init(encoder.inputs[1]), dst: .init(encoder.output),
+                spatial: Int32(a.planePixelCount), aChannels: Int32(a.channels),
+                bChannels: Int32(b.channels), batch: Int32(a.batch)),
+            over: [a.planePixelCount, encoder.output.descriptor.planeCount])
     }
 
     struct Arguments: KernelArguments {
@@ -37,15 +40,18 @@ public struct ChannelConcat: Filter {
         var batch: Int32
     }
 
-    static let kernel = Kernel<Arguments>("channel_concat", in: KernelSource(name: "ChannelConcat", bytes: NeuralNetworksCL.channelConcat),
-                                          schedules: .uniform([64, 1])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "channel_concat", in: KernelSource(name: "ChannelConcat", bytes: NeuralNetworksCL.channelConcat),
+        schedules: .uniform([64, 1])
+    ) { arguments, _ in
         let spatial = Int(arguments.spatial), aChannels = Int(arguments.aChannels), bChannels = Int(arguments.bChannels)
         let channels = aChannels + bChannels
         CPUParallel.forEachRange(Int(arguments.batch) * channels) { planes in
             let a = arguments.a.elements, b = arguments.b.elements, dst = arguments.dst.elements
             for plane in planes {
                 let n = plane / channels, c = plane % channels
-                let source = c < aChannels ? a + (n * aChannels + c) * spatial : b + (n * bChannels + c - aChannels) * spatial
+                let source =
+                    c < aChannels ? a + (n * aChannels + c) * spatial : b + (n * bChannels + c - aChannels) * spatial
                 (dst + plane * spatial).update(from: source, count: spatial)
             }
         }

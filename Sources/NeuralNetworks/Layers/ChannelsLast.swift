@@ -15,8 +15,11 @@ public struct ChannelsLast: Filter {
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let inputs = try tensorInputs(inputs, count: max(inputs.count, 1))
-        guard rowLength > 0, inputs.allSatisfy({ $0.batch == inputs[0].batch && $0.elementCount / $0.batch % rowLength == 0 }) else {
-            throw .invalidInput(filter: name, reason: "inputs \(inputs) differ in batch or do not cut into rows of \(rowLength)")
+        guard rowLength > 0,
+            inputs.allSatisfy({ $0.batch == inputs[0].batch && $0.elementCount / $0.batch % rowLength == 0 })
+        else {
+            throw .invalidInput(
+                filter: name, reason: "inputs \(inputs) differ in batch or do not cut into rows of \(rowLength)")
         }
         let rows = inputs.map { $0.elementCount / $0.batch / rowLength }.reduce(0, +)
         return ImageDescriptor(width: rowLength, height: rows, batch: inputs[0].batch, elementType: .float32)
@@ -27,10 +30,13 @@ public struct ChannelsLast: Filter {
         var offset = 0
         for input in encoder.inputs {
             let d = input.descriptor
-            try encoder.launch(Self.kernel, Arguments(src: .init(input), dst: .init(encoder.output), channels: Int32(d.channels),
-                                                      spatial: Int32(d.planePixelCount), batch: Int32(d.batch), dstOffset: Int32(offset),
-                                                      dstPlane: Int32(plane)),
-                               over: [d.planePixelCount, d.channels, d.batch])
+            try encoder.launch(
+                Self.kernel,
+                Arguments(
+                    src: .init(input), dst: .init(encoder.output), channels: Int32(d.channels),
+                    spatial: Int32(d.planePixelCount), batch: Int32(d.batch), dstOffset: Int32(offset),
+                    dstPlane: Int32(plane)),
+                over: [d.planePixelCount, d.channels, d.batch])
             offset += d.elementCount / d.batch
         }
     }
@@ -45,8 +51,10 @@ public struct ChannelsLast: Filter {
         var dstPlane: Int32
     }
 
-    static let kernel = Kernel<Arguments>("channels_last", in: KernelSource(name: "ChannelsLast", bytes: NeuralNetworksCL.channelsLast),
-                                          schedules: .uniform([64, 1, 1])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "channels_last", in: KernelSource(name: "ChannelsLast", bytes: NeuralNetworksCL.channelsLast),
+        schedules: .uniform([64, 1, 1])
+    ) { arguments, _ in
         let channels = Int(arguments.channels), spatial = Int(arguments.spatial), offset = Int(arguments.dstOffset)
         let plane = Int(arguments.dstPlane)
         CPUParallel.forEachRange(Int(arguments.batch) * channels) { planes in

@@ -50,9 +50,12 @@ public struct Convolution: Filter {
     public let method: Method
     public var name: String { "convolution \(kernelWidth)×\(kernelHeight)/\(strideX)" }
 
-    public init(kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
-                paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil, groups: Int = 1, rectified: Bool = false,
-                method: Method = .automatic) {
+    public init(
+        kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
+        paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil, groups: Int = 1,
+        rectified: Bool = false,
+        method: Method = .automatic
+    ) {
         self.kernelWidth = kernelWidth
         self.kernelHeight = kernelHeight
         self.strideX = strideX
@@ -67,78 +70,120 @@ public struct Convolution: Filter {
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        guard inputs.count == 3 else { throw .invalidInput(filter: name, reason: "takes a tensor, filters and biases, got \(inputs.count) inputs") }
+        guard inputs.count == 3 else {
+            throw .invalidInput(filter: name, reason: "takes a tensor, filters and biases, got \(inputs.count) inputs")
+        }
         let (input, filters, biases) = (inputs[0], inputs[1], inputs[2])
-        guard inputs.allSatisfy({ $0.elementType == .float32 }) else { throw .invalidInput(filter: name, reason: "takes float tensors") }
-        guard kernelWidth > 0, kernelHeight > 0, strideX > 0, strideY > 0, min(paddingX, paddingY, trailingPaddingX, trailingPaddingY) >= 0,
-              groups > 0 else {
-            throw .invalidInput(filter: name, reason: "kernel sizes and strides must be positive, paddings not negative")
+        guard inputs.allSatisfy({ $0.elementType == .float32 }) else {
+            throw .invalidInput(filter: name, reason: "takes float tensors")
+        }
+        guard kernelWidth > 0, kernelHeight > 0, strideX > 0, strideY > 0,
+            min(paddingX, paddingY, trailingPaddingX, trailingPaddingY) >= 0,
+            groups > 0
+        else {
+            throw .invalidInput(
+                filter: name, reason: "kernel sizes and strides must be positive, paddings not negative")
         }
         guard input.channels % groups == 0, filters.height % groups == 0 else {
-            throw .invalidInput(filter: name, reason: "\(input.channels) channels and \(filters.height) filters do not split into \(groups) groups")
+            throw .invalidInput(
+                filter: name,
+                reason: "\(input.channels) channels and \(filters.height) filters do not split into \(groups) groups")
         }
         let depth = input.channels / groups * kernelHeight * kernelWidth
-        guard filters.width == depth, filters.planeCount == 1, biases.width * biases.height == filters.height, biases.planeCount == 1 else {
-            throw .invalidInput(filter: name, reason: "filters \(filters) and biases \(biases) do not fit \(input.channels / groups)-channel \(kernelWidth)×\(kernelHeight) filters")
+        guard filters.width == depth, filters.planeCount == 1, biases.width * biases.height == filters.height,
+            biases.planeCount == 1
+        else {
+            throw .invalidInput(
+                filter: name,
+                reason:
+                    """
+                    filters \(filters) and biases \(biases) do not fit \(input.channels / groups)-channel \
+                    \(kernelWidth)×\(kernelHeight) filters
+                    """
+            )
         }
-        let paddedWidth = input.width + paddingX + trailingPaddingX, paddedHeight = input.height + paddingY + trailingPaddingY
+        let paddedWidth = input.width + paddingX + trailingPaddingX,
+            paddedHeight = input.height + paddingY + trailingPaddingY
         let width = (paddedWidth - kernelWidth) / strideX + 1, height = (paddedHeight - kernelHeight) / strideY + 1
         guard paddedWidth >= kernelWidth, paddedHeight >= kernelHeight else {
-            throw .invalidInput(filter: name, reason: "the \(input.width)×\(input.height) input is smaller than the kernel")
+            throw .invalidInput(
+                filter: name, reason: "the \(input.width)×\(input.height) input is smaller than the kernel")
         }
-        return ImageDescriptor(width: width, height: height, channels: filters.height, batch: input.batch, elementType: .float32)
+        return ImageDescriptor(
+            width: width, height: height, channels: filters.height, batch: input.batch, elementType: .float32)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
         let groupOutChannels = output.channels / groups, depthwise = groups == input.channels
         // A 1 × 1 filter with unit stride and no padding over one image: the columns are the input as it is.
-        let columnsAreInput = kernelWidth == 1 && kernelHeight == 1 && strideX == 1 && strideY == 1 && input.batch == 1
+        let columnsAreInput =
+            kernelWidth == 1 && kernelHeight == 1 && strideX == 1 && strideY == 1 && input.batch == 1
             && [paddingX, paddingY, trailingPaddingX, trailingPaddingY].allSatisfy { $0 == 0 }
-        let method = switch self.method {
-        case .automatic where depthwise: Method.depthwise
-        case .automatic: encoder.device.kind == .cpu ? (input.channels / groups >= 8 && !columnsAreInput ? Method.direct : .lowered)
-            : encoder.schedule(for: Self.sharedGemm) == Self.sharedGemm.schedules.openCLGPU ? .loweredShared : .lowered
-        default: self.method
-        }
+        let method =
+            switch self.method {
+            case .automatic where depthwise: Method.depthwise
+            case .automatic:
+                encoder.device.kind == .cpu
+                    ? (input.channels / groups >= 8 && !columnsAreInput ? Method.direct : .lowered)
+                    : encoder.schedule(for: Self.sharedGemm) == Self.sharedGemm.schedules.openCLGPU
+                        ? .loweredShared : .lowered
+            default: self.method
+            }
         if method == .depthwise, !depthwise {
-            throw .invalidInput(filter: name, reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
+            throw .invalidInput(
+                filter: name,
+                reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
         }
         if method == .direct || method == .depthwise {
-            let arguments = Direct(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
-                                   dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
-                                   width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                                   strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
-                                   outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
-                                   groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels), relu: rectified ? 1 : 0)
+            let arguments = Direct(
+                src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
+                dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
+                width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
+                outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
+                groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels), relu: rectified ? 1 : 0)
             if method == .depthwise {
-                try encoder.launch(Self.depthwise, arguments, over: [output.width, output.height, input.batch * output.channels])
+                try encoder.launch(
+                    Self.depthwise, arguments, over: [output.width, output.height, input.batch * output.channels])
             } else {
-                try encoder.launch(Self.direct, arguments, over: [input.batch * output.width * output.height,
-                                                                  (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+                try encoder.launch(
+                    Self.direct, arguments,
+                    over: [
+                        input.batch * output.width * output.height,
+                        (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups,
+                    ])
             }
             return
         }
         let rows = input.channels * kernelHeight * kernelWidth, columns = input.batch * output.width * output.height
-        let cols = columnsAreInput ? encoder.input : try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
+        let cols =
+            columnsAreInput
+            ? encoder.input
+            : try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
         if !columnsAreInput {
-            try encoder.launch(Self.im2col, Columns(src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
-                                                    height: Int32(input.height), width: Int32(input.width),
-                                                    kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                                                    strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY),
-                                                    paddingX: Int32(paddingX), outHeight: Int32(output.height),
-                                                    outWidth: Int32(output.width), batch: Int32(input.batch)),
-                               over: [columns, rows])
+            try encoder.launch(
+                Self.im2col,
+                Columns(
+                    src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
+                    height: Int32(input.height), width: Int32(input.width),
+                    kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                    strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY),
+                    paddingX: Int32(paddingX), outHeight: Int32(output.height),
+                    outWidth: Int32(output.width), batch: Int32(input.batch)),
+                over: [columns, rows])
         }
-        let product = Product(weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
-                              dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
-                              columns: Int32(columns), spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
-                              relu: rectified ? 1 : 0)
+        let product = Product(
+            weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
+            dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
+            columns: Int32(columns), spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
+            relu: rectified ? 1 : 0)
         if method == .loweredShared {
             // Work-groups of 32 × 4 items, each item 8 filters of one column (TILE, PER_ITEM in the source).
             try encoder.launch(Self.sharedGemm, product, over: [columns, (groupOutChannels + 31) / 32 * 4, groups])
         } else {
-            try encoder.launch(Self.gemm, product, over: [columns, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
+            try encoder.launch(
+                Self.gemm, product, over: [columns, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
         }
     }
 
@@ -200,14 +245,18 @@ public struct Convolution: Filter {
 
     /// The register-tiled products' schedule: VECTOR_WIDTH columns a work-item, 16 lanes on pocl (AVX2), 8
     /// in the CPU twin (SSE registers), 1 on GPUs.
-    static let productSchedules = KernelSchedules(cpu: .init(workGroup: [1], vectorWidth: 8),
-                                                  openCLCPU: .init(workGroup: [16, 1, 1], vectorWidth: 16),
-                                                  openCLGPU: .init(workGroup: [64, 1, 1], vectorWidth: 1))
+    static let productSchedules = KernelSchedules(
+        cpu: .init(workGroup: [1], vectorWidth: 8),
+        openCLCPU: .init(workGroup: [16, 1, 1], vectorWidth: 16),
+        openCLGPU: .init(workGroup: [64, 1, 1], vectorWidth: 1))
 
-    static let im2col = Kernel<Columns>("conv_im2col", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
-                                        schedules: .uniform([64, 1])) { arguments, _ in
+    static let im2col = Kernel<Columns>(
+        "conv_im2col", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        schedules: .uniform([64, 1])
+    ) { arguments, _ in
         let channels = Int(arguments.channels), height = Int(arguments.height), width = Int(arguments.width)
-        let kh = Int(arguments.kernelHeight), kw = Int(arguments.kernelWidth), sy = Int(arguments.strideY), sx = Int(arguments.strideX)
+        let kh = Int(arguments.kernelHeight), kw = Int(arguments.kernelWidth), sy = Int(arguments.strideY),
+            sx = Int(arguments.strideX)
         let py = Int(arguments.paddingY), px = Int(arguments.paddingX)
         let outHeight = Int(arguments.outHeight), outWidth = Int(arguments.outWidth), batch = Int(arguments.batch)
         let spatial = outHeight * outWidth, columns = batch * spatial
@@ -235,33 +284,43 @@ public struct Convolution: Filter {
         }
     }
 
-    static let gemm = Kernel<Product>("conv_gemm", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
-                                      options: "-cl-mad-enable",
-                                      schedules: productSchedules) { arguments, _ in
+    static let gemm = Kernel<Product>(
+        "conv_gemm", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        options: "-cl-mad-enable",
+        schedules: productSchedules
+    ) { arguments, _ in
         ConvolutionProduct.lowered(arguments)
     }
 
     /// Same arguments and results as ``gemm``, so the same twin. Its work-group is fixed by the source
     /// (TILE, PER_ITEM); `automatic` chooses it where its cooperative GPU schedule is in force whole (not
     /// cut to a device's smaller work-group limit).
-    static let sharedGemm = Kernel<Product>("conv_gemm_shared", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
-                                            options: "-cl-mad-enable",
-                                            schedules: KernelSchedules(cpu: .init(workGroup: [32, 4, 1]), openCLCPU: .init(workGroup: [32, 4, 1]),
-                                                                       openCLGPU: .init(workGroup: [32, 4, 1], cooperative: true))) { arguments, _ in
+    static let sharedGemm = Kernel<Product>(
+        "conv_gemm_shared", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        options: "-cl-mad-enable",
+        schedules: KernelSchedules(
+            cpu: .init(workGroup: [32, 4, 1]), openCLCPU: .init(workGroup: [32, 4, 1]),
+            openCLGPU: .init(workGroup: [32, 4, 1], cooperative: true))
+    ) { arguments, _ in
         ConvolutionProduct.lowered(arguments)
     }
 
-    static let direct = Kernel<Direct>("conv_direct", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
-                                       options: "-cl-mad-enable",
-                                       schedules: productSchedules) { arguments, _ in
+    static let direct = Kernel<Direct>(
+        "conv_direct", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        options: "-cl-mad-enable",
+        schedules: productSchedules
+    ) { arguments, _ in
         ConvolutionProduct.direct(arguments)
     }
 
     /// One output a work-item, rows of 16 on pocl for its vectoriser to map onto lanes.
-    static let depthwise = Kernel<Direct>("conv_depthwise", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
-                                             options: "-cl-mad-enable",
-                                             schedules: KernelSchedules(cpu: .init(workGroup: [1]), openCLCPU: .init(workGroup: [16, 1, 1]),
-                                                                        openCLGPU: .init(workGroup: [32, 4, 1]))) { arguments, _ in
+    static let depthwise = Kernel<Direct>(
+        "conv_depthwise", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        options: "-cl-mad-enable",
+        schedules: KernelSchedules(
+            cpu: .init(workGroup: [1]), openCLCPU: .init(workGroup: [16, 1, 1]),
+            openCLGPU: .init(workGroup: [32, 4, 1]))
+    ) { arguments, _ in
         DepthwiseConvolution.run(arguments)
     }
 }
@@ -270,12 +329,17 @@ extension Image {
     /// This tensor convolved with `filters` (`outChannels` rows of `channels / groups · kh · kw`) plus
     /// `biases`; see ``Convolution``.
     /// `trailingPadding` (default: `padding`) pads after the last row and column.
-    public func convolved(filters: Image, biases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
-                          padding: Int = 0, trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false) -> Image {
-        applying(Convolution(kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
-                             paddingX: padding, paddingY: padding, trailingPaddingX: trailingPadding, trailingPaddingY: trailingPadding,
-                             groups: groups, rectified: rectified),
-                 with: [filters, biases])
+    public func convolved(
+        filters: Image, biases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
+        padding: Int = 0, trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false
+    ) -> Image {
+        applying(
+            Convolution(
+                kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
+                paddingX: padding, paddingY: padding, trailingPaddingX: trailingPadding,
+                trailingPaddingY: trailingPadding,
+                groups: groups, rectified: rectified),
+            with: [filters, biases])
     }
 }
 
@@ -290,20 +354,28 @@ extension Network {
         public var rectified: Bool
         public var outChannels: Int { biases.count }
 
-        public init(filters: [Float], biases: [Float], kernelWidth: Int, kernelHeight: Int, stride: Int = 1, padding: Int = 0,
-                    trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false) {
+        public init(
+            filters: [Float], biases: [Float], kernelWidth: Int, kernelHeight: Int, stride: Int = 1, padding: Int = 0,
+            trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false
+        ) {
             self.filters = filters
             self.biases = biases
-            (self.kernelWidth, self.kernelHeight, self.stride, self.padding, self.groups) = (kernelWidth, kernelHeight, stride, padding, groups)
+            (self.kernelWidth, self.kernelHeight, self.stride, self.padding, self.groups) = (
+                kernelWidth, kernelHeight, stride, padding, groups
+            )
             self.trailingPadding = trailingPadding ?? padding
             self.rectified = rectified
         }
 
-        public var weights: [(values: [Float], width: Int)] { [(filters, filters.count / outChannels), (biases, outChannels)] }
+        public var weights: [(values: [Float], width: Int)] {
+            [(filters, filters.count / outChannels), (biases, outChannels)]
+        }
 
         public func apply(to inputs: [Image], weights: [Image]) -> Image {
-            inputs[0].convolved(filters: weights[0], biases: weights[1], kernelWidth: kernelWidth, kernelHeight: kernelHeight,
-                                stride: stride, padding: padding, trailingPadding: trailingPadding, groups: groups, rectified: rectified)
+            inputs[0].convolved(
+                filters: weights[0], biases: weights[1], kernelWidth: kernelWidth, kernelHeight: kernelHeight,
+                stride: stride, padding: padding, trailingPadding: trailingPadding, groups: groups, rectified: rectified
+            )
         }
 
         public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {

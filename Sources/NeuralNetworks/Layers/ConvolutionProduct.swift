@@ -6,9 +6,11 @@ import ImageKernels
 enum ConvolutionProduct {
     static func lowered(_ arguments: Convolution.Product) {
         let depth = Int(arguments.groupDepth), columns = Int(arguments.columns)
-        run(columns: columns, groupOut: Int(arguments.groupOutChannels), depth: depth, spatial: Int(arguments.spatial),
+        run(
+            columns: columns, groupOut: Int(arguments.groupOutChannels), depth: depth, spatial: Int(arguments.spatial),
             outChannels: Int(arguments.outChannels), relu: arguments.relu != 0, weights: arguments.weights.elements,
-            bias: arguments.bias.elements, dst: arguments.dst.elements) { panel, group, n, width in
+            bias: arguments.bias.elements, dst: arguments.dst.elements
+        ) { panel, group, n, width in
             let source = arguments.cols.elements + group * depth * columns + n
             for k in 0..<depth {
                 if width == 8 {
@@ -28,9 +30,11 @@ enum ConvolutionProduct {
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
         let groupOut = Int(a.groupOutChannels), outChannels = Int(a.outChannels)
         let groupChannels = channels / (outChannels / groupOut), spatial = outHeight * outWidth
-        run(columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
+        run(
+            columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
             outChannels: outChannels, relu: a.relu != 0, weights: a.weights.elements, bias: a.bias.elements,
-            dst: a.dst.elements) { panel, group, n, lanes in
+            dst: a.dst.elements
+        ) { panel, group, n, lanes in
             let src = a.src.elements
             for i in 0..<8 {
                 let column = n + min(i, lanes - 1), b = column / spatial, p = column % spatial
@@ -54,9 +58,11 @@ enum ConvolutionProduct {
 
     /// Tiles over columns and groups in parallel; `pack(panel, group, n, width)` fills a tile's panel of
     /// `depth` × 8 values (zeros past `width` columns).
-    private static func run(columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, relu: Bool,
-                            weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
-                            pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void) {
+    private static func run(
+        columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, relu: Bool,
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
+        pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void
+    ) {
         let tiles = (columns + 7) / 8, groups = outChannels / groupOut
         nonisolated(unsafe) let (weights, bias, dst) = (weights, bias, dst)
         CPUParallel.forEachRange(tiles * groups) { range in

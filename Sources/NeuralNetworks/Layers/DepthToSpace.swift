@@ -15,18 +15,24 @@ public struct DepthToSpace: Filter {
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let input = try tensorInputs(inputs, count: 1)[0]
         guard blockSize > 0, input.channels % (blockSize * blockSize) == 0 else {
-            throw .invalidInput(filter: name, reason: "\(input.channels) channels do not split into blocks of \(blockSize)×\(blockSize)")
+            throw .invalidInput(
+                filter: name, reason: "\(input.channels) channels do not split into blocks of \(blockSize)×\(blockSize)"
+            )
         }
-        return ImageDescriptor(width: input.width * blockSize, height: input.height * blockSize,
-                               channels: input.channels / (blockSize * blockSize), batch: input.batch, elementType: .float32)
+        return ImageDescriptor(
+            width: input.width * blockSize, height: input.height * blockSize,
+            channels: input.channels / (blockSize * blockSize), batch: input.batch, elementType: .float32)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), channels: Int32(input.channels),
-                                                  height: Int32(input.height), width: Int32(input.width), block: Int32(blockSize),
-                                                  planes: Int32(output.planeCount)),
-                           over: [output.width, output.height, output.planeCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output), channels: Int32(input.channels),
+                height: Int32(input.height), width: Int32(input.width), block: Int32(blockSize),
+                planes: Int32(output.planeCount)),
+            over: [output.width, output.height, output.planeCount])
     }
 
     struct Arguments: KernelArguments {
@@ -39,10 +45,13 @@ public struct DepthToSpace: Filter {
         var planes: Int32
     }
 
-    static let kernel = Kernel<Arguments>("depth_to_space", in: KernelSource(name: "DepthToSpace", bytes: NeuralNetworksCL.depthToSpace),
-                                          schedules: .perPixel) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "depth_to_space", in: KernelSource(name: "DepthToSpace", bytes: NeuralNetworksCL.depthToSpace),
+        schedules: .perPixel
+    ) { arguments, _ in
         let channels = Int(arguments.channels), height = Int(arguments.height), width = Int(arguments.width)
-        let block = Int(arguments.block), outChannels = channels / (block * block), outHeight = height * block, outWidth = width * block
+        let block = Int(arguments.block), outChannels = channels / (block * block), outHeight = height * block,
+            outWidth = width * block
         CPUParallel.forEachRange(Int(arguments.planes) * outHeight) { rows in
             let src = arguments.src.elements, dst = arguments.dst.elements
             for row in rows {

@@ -20,7 +20,9 @@ enum DepthwiseConvolution {
                     var sum = SIMD8<Float>(repeating: bias)
                     for ky in taps {
                         let line = input + (top + ky) * width + ox * sx - px
-                        for kx in 0..<kw { sum.addProduct(SIMD8(repeating: filter[ky * kw + kx]), load(line + kx, stride: sx)) }
+                        for kx in 0..<kw {
+                            sum.addProduct(SIMD8(repeating: filter[ky * kw + kx]), load(line + kx, stride: sx))
+                        }
                     }
                     if relu { sum.replace(with: 0, where: sum .< 0) }
                     UnsafeMutableRawPointer(out + ox).storeBytes(of: sum, as: SIMD8<Float>.self)
@@ -30,7 +32,9 @@ enum DepthwiseConvolution {
                     var sum = bias
                     for ky in taps {
                         let line = input + (top + ky) * width + left
-                        for kx in max(0, -left)..<max(0, min(kw, width - left)) { sum += filter[ky * kw + kx] * line[kx] }
+                        for kx in max(0, -left)..<max(0, min(kw, width - left)) {
+                            sum += filter[ky * kw + kx] * line[kx]
+                        }
                     }
                     out[ox] = relu ? max(sum, 0) : sum
                 }
@@ -41,10 +45,13 @@ enum DepthwiseConvolution {
     /// How a row of `outWidth` outputs splits: the first outputs of vectors of eight whose reads stay inside
     /// the input row (a stride-2 load reads one value past the last it keeps), the last vector moved back
     /// to end where the inside ends; and the outputs no vector covers (the row's ends), one at a time.
-    private static func rowLayout(outWidth: Int, width: Int, kernelWidth: Int, stride: Int,
-                                  padding: Int) -> (vectors: [Int], singles: [Int]) {
+    private static func rowLayout(
+        outWidth: Int, width: Int, kernelWidth: Int, stride: Int,
+        padding: Int
+    ) -> (vectors: [Int], singles: [Int]) {
         func inside(_ ox: Int) -> Bool {
-            ox * stride >= padding && ox + 8 <= outWidth && (ox + 7) * stride - padding + kernelWidth - 1 + (stride == 2 ? 1 : 0) < width
+            ox * stride >= padding && ox + 8 <= outWidth
+                && (ox + 7) * stride - padding + kernelWidth - 1 + (stride == 2 ? 1 : 0) < width
         }
         var vectors: [Int] = [], ox = (padding + stride - 1) / stride
         while inside(ox) {

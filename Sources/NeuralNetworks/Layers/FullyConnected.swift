@@ -15,17 +15,21 @@ public struct FullyConnected: Filter {
         let (input, weights, biases) = (inputs[0], inputs[1], inputs[2])
         let count = input.channels * input.planePixelCount
         guard weights.planeCount == 1, weights.height == count, biases.holds(weights.width) else {
-            throw .invalidInput(filter: name, reason: "weights \(weights) and biases \(biases) do not fit \(count) inputs")
+            throw .invalidInput(
+                filter: name, reason: "weights \(weights) and biases \(biases) do not fit \(count) inputs")
         }
         return ImageDescriptor(width: 1, height: 1, channels: weights.width, batch: input.batch, elementType: .float32)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
-                                                  dst: .init(encoder.output), inputs: Int32(input.channels * input.planePixelCount),
-                                                  outputs: Int32(output.channels), batch: Int32(input.batch)),
-                           over: [output.channels, input.batch])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
+                dst: .init(encoder.output), inputs: Int32(input.channels * input.planePixelCount),
+                outputs: Int32(output.channels), batch: Int32(input.batch)),
+            over: [output.channels, input.batch])
     }
 
     struct Arguments: KernelArguments {
@@ -38,8 +42,10 @@ public struct FullyConnected: Filter {
         var batch: Int32
     }
 
-    static let kernel = Kernel<Arguments>("fully_connected", in: KernelSource(name: "FullyConnected", bytes: NeuralNetworksCL.fullyConnected),
-                                          schedules: .uniform([64, 1])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "fully_connected", in: KernelSource(name: "FullyConnected", bytes: NeuralNetworksCL.fullyConnected),
+        schedules: .uniform([64, 1])
+    ) { arguments, _ in
         let inputs = Int(arguments.inputs), outputs = Int(arguments.outputs)
         CPUParallel.forEachRange(Int(arguments.batch)) { items in
             let src = arguments.src.elements, weights = arguments.weights.elements, dst = arguments.dst.elements

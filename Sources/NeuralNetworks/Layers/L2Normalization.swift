@@ -14,9 +14,12 @@ public struct L2Normalization: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output),
-                                                  count: Int32(input.elementCount / input.batch), batch: Int32(input.batch)),
-                           over: [input.batch])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output),
+                count: Int32(input.elementCount / input.batch), batch: Int32(input.batch)),
+            over: [input.batch])
     }
 
     struct Arguments: KernelArguments {
@@ -26,8 +29,10 @@ public struct L2Normalization: Filter {
         var batch: Int32
     }
 
-    static let kernel = Kernel<Arguments>("l2_normalization", in: KernelSource(name: "L2Normalization", bytes: NeuralNetworksCL.l2Normalization),
-                                          schedules: .uniform([16])) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "l2_normalization", in: KernelSource(name: "L2Normalization", bytes: NeuralNetworksCL.l2Normalization),
+        schedules: .uniform([16])
+    ) { arguments, _ in
         let count = Int(arguments.count)
         CPUParallel.forEachRange(Int(arguments.batch)) { items in
             let src = arguments.src.elements, dst = arguments.dst.elements

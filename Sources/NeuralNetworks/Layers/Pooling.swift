@@ -19,7 +19,10 @@ public struct Pooling: Filter {
     public let paddingY: Int
     public var name: String { (kind == .max ? "max" : "average") + " pooling" }
 
-    public init(_ kind: Kind, windowWidth: Int, windowHeight: Int, strideX: Int, strideY: Int, paddingX: Int = 0, paddingY: Int = 0) {
+    public init(
+        _ kind: Kind, windowWidth: Int, windowHeight: Int, strideX: Int, strideY: Int, paddingX: Int = 0,
+        paddingY: Int = 0
+    ) {
         self.kind = kind
         window = (windowWidth, windowHeight)
         self.strideX = strideX
@@ -43,26 +46,33 @@ public struct Pooling: Filter {
         let input = try tensorInputs(inputs, count: 1)[0]
         guard let window else { return input.with(width: 1, height: 1) }
         guard window.width > 0, window.height > 0, strideX > 0, strideY > 0, paddingX >= 0, paddingY >= 0,
-              paddingX < window.width, paddingY < window.height else {
-            throw .invalidInput(filter: name, reason: "windows and strides must be positive, paddings smaller than the window")
+            paddingX < window.width, paddingY < window.height
+        else {
+            throw .invalidInput(
+                filter: name, reason: "windows and strides must be positive, paddings smaller than the window")
         }
         guard input.width + 2 * paddingX >= window.width, input.height + 2 * paddingY >= window.height else {
-            throw .invalidInput(filter: name, reason: "the \(input.width)×\(input.height) input is smaller than the window")
+            throw .invalidInput(
+                filter: name, reason: "the \(input.width)×\(input.height) input is smaller than the window")
         }
-        return input.with(width: (input.width + 2 * paddingX - window.width) / strideX + 1,
-                          height: (input.height + 2 * paddingY - window.height) / strideY + 1)
+        return input.with(
+            width: (input.width + 2 * paddingX - window.width) / strideX + 1,
+            height: (input.height + 2 * paddingY - window.height) / strideY + 1)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor, output = encoder.output.descriptor
         let window = window ?? (input.width, input.height)
-        try encoder.launch(Self.kernel, Arguments(src: .init(encoder.input), dst: .init(encoder.output), width: Int32(input.width),
-                                                  height: Int32(input.height), outWidth: Int32(output.width),
-                                                  outHeight: Int32(output.height), windowWidth: Int32(window.width),
-                                                  windowHeight: Int32(window.height), strideX: Int32(strideX),
-                                                  strideY: Int32(strideY), paddingX: Int32(paddingX), paddingY: Int32(paddingY),
-                                                  planes: Int32(input.planeCount), average: kind == .average ? 1 : 0),
-                           over: [output.width, output.height, output.planeCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output), width: Int32(input.width),
+                height: Int32(input.height), outWidth: Int32(output.width),
+                outHeight: Int32(output.height), windowWidth: Int32(window.width),
+                windowHeight: Int32(window.height), strideX: Int32(strideX),
+                strideY: Int32(strideY), paddingX: Int32(paddingX), paddingY: Int32(paddingY),
+                planes: Int32(input.planeCount), average: kind == .average ? 1 : 0),
+            over: [output.width, output.height, output.planeCount])
     }
 
     struct Arguments: KernelArguments {
@@ -82,10 +92,14 @@ public struct Pooling: Filter {
         var average: Int32
     }
 
-    static let kernel = Kernel<Arguments>("pooling", in: KernelSource(name: "Pooling", bytes: NeuralNetworksCL.pooling),
-                                          schedules: .perPixel) { a, _ in
+    static let kernel = Kernel<Arguments>(
+        "pooling", in: KernelSource(name: "Pooling", bytes: NeuralNetworksCL.pooling),
+        schedules: .perPixel
+    ) { a, _ in
         let width = Int(a.width), height = Int(a.height), outWidth = Int(a.outWidth), outHeight = Int(a.outHeight)
-        let (ww, wh, sx, sy, px, py) = (Int(a.windowWidth), Int(a.windowHeight), Int(a.strideX), Int(a.strideY), Int(a.paddingX), Int(a.paddingY))
+        let (ww, wh, sx, sy, px, py) = (
+            Int(a.windowWidth), Int(a.windowHeight), Int(a.strideX), Int(a.strideY), Int(a.paddingX), Int(a.paddingY)
+        )
         let average = a.average != 0
         CPUParallel.forEachRange(Int(a.planes) * outHeight) { rows in
             let src = a.src.elements, dst = a.dst.elements
@@ -96,7 +110,9 @@ public struct Pooling: Filter {
                     let x0 = max(ox * sx - px, 0), x1 = min(ox * sx - px + ww, width)
                     var result: Float = average ? 0 : -.infinity
                     for y in y0..<max(y0, y1) {
-                        for x in x0..<max(x0, x1) { result = average ? result + plane[y * width + x] : max(result, plane[y * width + x]) }
+                        for x in x0..<max(x0, x1) {
+                            result = average ? result + plane[y * width + x] : max(result, plane[y * width + x])
+                        }
                     }
                     if average { result = x1 > x0 && y1 > y0 ? result / Float((x1 - x0) * (y1 - y0)) : 0 }
                     dst[row * outWidth + ox] = result
@@ -109,8 +125,10 @@ public struct Pooling: Filter {
 extension Image {
     /// Max or average pooling over `window`-sized windows (square) every `stride` pixels.
     public func pooled(_ kind: Pooling.Kind, window: Int, stride: Int, padding: Int = 0) -> Image {
-        applying(Pooling(kind, windowWidth: window, windowHeight: window, strideX: stride, strideY: stride,
-                         paddingX: padding, paddingY: padding))
+        applying(
+            Pooling(
+                kind, windowWidth: window, windowHeight: window, strideX: stride, strideY: stride,
+                paddingX: padding, paddingY: padding))
     }
 
     /// Each plane pooled to one value.

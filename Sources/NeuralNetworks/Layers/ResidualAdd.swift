@@ -16,18 +16,22 @@ public struct ResidualAdd: Filter {
         let inputs = try tensorInputs(inputs, count: 2)
         let (a, b) = (inputs[0], inputs[1])
         guard a.batch == b.batch else { throw .invalidInput(filter: name, reason: "batches differ: \(a) and \(b)") }
-        return ImageDescriptor(width: max(a.width, b.width), height: max(a.height, b.height), channels: max(a.channels, b.channels),
-                               batch: a.batch, elementType: .float32)
+        return ImageDescriptor(
+            width: max(a.width, b.width), height: max(a.height, b.height), channels: max(a.channels, b.channels),
+            batch: a.batch, elementType: .float32)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let a = encoder.inputs[0].descriptor, b = encoder.inputs[1].descriptor, output = encoder.output.descriptor
-        try encoder.launch(Self.kernel, Arguments(a: .init(encoder.inputs[0]), b: .init(encoder.inputs[1]), dst: .init(encoder.output),
-                                                  aChannels: Int32(a.channels), aHeight: Int32(a.height), aWidth: Int32(a.width),
-                                                  bChannels: Int32(b.channels), bHeight: Int32(b.height), bWidth: Int32(b.width),
-                                                  channels: Int32(output.channels), height: Int32(output.height),
-                                                  width: Int32(output.width), batch: Int32(output.batch), relu: rectified ? 1 : 0),
-                           over: [output.width, output.height, output.planeCount])
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                a: .init(encoder.inputs[0]), b: .init(encoder.inputs[1]), dst: .init(encoder.output),
+                aChannels: Int32(a.channels), aHeight: Int32(a.height), aWidth: Int32(a.width),
+                bChannels: Int32(b.channels), bHeight: Int32(b.height), bWidth: Int32(b.width),
+                channels: Int32(output.channels), height: Int32(output.height),
+                width: Int32(output.width), batch: Int32(output.batch), relu: rectified ? 1 : 0),
+            over: [output.width, output.height, output.planeCount])
     }
 
     struct Arguments: KernelArguments {
@@ -47,8 +51,10 @@ public struct ResidualAdd: Filter {
         var relu: Int32
     }
 
-    static let kernel = Kernel<Arguments>("residual_add", in: KernelSource(name: "ResidualAdd", bytes: NeuralNetworksCL.residualAdd),
-                                          schedules: .perPixel) { arguments, _ in
+    static let kernel = Kernel<Arguments>(
+        "residual_add", in: KernelSource(name: "ResidualAdd", bytes: NeuralNetworksCL.residualAdd),
+        schedules: .perPixel
+    ) { arguments, _ in
         let channels = Int(arguments.channels), height = Int(arguments.height), width = Int(arguments.width)
         let shapeA = (Int(arguments.aChannels), Int(arguments.aHeight), Int(arguments.aWidth))
         let shapeB = (Int(arguments.bChannels), Int(arguments.bHeight), Int(arguments.bWidth))

@@ -3,9 +3,13 @@ import ImageKernels
 extension Filter {
     /// The inputs' descriptors, checked to be `count` non-empty float tensors.
     func tensorInputs(_ inputs: [ImageDescriptor], count: Int) throws(RenderError) -> [ImageDescriptor] {
-        guard inputs.count == count else { throw .invalidInput(filter: name, reason: "takes \(count) inputs, got \(inputs.count)") }
+        guard inputs.count == count else {
+            throw .invalidInput(filter: name, reason: "takes \(count) inputs, got \(inputs.count)")
+        }
         for input in inputs {
-            guard input.elementType == .float32 else { throw .invalidInput(filter: name, reason: "takes float tensors, got \(input)") }
+            guard input.elementType == .float32 else {
+                throw .invalidInput(filter: name, reason: "takes float tensors, got \(input)")
+            }
             guard input.elementCount > 0 else { throw .invalidInput(filter: name, reason: "input \(input) is empty") }
         }
         return inputs

@@ -30,7 +30,9 @@ struct DlibArchive {
 
     /// Throws unless `count` more bytes are there.
     private func need(_ count: Int) throws(ModelError) {
-        guard count <= bytes.count - offset else { throw .truncated(path: path, offset: bytes.count, needed: count - (bytes.count - offset)) }
+        guard count <= bytes.count - offset else {
+            throw .truncated(path: path, offset: bytes.count, needed: count - (bytes.count - offset))
+        }
     }
 
     private mutating func take(_ count: Int) throws(ModelError) -> ArraySlice<UInt8> {
@@ -45,7 +47,9 @@ struct DlibArchive {
         try need(1)
         let control = bytes[start]
         let size = Int(control & 0x0F)
-        guard size <= 8, control & 0x70 == 0 else { throw malformed("bad integer control byte 0x\(String(control, radix: 16))", at: start) }
+        guard size <= 8, control & 0x70 == 0 else {
+            throw malformed("bad integer control byte 0x\(String(control, radix: 16))", at: start)
+        }
         try need(1 + size)
         var magnitude: UInt64 = 0
         for index in 0..<size { magnitude |= UInt64(bytes[start + 1 + index]) << (8 * index) }
@@ -57,14 +61,18 @@ struct DlibArchive {
     /// An integer that must lie in `range` (a count, a size, a version).
     mutating func integer(in range: ClosedRange<Int>, _ what: String) throws(ModelError) -> Int {
         let start = offset, value = try integer()
-        guard range.contains(value) else { throw malformed("\(what) \(value) is outside \(range.lowerBound)...\(range.upperBound)", at: start) }
+        guard range.contains(value) else {
+            throw malformed("\(what) \(value) is outside \(range.lowerBound)...\(range.upperBound)", at: start)
+        }
         return value
     }
 
     mutating func string() throws(ModelError) -> String {
         let start = offset
         let count = try integer(in: 0...4096, "string length")
-        guard let text = String(bytes: try take(count), encoding: .utf8) else { throw malformed("a string is not UTF-8", at: start) }
+        guard let text = String(bytes: try take(count), encoding: .utf8) else {
+            throw malformed("a string is not UTF-8", at: start)
+        }
         return text
     }
 
@@ -104,7 +112,9 @@ struct DlibArchive {
         }
         let raw = try take(count * 4)
         let values = raw.withUnsafeBytes { buffer in
-            (0..<count).map { Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<count).map {
+                Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+            }
         }
         return (dimensions, values)
     }

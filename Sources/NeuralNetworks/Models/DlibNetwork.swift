@@ -56,8 +56,10 @@ public struct DlibNetwork: Sendable {
         }
 
         var builder = Builder()
-        builder.current = builder.network.append(.channelAffine(scale: [Float](repeating: 255 / 256, count: 3),
-                                                                shift: channelAverages.map { -$0 / 256 }, rectified: false))
+        builder.current = builder.network.append(
+            .channelAffine(
+                scale: [Float](repeating: 255 / 256, count: 3),
+                shift: channelAverages.map { -$0 / 256 }, rectified: false))
         try builder.add(try DlibLayerRecord(&archive), archive: archive)
         try archive.skipWrapperState(version: inputLayerVersion, inputLayer: true)
         for version in wrappers.reversed() {
@@ -103,7 +105,9 @@ public struct DlibNetwork: Sendable {
             case .operation(let operation):
                 current = network.append(operation, inputs: [current])
             case .addPrevious:
-                guard let tagged = pendingSum ?? tags.popLast() else { throw archive.malformed("add_prev with no tagged layer") }
+                guard let tagged = pendingSum ?? tags.popLast() else {
+                    throw archive.malformed("add_prev with no tagged layer")
+                }
                 pendingSum = nil
                 current = network.append(.add(rectified: false), inputs: [current, tagged])
             }

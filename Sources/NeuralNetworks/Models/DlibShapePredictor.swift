@@ -33,23 +33,32 @@ public struct DlibShapePredictor: Sendable {
         _ = try archive.integer(in: 1...1, "shape predictor version")
         meanShape = try archive.columnVector()
         let landmarks = meanShape.count / 2
-        guard landmarks > 0, meanShape.count % 2 == 0 else { throw archive.malformed("a mean shape of \(meanShape.count) values") }
+        guard landmarks > 0, meanShape.count % 2 == 0 else {
+            throw archive.malformed("a mean shape of \(meanShape.count) values")
+        }
         var forests: [[Tree]] = []
         for _ in 0..<(try archive.integer(in: 1...1000, "cascade levels")) {
             var trees: [Tree] = []
             for _ in 0..<(try archive.integer(in: 0...100_000, "trees")) {
                 var splits: [(Int, Int, Float)] = []
                 for _ in 0..<(try archive.integer(in: 0...65535, "splits")) {
-                    splits.append((try archive.integer(in: 0...1_000_000, "feature index"),
-                                   try archive.integer(in: 0...1_000_000, "feature index"), try archive.float()))
+                    splits.append(
+                        (
+                            try archive.integer(in: 0...1_000_000, "feature index"),
+                            try archive.integer(in: 0...1_000_000, "feature index"), try archive.float()
+                        ))
                 }
                 var leaves: [[Float]] = []
                 for _ in 0..<(try archive.integer(in: 1...65536, "leaves")) {
                     let start = archive.offset, leaf = try archive.columnVector()
-                    guard leaf.count == meanShape.count else { throw archive.malformed("a leaf of \(leaf.count) values", at: start) }
+                    guard leaf.count == meanShape.count else {
+                        throw archive.malformed("a leaf of \(leaf.count) values", at: start)
+                    }
                     leaves.append(leaf)
                 }
-                guard leaves.count == splits.count + 1 else { throw archive.malformed("a tree of \(splits.count) splits and \(leaves.count) leaves") }
+                guard leaves.count == splits.count + 1 else {
+                    throw archive.malformed("a tree of \(splits.count) splits and \(leaves.count) leaves")
+                }
                 trees.append(Tree(splits: splits, leaves: leaves))
             }
             forests.append(trees)
@@ -57,17 +66,22 @@ public struct DlibShapePredictor: Sendable {
         var anchors: [[Int]] = []
         for _ in 0..<(try archive.integer(in: 0...1000, "anchor lists")) {
             var list: [Int] = []
-            for _ in 0..<(try archive.integer(in: 0...1_000_000, "anchors")) { list.append(try archive.integer(in: 0...(landmarks - 1), "anchor")) }
+            for _ in 0..<(try archive.integer(in: 0...1_000_000, "anchors")) {
+                list.append(try archive.integer(in: 0...(landmarks - 1), "anchor"))
+            }
             anchors.append(list)
         }
         var offsets: [[(x: Float, y: Float)]] = []
         for _ in 0..<(try archive.integer(in: 0...1000, "offset lists")) {
             var list: [(x: Float, y: Float)] = []
-            for _ in 0..<(try archive.integer(in: 0...1_000_000, "offsets")) { list.append((try archive.float(), try archive.float())) }
+            for _ in 0..<(try archive.integer(in: 0...1_000_000, "offsets")) {
+                list.append((try archive.float(), try archive.float()))
+            }
             offsets.append(list)
         }
         guard anchors.count == forests.count, offsets.count == forests.count,
-              zip(anchors, offsets).allSatisfy({ $0.count == $1.count }) else {
+            zip(anchors, offsets).allSatisfy({ $0.count == $1.count })
+        else {
             throw archive.malformed("feature pixel lists do not match the \(forests.count) cascade levels")
         }
         for (level, trees) in forests.enumerated() {
@@ -85,7 +99,9 @@ extension DlibArchive {
     mutating func columnVector() throws(ModelError) -> [Float] {
         let start = offset
         let rows = abs(try integer()), columns = abs(try integer())
-        guard columns == 1, rows <= 1 << 20 else { throw malformed("a \(rows)×\(columns) matrix where a column vector belongs", at: start) }
+        guard columns == 1, rows <= 1 << 20 else {
+            throw malformed("a \(rows)×\(columns) matrix where a column vector belongs", at: start)
+        }
         var values: [Float] = []
         for _ in 0..<rows { values.append(try float()) }
         return values

@@ -23,14 +23,17 @@ struct FlatBuffer {
 
     /// The error for something at `position` that extends to `end`, past the file's end.
     func pastTheEnd(_ position: Int, _ end: Int) -> ModelError {
-        .malformed(path: path, offset: position,
-                   reason: "refers to byte \(end), past the end of the file (\(bytes.count) bytes): cut short or damaged")
+        .malformed(
+            path: path, offset: position,
+            reason: "refers to byte \(end), past the end of the file (\(bytes.count) bytes): cut short or damaged")
     }
 
     /// The little-endian integer of type `T` at `offset`.
     func integer<T: FixedWidthInteger>(at offset: Int, as type: T.Type = T.self) throws(ModelError) -> T {
         let size = MemoryLayout<T>.size
-        guard offset >= 0 else { throw .malformed(path: path, offset: 0, reason: "an offset points before the file's start") }
+        guard offset >= 0 else {
+            throw .malformed(path: path, offset: 0, reason: "an offset points before the file's start")
+        }
         guard offset <= bytes.count - size else { throw pastTheEnd(offset, offset + size) }
         var value: T = 0
         for index in (0..<size).reversed() { value = value << 8 | T(truncatingIfNeeded: bytes[offset + index]) }
@@ -41,12 +44,14 @@ struct FlatBuffer {
     func table(at position: Int) throws(ModelError) -> Table {
         let vtable = position - Int(try integer(at: position, as: Int32.self))
         guard vtable >= 0, vtable <= bytes.count - 4 else {
-            throw .malformed(path: path, offset: position,
-                             reason: "its field list at byte \(vtable) lies outside the file (\(bytes.count) bytes)")
+            throw .malformed(
+                path: path, offset: position,
+                reason: "its field list at byte \(vtable) lies outside the file (\(bytes.count) bytes)")
         }
         let vtableSize = Int(try integer(at: vtable, as: UInt16.self))
         guard vtableSize >= 4, vtableSize % 2 == 0, vtable + vtableSize <= bytes.count else {
-            throw .malformed(path: path, offset: vtable, reason: "a table's field list of \(vtableSize) bytes does not fit")
+            throw .malformed(
+                path: path, offset: vtable, reason: "a table's field list of \(vtableSize) bytes does not fit")
         }
         return Table(buffer: self, position: position, vtable: vtable, fieldCount: (vtableSize - 4) / 2)
     }
@@ -108,7 +113,9 @@ struct FlatBuffer {
             guard let (start, count) = try vector(id, elementSize: MemoryLayout<T>.size) else { return [] }
             var values: [T] = []
             values.reserveCapacity(count)
-            for index in 0..<count { values.append(try buffer.integer(at: start + index * MemoryLayout<T>.size, as: T.self)) }
+            for index in 0..<count {
+                values.append(try buffer.integer(at: start + index * MemoryLayout<T>.size, as: T.self))
+            }
             return values
         }
 

@@ -15,7 +15,8 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .missing(let path, let setup): "\(path): model file missing; run `\(setup)` to fetch it"
         case .unreadable(let path, let reason): "\(path): cannot read the model file: \(reason)"
-        case .truncated(let path, let offset, let needed): "\(path): truncated at byte \(offset) (\(needed) more bytes expected)"
+        case .truncated(let path, let offset, let needed):
+            "\(path): truncated at byte \(offset) (\(needed) more bytes expected)"
         case .malformed(let path, let offset, let reason): "\(path): malformed at byte \(offset): \(reason)"
         case .unsupported(let path, let what): "\(path): not supported: \(what)"
         }

@@ -40,7 +40,12 @@ public struct TFLiteModel: Sendable {
 
     /// Tensor element types: TFLite's `TensorType` values.
     public enum ElementType: UInt8, Sendable {
-        case float32 = 0, float16 = 1, int32 = 2, uint8 = 3, int64 = 4, int8 = 9
+        case float32 = 0
+        case float16 = 1
+        case int32 = 2
+        case uint8 = 3
+        case int64 = 4
+        case int8 = 9
     }
 
     /// An operator: what it computes, its input and output tensors (−1: an optional input left out).
@@ -52,12 +57,17 @@ public struct TFLiteModel: Sendable {
 
     /// The activation an operator applies to its result (TFLite's fused activation functions).
     public enum Activation: Int8, Sendable {
-        case none = 0, relu = 1, reluMinus1To1 = 2, relu6 = 3, tanh = 4
+        case none = 0
+        case relu = 1
+        case reluMinus1To1 = 2
+        case relu6 = 3
+        case tanh = 4
     }
 
     /// How convolutions and pools pad: TFLite's `SAME` (output size ⌈input ÷ stride⌉) or `VALID`.
     public enum Padding: Int8, Sendable {
-        case same = 0, valid = 1
+        case same = 0
+        case valid = 1
     }
 
     /// The operators read, with their options; the raw value is TFLite's `BuiltinOperator` code.
@@ -65,12 +75,14 @@ public struct TFLiteModel: Sendable {
         case add(activation: Activation)
         case concatenation(axis: Int, activation: Activation)
         case convolution(padding: Padding, stride: (x: Int, y: Int), dilation: (x: Int, y: Int), activation: Activation)
-        case depthwiseConvolution(padding: Padding, stride: (x: Int, y: Int), dilation: (x: Int, y: Int), depthMultiplier: Int,
-                                  activation: Activation)
+        case depthwiseConvolution(
+            padding: Padding, stride: (x: Int, y: Int), dilation: (x: Int, y: Int), depthMultiplier: Int,
+            activation: Activation)
         case depthToSpace(blockSize: Int)
         case dequantize
         case densify
-        case maxPool(padding: Padding, stride: (x: Int, y: Int), filter: (width: Int, height: Int), activation: Activation)
+        case maxPool(
+            padding: Padding, stride: (x: Int, y: Int), filter: (width: Int, height: Int), activation: Activation)
         case pad
         case relu
         case reshape(shape: [Int])
@@ -124,20 +136,26 @@ public struct TFLiteModel: Sendable {
                 guard let type = ElementType(rawValue: typeCode) else {
                     throw .unsupported(path: path, what: "tensor type \(typeCode) of tensor \"\(name)\"")
                 }
-                return Tensor(name: name, shape: try tensor.integers(0, as: Int32.self).map(Int.init), type: type,
-                              buffer: Int(try tensor.scalar(2, default: UInt32(0))), sparsity: try tensor.table(6).map { table throws(ModelError) in try Sparsity(table, path: path) })
+                return Tensor(
+                    name: name, shape: try tensor.integers(0, as: Int32.self).map(Int.init), type: type,
+                    buffer: Int(try tensor.scalar(2, default: UInt32(0))),
+                    sparsity: try tensor.table(6).map { table throws(ModelError) in try Sparsity(table, path: path) })
             }
             let operators = try graph.tables(3).map { op throws(ModelError) in
                 let index = Int(try op.scalar(0, default: UInt32(0)))
                 guard index < codes.count else {
-                    throw .malformed(path: path, offset: op.position, reason: "operator code \(index) of \(codes.count)")
+                    throw .malformed(
+                        path: path, offset: op.position, reason: "operator code \(index) of \(codes.count)")
                 }
-                return Operator(kind: try Self.kind(code: codes[index], options: try op.table(4), path: path),
-                                inputs: try op.integers(1, as: Int32.self).map(Int.init),
-                                outputs: try op.integers(2, as: Int32.self).map(Int.init))
+                return Operator(
+                    kind: try Self.kind(code: codes[index], options: try op.table(4), path: path),
+                    inputs: try op.integers(1, as: Int32.self).map(Int.init),
+                    outputs: try op.integers(2, as: Int32.self).map(Int.init))
             }
-            let subgraph = Subgraph(name: try graph.string(4), tensors: tensors, inputs: try graph.integers(1, as: Int32.self).map(Int.init),
-                                    outputs: try graph.integers(2, as: Int32.self).map(Int.init), operators: operators)
+            let subgraph = Subgraph(
+                name: try graph.string(4), tensors: tensors,
+                inputs: try graph.integers(1, as: Int32.self).map(Int.init),
+                outputs: try graph.integers(2, as: Int32.self).map(Int.init), operators: operators)
             try Self.check(subgraph, buffers: buffers.count, path: path)
             return subgraph
         }
@@ -147,10 +165,13 @@ public struct TFLiteModel: Sendable {
     private static func check(_ graph: Subgraph, buffers: Int, path: String) throws(ModelError) {
         let indices = graph.inputs + graph.outputs + graph.operators.flatMap { $0.inputs + $0.outputs }
         if let bad = indices.first(where: { $0 < -1 || $0 >= graph.tensors.count }) {
-            throw .malformed(path: path, offset: 0, reason: "tensor \(bad) of \(graph.tensors.count) in subgraph \"\(graph.name)\"")
+            throw .malformed(
+                path: path, offset: 0, reason: "tensor \(bad) of \(graph.tensors.count) in subgraph \"\(graph.name)\"")
         }
         if let bad = graph.tensors.first(where: { $0.buffer >= buffers || $0.shape.contains { $0 < 0 } }) {
-            throw .malformed(path: path, offset: 0, reason: "tensor \"\(bad.name)\": buffer \(bad.buffer) of \(buffers), shape \(bad.shape)")
+            throw .malformed(
+                path: path, offset: 0,
+                reason: "tensor \"\(bad.name)\": buffer \(bad.buffer) of \(buffers), shape \(bad.shape)")
         }
     }
 
@@ -161,7 +182,9 @@ public struct TFLiteModel: Sendable {
         }
         func activation(_ id: Int) throws(ModelError) -> Activation {
             let raw = try options?.scalar(id, default: Int8(0)) ?? 0
-            guard let value = Activation(rawValue: raw) else { throw .unsupported(path: path, what: "fused activation \(raw)") }
+            guard let value = Activation(rawValue: raw) else {
+                throw .unsupported(path: path, what: "fused activation \(raw)")
+            }
             return value
         }
         func padding() throws(ModelError) -> Padding {
@@ -173,21 +196,25 @@ public struct TFLiteModel: Sendable {
         case 0: return .add(activation: try activation(0))
         case 2: return .concatenation(axis: try int(0), activation: try activation(1))
         case 3:
-            return .convolution(padding: try padding(), stride: (try int(1), try int(2)), dilation: (try int(4, 1), try int(5, 1)),
-                                activation: try activation(3))
+            return .convolution(
+                padding: try padding(), stride: (try int(1), try int(2)), dilation: (try int(4, 1), try int(5, 1)),
+                activation: try activation(3))
         case 4:
-            return .depthwiseConvolution(padding: try padding(), stride: (try int(1), try int(2)), dilation: (try int(5, 1), try int(6, 1)),
-                                         depthMultiplier: try int(3), activation: try activation(4))
+            return .depthwiseConvolution(
+                padding: try padding(), stride: (try int(1), try int(2)), dilation: (try int(5, 1), try int(6, 1)),
+                depthMultiplier: try int(3), activation: try activation(4))
         case 5: return .depthToSpace(blockSize: try int(0))
         case 6: return .dequantize
         case 17:
-            return .maxPool(padding: try padding(), stride: (try int(1), try int(2)), filter: (try int(3), try int(4)),
-                            activation: try activation(5))
+            return .maxPool(
+                padding: try padding(), stride: (try int(1), try int(2)), filter: (try int(3), try int(4)),
+                activation: try activation(5))
         case 19: return .relu
         case 22: return .reshape(shape: try options?.integers(0, as: Int32.self).map(Int.init) ?? [])
         case 23:
-            return .resizeBilinear(alignCorners: try options?.scalar(2, default: UInt8(0)) ?? 0 != 0,
-                                   halfPixelCenters: try options?.scalar(3, default: UInt8(0)) ?? 0 != 0)
+            return .resizeBilinear(
+                alignCorners: try options?.scalar(2, default: UInt8(0)) ?? 0 != 0,
+                halfPixelCenters: try options?.scalar(3, default: UInt8(0)) ?? 0 != 0)
         case 34: return .pad
         case 124: return .densify
         default: throw .unsupported(path: path, what: "operator \(code) (TFLite's BuiltinOperator code)")

@@ -7,7 +7,8 @@ import ImageKernels
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Check the database: every page and index, every face's descriptor and embedding, every face's image.",
+        abstract:
+            "Check the database: every page and index, every face's descriptor and embedding, every face's image.",
         discussion: """
             Reads only. Prints each problem found and exits with 1 if there is any, with how to recover. With \
             --repair, a damaged database is copied row by row into a new one (what can still be read: photos, \
@@ -24,8 +25,9 @@ struct CheckCommand: ParsableCommand {
         let store = try database.open()
         let check = try store.check()
         for problem in check.problems { print(problem) }
-        print("\(database.db): \(check.images) images, \(check.faces) faces: "
-              + (check.isSound ? "sound" : "\(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")"))
+        print(
+            "\(database.db): \(check.images) images, \(check.faces) faces: "
+                + (check.isSound ? "sound" : "\(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")"))
         if !check.isSound { throw CommandFailure(CatalogError.recovery(database.db)) }
     }
 
@@ -37,17 +39,27 @@ struct CheckCommand: ParsableCommand {
             let lost = table.unreadableRowIDs > 0 ? ", \(table.unreadableRowIDs) row ids unreadable" : ""
             print("\(table.name): \(table.copied) rows saved" + lost)
         }
-        if repair.rowsDropped > 0 { print("\(repair.rowsDropped) rows dropped: damaged, or what they belonged to was lost") }
+        if repair.rowsDropped > 0 {
+            print("\(repair.rowsDropped) rows dropped: damaged, or what they belonged to was lost")
+        }
         print("\(repair.labels) named faces kept")
         if !repair.photosToIndexAgain.isEmpty {
-            print("\(repair.photosToIndexAgain.count) photos may have lost faces; `cbir index` of their folders indexes them again:")
+            print(
+                """
+                \(repair.photosToIndexAgain.count) photos may have lost faces; `cbir index` of their folders \
+                indexes them again:
+                """
+            )
             for path in repair.photosToIndexAgain { print("  \(path)") }
         }
         if let damaged = repair.damaged {
             print("\(database.db): repaired; the damaged file is kept as \(damaged)")
         } else {
-            print("\(repair.repaired): the repaired copy. Another process has \(database.db) open: when it is done, "
-                  + "put the copy in its place (mv \(repair.repaired) \(database.db))")
+            print(
+                """
+                \(repair.repaired): the repaired copy. Another process has \(database.db) open: when it is done, \
+                put the copy in its place (mv \(repair.repaired) \(database.db))
+                """)
         }
     }
 }

@@ -24,11 +24,14 @@ struct DatabaseOptions: ParsableArguments {
 
 /// The `--detector` option of the commands that find faces: detecting, indexing and probing.
 struct DetectorOption: ParsableArguments {
-    @Option(help: """
-        Face detector: \(DetectorChoice.names.joined(separator: ", ")). blazeface (the default): MediaPipe's BlazeFace, \
-        full range, its short-range model where that finds nothing; haar: OpenCV's Haar cascade, its LBP cascade where \
-        that finds nothing; lbp, blazeface-short, or a cascade file alone. Any can probe a database another indexed.
-        """)
+    @Option(
+        help: """
+            Face detector: \(DetectorChoice.names.joined(separator: ", ")). blazeface (the default): MediaPipe's \
+            BlazeFace, \
+            full range, its short-range model where that finds nothing; haar: OpenCV's Haar cascade, its LBP cascade \
+            where \
+            that finds nothing; lbp, blazeface-short, or a cascade file alone. Any can probe a database another indexed.
+            """)
     var detector = DetectorChoice.default
 
     /// The faces' analysis with this detector on `context` (nil: each stage on the device that runs it fastest).
@@ -46,7 +49,8 @@ struct ProbeOptions: ParsableArguments {
     @Argument(help: "The probe photo.")
     var probe: String
 
-    @Option(parsing: .unconditional, help: "Which face of the probe, numbered from 1 left to right. Default: the largest.")
+    @Option(
+        parsing: .unconditional, help: "Which face of the probe, numbered from 1 left to right. Default: the largest.")
     var face: Int?
 
     func validate() throws {
@@ -58,7 +62,12 @@ struct ProbeOptions: ParsableArguments {
 
 /// The `--weights` option.
 struct WeightsOption: ParsableArguments {
-    @Option(help: "Block weights: reference (the reference system's 8×8 map), uniform, ahonen (7×7 grids) or a weight-map file.")
+    @Option(
+        help: """
+            Block weights: reference (the reference system's 8×8 map), uniform, ahonen (7×7 grids) or a weight-map \
+            file.
+            """
+    )
     var weights = "reference"
 
     func weightMap() throws -> WeightMap {

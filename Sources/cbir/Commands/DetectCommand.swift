@@ -35,17 +35,20 @@ struct DetectCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Each pyramid level is this much smaller than the last.")
     var scaleFactor = 1.1
 
-    @Flag(help: """
-        BlazeFace (full range): also search overlapping squares of each photo where the whole of it would show \
-        faces of --min-size too small to find (small faces in group photos; several times slower).
-        """)
+    @Flag(
+        help: """
+            BlazeFace (full range): also search overlapping squares of each photo where the whole of it would show \
+            faces of --min-size too small to find (small faces in group photos; several times slower).
+            """)
     var tile = false
 
-    @Flag(help: """
-        Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours, angle, eyes, score}]}; \
-        angle in degrees, eyes {left: {x, y}, right: {x, y}} in pixels or null; score (0…1) from BlazeFace only, \
-        which adds keypoints: [{x, y}] (right eye, left eye, nose tip, mouth, right ear, left ear).
-        """)
+    @Flag(
+        help: """
+            Print JSON: an array of {path, width, height, faces: [{x, y, width, height, neighbours, angle, eyes, \
+            score}]}; \
+            angle in degrees, eyes {left: {x, y}, right: {x, y}} in pixels or null; score (0…1) from BlazeFace only, \
+            which adds keypoints: [{x, y}] (right eye, left eye, nose tip, mouth, right ear, left ear).
+            """)
     var json = false
 
     @Option(help: "Write the (single) photo with its faces boxed and eyes marked to this PNG.")
@@ -76,10 +79,15 @@ struct DetectCommand: ParsableCommand {
     func validate() throws {
         guard !images.isEmpty else { throw ValidationError("give at least one image") }
         guard draw == nil || images.count == 1 else { throw ValidationError("--draw takes exactly one image") }
-        guard minSize >= 0, minNeighbors >= 0 else { throw ValidationError("--min-size and --min-neighbors cannot be negative") }
-        guard scaleFactor > 1.0001, scaleFactor < 10 else { throw ValidationError("--scale-factor must be above 1 and below 10") }
+        guard minSize >= 0, minNeighbors >= 0 else {
+            throw ValidationError("--min-size and --min-neighbors cannot be negative")
+        }
+        guard scaleFactor > 1.0001, scaleFactor < 10 else {
+            throw ValidationError("--scale-factor must be above 1 and below 10")
+        }
         guard !tile || detector == .blazeFace else {
-            throw ValidationError("--tile is for --detector blazeface (the short-range model sees false faces in tiles)")
+            throw ValidationError(
+                "--tile is for --detector blazeface (the short-range model sees false faces in tiles)")
         }
     }
 
@@ -96,29 +104,51 @@ struct DetectCommand: ParsableCommand {
     }
 
     func run() throws {
-        if model != nil { FileHandle.standardError.write(Data("cbir detect: --model is deprecated; use --detector\n".utf8)) }
+        if model != nil {
+            FileHandle.standardError.write(Data("cbir detect: --model is deprecated; use --detector\n".utf8))
+        }
         let find = try finder()
         var reports: [Report] = []
         for image in images {
             let (size, found) = try find(image)
-            reports.append(Report(path: image, width: size.width, height: size.height, faces: found.map { face in
-                .init(x: face.rect.x, y: face.rect.y, width: face.rect.width, height: face.rect.height, neighbours: face.neighbours,
-                      angle: face.angle * 180 / .pi, eyes: face.eyes.map { Report.Eyes(left: $0.left, right: $0.right) },
-                      score: face.score, keypoints: face.keypoints.isEmpty ? nil : face.keypoints)
-            }))
-            if let draw { try ImageEncoder.write(FaceSheet.marked(try ImageDecoder.decode(contentsOf: image), found), to: draw) }
+            reports.append(
+                Report(
+                    path: image, width: size.width, height: size.height,
+                    faces: found.map { face in
+                        .init(
+                            x: face.rect.x, y: face.rect.y, width: face.rect.width, height: face.rect.height,
+                            neighbours: face.neighbours,
+                            angle: face.angle * 180 / .pi,
+                            eyes: face.eyes.map { Report.Eyes(left: $0.left, right: $0.right) },
+                            score: face.score, keypoints: face.keypoints.isEmpty ? nil : face.keypoints)
+                    }))
+            if let draw {
+                try ImageEncoder.write(FaceSheet.marked(try ImageDecoder.decode(contentsOf: image), found), to: draw)
+            }
         }
         if json {
             try printJSON(reports)
         } else {
             for report in reports {
-                print("\(report.path): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") in \(report.width)×\(report.height)")
+                print(
+                    """
+                    \(report.path): \(report.faces.count) face\(report.faces.count == 1 ? "" : "s") in \
+                    \(report.width)×\(report.height)
+                    """
+                )
                 for face in report.faces {
                     let eyes = face.eyes.map {
-                        String(format: "%+.1f° eyes (%.0f, %.0f) (%.0f, %.0f)", face.angle, $0.left.x, $0.left.y, $0.right.x, $0.right.y)
+                        String(
+                            format: "%+.1f° eyes (%.0f, %.0f) (%.0f, %.0f)", face.angle, $0.left.x, $0.left.y,
+                            $0.right.x, $0.right.y)
                     }
                     let score = face.score.map { String(format: "  score %.3f", $0) } ?? ""
-                    print("  \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)\(score)  \(eyes ?? "no eyes")")
+                    print(
+                        """
+                          \(face.x) \(face.y) \(face.width)×\(face.height)  ×\(face.neighbours)\(score)  \
+                        \(eyes ?? "no eyes")
+                        """
+                    )
                 }
             }
         }

@@ -10,7 +10,8 @@ struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List OpenCL platforms and devices and the CPU device; * marks the default.",
         discussion: """
-            With auto (the default), detection (cascades; BlazeFace), describing, embedding and search each run on the device that ran \
+            With auto (the default), detection (cascades; BlazeFace), describing, embedding and search each run on \
+            the device that ran \
             a short job of that kind fastest here: timed once per machine and kept in \(DeviceCalibration.defaultFile).
             """)
 
@@ -36,7 +37,7 @@ struct Devices: ParsableCommand {
             let devices = try Device.openCLDevices()
             for platform in Array(Set(devices.map(\.capabilities.platform))).sorted() {
                 print("OpenCL platform: \(platform)")
-                devices.filter { $0.capabilities.platform == platform }.forEach { print(line($0)) }
+                for device in devices where device.capabilities.platform == platform { print(line(device)) }
             }
         } catch {
             print("OpenCL: \(error)")
@@ -53,9 +54,15 @@ struct Devices: ParsableCommand {
         for workload in Self.workloads {
             let calibration = DeviceCalibration.shared.calibration(of: workload, again: calibrate)
             let timings = calibration.timings.map { timing in
-                timing.seconds.map { String(format: "%@ %.4f s", timing.device, $0) } ?? "\(timing.device): \(timing.failure ?? "failed")"
+                timing.seconds.map { String(format: "%@ %.4f s", timing.device, $0) }
+                    ?? "\(timing.device): \(timing.failure ?? "failed")"
             }
-            print("  \(workload.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(calibration.fastest)  [\(timings.joined(separator: "; "))]")
+            print(
+                """
+                  \(workload.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(calibration.fastest)  \
+                [\(timings.joined(separator: "; "))]
+                """
+            )
         }
     }
 }

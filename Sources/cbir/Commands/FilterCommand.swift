@@ -52,11 +52,14 @@ struct FilterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let photo = try ImageDecoder.decode(contentsOf: input, options: DecodingOptions(grayscale: true, minimumLongSide: size))
+        let photo = try ImageDecoder.decode(
+            contentsOf: input, options: DecodingOptions(grayscale: true, minimumLongSide: size))
         var chain: [(name: String, image: Image)] = [("grayscale", Image(photo))]
         func add(_ name: String, _ make: (Image) -> Image) { chain.append((name, make(chain[chain.count - 1].image))) }
         if let gamma { add("gamma \(gamma)") { $0.gammaAdjusted(gamma) } }
-        if let dog { add("DoG \(dog.narrow),\(dog.wide)") { $0.differenceOfGaussians(sigma1: dog.narrow, sigma2: dog.wide) } }
+        if let dog {
+            add("DoG \(dog.narrow),\(dog.wide)") { $0.differenceOfGaussians(sigma1: dog.narrow, sigma2: dog.wide) }
+        }
         if equalize { add("equalised") { $0.contrastEqualized() } }
         if lbp { add(uniform ? "LBP uniform" : "LBP") { $0.localBinaryPattern(uniform: uniform) } }
 
@@ -66,6 +69,11 @@ struct FilterCommand: ParsableCommand {
         let result = stages ? try StageSheet.sideBySide(rendered) : rendered[0]
         try ImageEncoder.write(result, to: output)
         let shape = rendered[rendered.count - 1].descriptor
-        print("\(output): \(chain.map(\.name).joined(separator: " → ")) on \(context.device), \(shape.width)×\(shape.height)\(stages ? ", \(chain.count) stages" : "")")
+        print(
+            """
+            \(output): \(chain.map(\.name).joined(separator: " → ")) on \(context.device), \
+            \(shape.width)×\(shape.height)\(stages ? ", \(chain.count) stages" : "")
+            """
+        )
     }
 }

@@ -11,7 +11,8 @@ struct IdentifyCommand: AsyncParsableCommand {
         discussion: """
             Prints the name and the distance, or "unknown" when the nearest labelled face is further than the \
             threshold (by default dlib's 0.6 for embedding, 75 for the LBP matchers with the default weights; \
-            identify compares faces one by one, so the matcher is embedding, weighted or nbnn-face). With --json: {name, distance, nearest: {face, image, path, distance, x, y, width, height, \
+            identify compares faces one by one, so the matcher is embedding, weighted or nbnn-face). With --json: \
+            {name, distance, nearest: {face, image, path, distance, x, y, width, height, \
             label}}; name is null for an unknown face, nearest is absent when no face is labelled.
             """)
 
@@ -22,7 +23,9 @@ struct IdentifyCommand: AsyncParsableCommand {
 
     @OptionGroup var weights: WeightsOption
 
-    @Option(parsing: .unconditional, help: "Distances above this are unknown faces (default: 0.6 for embedding, 75 for the LBP matchers).")
+    @Option(
+        parsing: .unconditional,
+        help: "Distances above this are unknown faces (default: 0.6 for embedding, 75 for the LBP matchers).")
     var threshold: Float?
 
     @Flag(help: "Print JSON (see above).")
@@ -48,13 +51,16 @@ struct IdentifyCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard threshold.map({ $0.isFinite && $0 >= 0 }) ?? true else { throw ValidationError("--threshold must be a number, 0 or more") }
+        guard threshold.map({ $0.isFinite && $0 >= 0 }) ?? true else {
+            throw ValidationError("--threshold must be a number, 0 or more")
+        }
     }
 
     func run() async throws {
         let store = try database.open(), context = try deviceOptions.context()
-        let result = try await store.identify(photo: probe.probe, face: probe.choice, faces: try detector.faces(context: context),
-                                              matcher: matcher, weights: try weights.weightMap(), threshold: threshold, context: context)
+        let result = try await store.identify(
+            photo: probe.probe, face: probe.choice, faces: try detector.faces(context: context),
+            matcher: matcher, weights: try weights.weightMap(), threshold: threshold, context: context)
         if json {
             try printJSON(Report(name: result.name, distance: result.nearest?.distance, nearest: result.nearest))
             return
@@ -67,7 +73,12 @@ struct IdentifyCommand: AsyncParsableCommand {
         if let name = result.name {
             print("\(name)  \(distance)  (face \(nearest.face), \(nearest.path))")
         } else {
-            print("unknown  (nearest: \(nearest.label ?? "?") at \(distance), beyond \(threshold ?? Identification.defaultThreshold(for: matcher)))")
+            print(
+                """
+                unknown  (nearest: \(nearest.label ?? "?") at \(distance), beyond \
+                \(threshold ?? Identification.defaultThreshold(for: matcher)))
+                """
+            )
         }
     }
 }

@@ -13,8 +13,10 @@ struct IndexCommand: AsyncParsableCommand {
             Walks the folder recursively and recognises images by content. Unchanged files are skipped, changed \
             ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Several \
             batches of files are indexed at once (--jobs), the faces of a batch described and embedded together \
-            (--batch). Each batch is one transaction and each file in it is stored whole: a run that is interrupted loses \
-            nothing stored, and the next run finishes the rest. A folder that cannot be listed is reported and recorded like a failed file. Files stored \
+            (--batch). Each batch is one transaction and each file in it is stored whole: a run that is interrupted \
+            loses \
+            nothing stored, and the next run finishes the rest. A folder that cannot be listed is reported and \
+            recorded like a failed file. Files stored \
             from this folder that are gone from it are removed first (their labels saved to a file beside the \
             database, for `cbir labels --import`), unless --keep-missing. New faces are then grouped into people \
             (`cbir people`). Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
@@ -30,7 +32,8 @@ struct IndexCommand: AsyncParsableCommand {
     @Option(help: "Batches indexed at once (one a core, 2 to 16).")
     var jobs = Catalog.indexingConcurrency
 
-    @Option(help: "Files a batch (at most 64; --jobs × --batch at most 256): analysed together, stored in one transaction.")
+    @Option(
+        help: "Files a batch (at most 64; --jobs × --batch at most 256): analysed together, stored in one transaction.")
     var batch = Catalog.indexingBatch
 
     @OptionGroup var database: DatabaseOptions
@@ -39,8 +42,12 @@ struct IndexCommand: AsyncParsableCommand {
 
     func validate() throws {
         let (mostJobs, mostFiles) = (Catalog.maximumIndexingConcurrency, Catalog.maximumIndexingBatch)
-        guard (1...mostJobs).contains(jobs) else { throw ValidationError("--jobs must be at least 1 and at most \(mostJobs)") }
-        guard (1...mostFiles).contains(batch) else { throw ValidationError("--batch must be at least 1 and at most \(mostFiles)") }
+        guard (1...mostJobs).contains(jobs) else {
+            throw ValidationError("--jobs must be at least 1 and at most \(mostJobs)")
+        }
+        guard (1...mostFiles).contains(batch) else {
+            throw ValidationError("--batch must be at least 1 and at most \(mostFiles)")
+        }
         guard jobs * batch <= Catalog.maximumFilesInFlight else {
             let most = Catalog.maximumFilesInFlight
             throw ValidationError("--jobs × --batch must be at most \(most): their files are held in memory together")
@@ -52,16 +59,26 @@ struct IndexCommand: AsyncParsableCommand {
         let faces = try detector.faces(context: context)
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
-        let run = try await store.index(folder: folder, analyses: [faces], context: context, keepMissing: keepMissing, concurrency: jobs,
-                                        batch: batch) { progress in step.show(progress) }
+        let run = try await store.index(
+            folder: folder, analyses: [faces], context: context, keepMissing: keepMissing, concurrency: jobs,
+            batch: batch
+        ) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
-        print(String(format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
-                     FileSystemPath.displayed(folder), run.total, run.elapsed, run.rate, run.indexed, run.unchanged, run.failed)
-              + (run.upgraded > 0 ? ", \(run.upgraded) given embeddings" : "")
-              + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
+        print(
+            String(
+                format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
+                FileSystemPath.displayed(folder), run.total, run.elapsed, run.rate, run.indexed, run.unchanged,
+                run.failed)
+                + (run.upgraded > 0 ? ", \(run.upgraded) given embeddings" : "")
+                + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
-        print("\(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) failed files")
+        print(
+            """
+            \(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) \
+            failed files
+            """
+        )
         print("people: \(try await store.clusterPeople(context: context))")
     }
 }
@@ -81,8 +98,9 @@ final class ProgressLines: Sendable {
             write((terminal ? "\r\u{1B}[K" : "") + "failed: \(FileSystemPath.displayed(line))\n")
         }
         let eta = progress.remaining.map { String(format: "%d:%02d", Int($0) / 60, Int($0) % 60) } ?? "–"
-        let line = String(format: "%d/%d files  %.1f/s  ETA %@  (%d indexed, %d unchanged, %d failed)", progress.done, progress.total,
-                          progress.rate, eta, progress.indexed, progress.unchanged, progress.failed)
+        let line = String(
+            format: "%d/%d files  %.1f/s  ETA %@  (%d indexed, %d unchanged, %d failed)", progress.done, progress.total,
+            progress.rate, eta, progress.indexed, progress.unchanged, progress.failed)
         if terminal {
             write("\r\u{1B}[K" + line)
         } else if progress.done % max(1, progress.total / 20) == 0 || progress.done == progress.total {

@@ -15,7 +15,8 @@ struct LabelCommand: AsyncParsableCommand {
     @Argument(help: "The name. Leave out with --clear.")
     var name: String?
 
-    @Option(parsing: .unconditional, help: "With a photo: which face, numbered from 1 left to right. Default: the largest.")
+    @Option(
+        parsing: .unconditional, help: "With a photo: which face, numbered from 1 left to right. Default: the largest.")
     var face: Int?
 
     @Flag(help: "Remove the face's label.")

@@ -24,7 +24,9 @@ struct LabelsCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
 
     func validate() throws {
-        guard (export == nil) != (importFile == nil) else { throw ValidationError("give --export FILE or --import FILE") }
+        guard (export == nil) != (importFile == nil) else {
+            throw ValidationError("give --export FILE or --import FILE")
+        }
     }
 
     func run() async throws {
@@ -34,7 +36,9 @@ struct LabelsCommand: AsyncParsableCommand {
             do { try FaceLabel.encoder.encode(labels).write(to: URL(fileURLWithPath: export)) } catch {
                 throw CommandFailure("\(export): cannot write: \(error.localizedDescription)")
             }
-            print("\(export): \(labels.count) labels" + (unreadable > 0 ? " (\(unreadable) damaged parts of the database skipped)" : ""))
+            print(
+                "\(export): \(labels.count) labels"
+                    + (unreadable > 0 ? " (\(unreadable) damaged parts of the database skipped)" : ""))
         } else if let importFile {
             let labels: [FaceLabel], bytes: [UInt8]
             do {

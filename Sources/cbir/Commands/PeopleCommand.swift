@@ -12,7 +12,8 @@ struct PeopleCommand: AsyncParsableCommand {
         abstract: "List the people faces are grouped into; cluster, name, merge, move and split them.",
         discussion: """
             `cbir index` groups new faces into people as it goes; `cbir people cluster --recluster` regroups the \
-            faces of unnamed people. People are named by id or by name. Changes by hand (merge, move, split, unassign, and `cbir label`) \
+            faces of unnamed people. People are named by id or by name. Changes by hand (merge, move, split, \
+            unassign, and `cbir label`) \
             are never undone by clustering.
             """,
         subcommands: [List.self, Cluster.self, Name.self, Hide.self, Merge.self, Move.self, Split.self, Unassign.self],
@@ -22,7 +23,8 @@ struct PeopleCommand: AsyncParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List people, most faces first (hidden ones with --all).",
-            discussion: "With --json: a list of {id, name, hidden, faces, representative} (the representative is a face id).")
+            discussion:
+                "With --json: a list of {id, name, hidden, faces, representative} (the representative is a face id).")
 
         @Flag(help: "Print JSON (see above).")
         var json = false
@@ -39,11 +41,18 @@ struct PeopleCommand: AsyncParsableCommand {
             let store = try database.open()
             let people = try store.people().filter { all || !$0.hidden }
             if let sheet {
-                let faces = Dictionary(try store.faces(people.compactMap(\.representative)).compactMap { face in face.id.map { ($0, face) } }) { a, _ in a }
+                let faces = Dictionary(
+                    try store.faces(people.compactMap(\.representative)).compactMap { face in face.id.map { ($0, face) }
+                    }
+                ) { a, _ in a }
                 let cells = try people.compactMap { person -> MatchSheet.Cell? in
                     guard let face = person.representative.flatMap({ faces[$0] }) else { return nil }
-                    return .init(face: try MatchSheet.face(thumbnail: face.thumbnail, name: "thumbnail of face \(person.representative ?? 0)"),
-                                 caption: ["\(person.id) \(person.name ?? "")", "\(person.faces) face\(person.faces == 1 ? "" : "s")"])
+                    return .init(
+                        face: try MatchSheet.face(
+                            thumbnail: face.thumbnail, name: "thumbnail of face \(person.representative ?? 0)"),
+                        caption: [
+                            "\(person.id) \(person.name ?? "")", "\(person.faces) face\(person.faces == 1 ? "" : "s")",
+                        ])
                 }
                 try ImageEncoder.write(try MatchSheet.make(cells), to: sheet)
             }
@@ -52,7 +61,10 @@ struct PeopleCommand: AsyncParsableCommand {
                 return
             }
             for person in people {
-                print(String(format: "%6lld  %5d face%@  %@", person.id, person.faces, person.faces == 1 ? " " : "s", person.name ?? "(no name)"))
+                print(
+                    String(
+                        format: "%6lld  %5d face%@  %@", person.id, person.faces, person.faces == 1 ? " " : "s",
+                        person.name ?? "(no name)"))
             }
             if people.isEmpty { print("no people yet: `cbir index` groups faces into people") }
         }
@@ -64,7 +76,8 @@ struct PeopleCommand: AsyncParsableCommand {
             abstract: "Group the faces not yet grouped into people (all faces again with --recluster).",
             discussion: """
                 Faces join a person when the root-mean-square distance between their faces and the person's is below \
-                the threshold (average linkage on dlib's embeddings). With --recluster, each old unnamed person keeps its id \
+                the threshold (average linkage on dlib's embeddings). With --recluster, each old unnamed person keeps \
+                its id \
                 for the new group holding most of its faces.
                 """)
 
@@ -81,15 +94,18 @@ struct PeopleCommand: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func validate() throws {
-            guard threshold > 0, threshold.isFinite else { throw ValidationError("--threshold must be a positive number") }
+            guard threshold > 0, threshold.isFinite else {
+                throw ValidationError("--threshold must be a positive number")
+            }
             guard minimumSize >= 1 else { throw ValidationError("--minimum-size counts from 1") }
         }
 
         func run() async throws {
             let store = try database.open(access: .readWrite)
-            let summary = try await store.clusterPeople(recluster: recluster,
-                                                        clustering: FaceClustering(threshold: threshold, minimumClusterSize: minimumSize),
-                                                        context: try devices.context())
+            let summary = try await store.clusterPeople(
+                recluster: recluster,
+                clustering: FaceClustering(threshold: threshold, minimumClusterSize: minimumSize),
+                context: try devices.context())
             print(summary.description)
         }
     }
@@ -123,7 +139,8 @@ struct PeopleCommand: AsyncParsableCommand {
 
     /// `cbir people hide`.
     struct Hide: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Hide a person from the lists (`people --all` shows it), or show it again.")
+        static let configuration = CommandConfiguration(
+            abstract: "Hide a person from the lists (`people --all` shows it), or show it again.")
 
         @Argument(help: "The person: id or name.")
         var person: String
@@ -186,7 +203,8 @@ struct PeopleCommand: AsyncParsableCommand {
 
     /// `cbir people split`.
     struct Split: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take faces (by id) out into a new person of their own.")
+        static let configuration = CommandConfiguration(
+            abstract: "Take faces (by id) out into a new person of their own.")
 
         @OptionGroup var faces: FaceIDs
         @OptionGroup var database: DatabaseOptions
@@ -228,7 +246,9 @@ struct FaceIDs: ParsableArguments {
 private func faceIDs(_ arguments: ArraySlice<String>) throws -> [Int64] {
     guard !arguments.isEmpty else { throw ValidationError("give one face id or more") }
     return try arguments.map { argument in
-        guard let id = Int64(argument) else { throw ValidationError("\(argument) is not a face id (a whole number, as `query` prints)") }
+        guard let id = Int64(argument) else {
+            throw ValidationError("\(argument) is not a face id (a whole number, as `query` prints)")
+        }
         return id
     }
 }

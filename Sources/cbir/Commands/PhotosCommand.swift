@@ -28,8 +28,9 @@ struct PhotosCommand: ParsableCommand {
         let paths = try store.photos(of: found.id)
         if let sheet {
             let cells = try store.faces(of: found.id).map { path, face in
-                MatchSheet.Cell(face: try MatchSheet.face(thumbnail: face.thumbnail, name: "thumbnail of face \(face.id ?? 0)"),
-                                caption: ["face \(face.id ?? 0)", (path as NSString).lastPathComponent])
+                MatchSheet.Cell(
+                    face: try MatchSheet.face(thumbnail: face.thumbnail, name: "thumbnail of face \(face.id ?? 0)"),
+                    caption: ["face \(face.id ?? 0)", (path as NSString).lastPathComponent])
             }
             try ImageEncoder.write(try MatchSheet.make(cells), to: sheet)
         }

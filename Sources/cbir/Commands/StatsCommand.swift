@@ -21,7 +21,11 @@ struct StatsCommand: ParsableCommand {
             try printJSON(statistics)
             return
         }
-        print("\(database.db): \(statistics.images) images, \(statistics.failedImages) failed files, \(statistics.faces) faces, "
-              + "\(statistics.labelledFaces) labelled with \(statistics.labels) names")
+        print(
+            """
+            \(database.db): \(statistics.images) images, \(statistics.failedImages) failed files, \
+            \(statistics.faces) faces, \
+            \(statistics.labelledFaces) labelled with \(statistics.labels) names
+            """)
     }
 }

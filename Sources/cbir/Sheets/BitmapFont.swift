@@ -87,8 +87,10 @@ enum BitmapFont {
 
     /// Draws `text` into a one-plane 8-bit image of width `width` (row-major `pixels`), top-left at
     /// (x, y), clipped to the image and to `maximumCharacters` (the last shown as "…" when cut).
-    static func draw(_ text: String, into pixels: inout [UInt8], width: Int, at x: Int, _ y: Int, maximumCharacters: Int,
-                     ink: UInt8 = 0) {
+    static func draw(
+        _ text: String, into pixels: inout [UInt8], width: Int, at x: Int, _ y: Int, maximumCharacters: Int,
+        ink: UInt8 = 0
+    ) {
         var characters = Array(text)
         if characters.count > maximumCharacters {
             characters = Array(characters.prefix(max(0, maximumCharacters - 1))) + ["…"]

@@ -21,7 +21,8 @@ enum FaceSheet {
                 let box = face.rect
                 for y in box.y..<box.y + box.height {
                     for x in box.x..<box.x + box.width {
-                        let onEdge = x - box.x < thickness || box.x + box.width - 1 - x < thickness
+                        let onEdge =
+                            x - box.x < thickness || box.x + box.width - 1 - x < thickness
                             || y - box.y < thickness || box.y + box.height - 1 - y < thickness
                         if onEdge { paint(x, y, [40, 230, 60]) }
                     }
@@ -30,7 +31,8 @@ enum FaceSheet {
                 for eye in [face.eyes?.left, face.eyes?.right].compactMap({ $0 }) {
                     let (cx, cy) = (Int(eye.x.rounded()), Int(eye.y.rounded()))
                     for y in cy - radius...cy + radius {
-                        for x in cx - radius...cx + radius where (x - cx) * (x - cx) + (y - cy) * (y - cy) <= radius * radius {
+                        for x in cx - radius...cx + radius
+                        where (x - cx) * (x - cx) + (y - cy) * (y - cy) <= radius * radius {
                             paint(x, y, [240, 40, 40])
                         }
                     }

@@ -27,12 +27,14 @@ enum MatchSheet {
             let left = gap + index % across * cellWidth, top = gap + index / across * cellHeight
             let d = cell.face.descriptor
             for y in 0..<d.height {
-                pixels.replaceSubrange((top + y) * width + left..<(top + y) * width + left + d.width,
-                                       with: cell.face.bytes[y * d.width..<(y + 1) * d.width])
+                pixels.replaceSubrange(
+                    (top + y) * width + left..<(top + y) * width + left + d.width,
+                    with: cell.face.bytes[y * d.width..<(y + 1) * d.width])
             }
             for (line, text) in cell.caption.enumerated() {
-                BitmapFont.draw(text, into: &pixels, width: width, at: left, top + side + 4 + line * BitmapFont.lineHeight,
-                                maximumCharacters: side / BitmapFont.advance)
+                BitmapFont.draw(
+                    text, into: &pixels, width: width, at: left, top + side + 4 + line * BitmapFont.lineHeight,
+                    maximumCharacters: side / BitmapFont.advance)
             }
         }
         return try PixelBuffer(width: width, height: height, values: pixels)

@@ -22,8 +22,9 @@ enum StageSheet {
         for image in images {
             let d = image.descriptor
             for y in 0..<d.height {
-                sheet.replaceSubrange(y * width + left..<y * width + left + d.width,
-                                      with: image.bytes[y * d.width..<(y + 1) * d.width])
+                sheet.replaceSubrange(
+                    y * width + left..<y * width + left + d.width,
+                    with: image.bytes[y * d.width..<(y + 1) * d.width])
             }
             left += d.width + gap
         }

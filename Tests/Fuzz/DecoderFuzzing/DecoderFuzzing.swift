@@ -26,7 +26,8 @@ public enum DecoderFuzzing {
         do {
             check(try ImageDecoder.decode(bytes, path: path, options: options), options: options)
         } catch {
-            precondition(error.path == path && error.description.hasPrefix(path), "the error does not name the file: \(error)")
+            precondition(
+                error.path == path && error.description.hasPrefix(path), "the error does not name the file: \(error)")
         }
         return 0
     }
@@ -38,9 +39,11 @@ public enum DecoderFuzzing {
         guard let orientation = ExifOrientation(jpeg: bytes) else { return 0 }
         let turned = orientation.apply(to: sample)
         let d = sample.descriptor, swaps = orientation.rawValue >= 5
-        precondition(turned.descriptor == d.with(width: swaps ? d.height : d.width, height: swaps ? d.width : d.height),
-                     "\(orientation) made \(turned.descriptor) of \(d)")
-        precondition(inverse(of: orientation).apply(to: turned) == sample, "\(orientation) is not undone by its inverse")
+        precondition(
+            turned.descriptor == d.with(width: swaps ? d.height : d.width, height: swaps ? d.width : d.height),
+            "\(orientation) made \(turned.descriptor) of \(d)")
+        precondition(
+            inverse(of: orientation).apply(to: turned) == sample, "\(orientation) is not undone by its inverse")
         return 0
     }
 
@@ -51,8 +54,9 @@ public enum DecoderFuzzing {
     static let maximumPixels = 1 << 20
 
     static func options(picked byte: UInt8) -> DecodingOptions {
-        DecodingOptions(grayscale: byte & 1 != 0, minimumLongSide: byte & 2 != 0 ? 48 : nil,
-                        maximumPixels: maximumPixels, appliesOrientation: byte & 4 == 0)
+        DecodingOptions(
+            grayscale: byte & 1 != 0, minimumLongSide: byte & 2 != 0 ? 48 : nil,
+            maximumPixels: maximumPixels, appliesOrientation: byte & 4 == 0)
     }
 
     /// The promises of `ImageDecoder.decode`: one `uint8` image, 1, 3 or 4 channels (1 when gray was asked
@@ -60,13 +64,17 @@ public enum DecoderFuzzing {
     static func check(_ image: PixelBuffer, options: DecodingOptions) {
         let d = image.descriptor
         precondition(d.elementType == .uint8 && d.batch == 1, "decoded \(d): not one uint8 image")
-        precondition(options.grayscale ? d.channels == 1 : [1, 3, 4].contains(d.channels), "decoded \(d.channels) channels")
-        precondition(d.width > 0 && d.height > 0 && d.width * d.height <= options.maximumPixels, "decoded \(d.width)×\(d.height)")
+        precondition(
+            options.grayscale ? d.channels == 1 : [1, 3, 4].contains(d.channels), "decoded \(d.channels) channels")
+        precondition(
+            d.width > 0 && d.height > 0 && d.width * d.height <= options.maximumPixels, "decoded \(d.width)×\(d.height)"
+        )
         precondition(image.bytes.count == d.width * d.height * d.channels, "\(image.bytes.count) bytes for \(d)")
     }
 
     /// Five by three pixels, two planes, every sample distinct.
-    static let sample = PixelBuffer(descriptor: ImageDescriptor(width: 5, height: 3, channels: 2, elementType: .uint8)) { out in
+    static let sample = PixelBuffer(descriptor: ImageDescriptor(width: 5, height: 3, channels: 2, elementType: .uint8))
+    { out in
         for i in out.indices { out[i] = UInt8(i) }
     }
 
