@@ -63,7 +63,7 @@ public struct FaceSet {
         in photo: PixelBuffer, finder: any FaceFinder,
         context: RenderContext
     ) throws -> (face: FaceObservation?, gray: PixelBuffer) {
-        let gray = photo.descriptor.channels == 1 ? photo : try context.render(Image(photo).grayscale())
+        let gray = try context.grayPlane(of: photo)
         let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize)
         return (faces.max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }, gray)
     }

@@ -19,7 +19,7 @@ public struct Photo: Sendable {
     /// Decodes a file's bytes as indexing does; the gray plane is rendered on `context`.
     public init(path: String, bytes: [UInt8], context: RenderContext) throws {
         pixels = try ImageDecoder.decode(bytes, path: path, options: Self.decoding)
-        gray = pixels.descriptor.channels == 1 ? pixels : try context.render(Image(pixels).grayscale())
+        gray = try context.grayPlane(of: pixels)
         scale = Double(ImageDecoder.reduction(of: bytes, options: Self.decoding))
         self.path = path
     }

@@ -54,9 +54,8 @@ public final class CascadeFaceFinder: FaceFinder {
         var options = options
         options.minSize = minimumFaceSize
         if let gray { return try faces(in: gray, options: options) }
-        guard photo.descriptor.channels > 1 else { return try faces(in: photo, options: options) }
         let plane: PixelBuffer
-        do { plane = try context.render(Image(photo).grayscale()) } catch { throw .render(error) }
+        do { plane = try context.grayPlane(of: photo) } catch { throw .render(error) }
         return try faces(in: plane, options: options)
     }
 

@@ -78,3 +78,11 @@ extension Image {
         return applying(Grayscale())
     }
 }
+
+extension RenderContext {
+    /// The one gray plane of `pixels`: the buffer itself where it has one channel (no render), else its
+    /// BT.601 luma rendered here.
+    public func grayPlane(of pixels: PixelBuffer) throws(RenderError) -> PixelBuffer {
+        pixels.descriptor.channels == 1 ? pixels : try render(Image(pixels).grayscale())
+    }
+}
