@@ -1,6 +1,6 @@
 // 2-D convolution as a matrix product: conv_im2col lays every receptive field out as a column (zero
 // where the window leaves the plane), conv_gemm multiplies each group's filters by those columns and adds
-// the bias, optionally clamping at zero (a fused ReLU).
+// the bias, optionally clamping to [0, ceiling] (a fused ReLU, or ReLU6 with a ceiling of 6).
 //
 // Tensors are NCHW float. cols is [channels·kh·kw][batch·outH·outW]; weights are [outChannels][channels /
 // groups · kh·kw]; group g's filters read the rows of cols that belong to its channels.
@@ -42,9 +42,10 @@ typedef float floatv;
 // Rows of output (filters) each work-item computes.
 #define TILE_M 4
 
-void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels, float bias, int relu) {
+void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels, float bias, int relu,
+                float ceiling) {
     acc += bias;
-    if (relu) acc = fmax(acc, (floatv)0.0f);
+    if (relu) acc = fmin(fmax(acc, (floatv)0.0f), (floatv)ceiling);
     int b = n / spatial, p = n - b * spatial;
     __global float* out = dst + ((size_t)b * outChannels + oc) * spatial + p;
     if (n + VECTOR_WIDTH <= columns && p + VECTOR_WIDTH <= spatial) {
@@ -62,7 +63,7 @@ void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int
 // Work-item (n, m, g): output columns n·VECTOR_WIDTH… and filters m·TILE_M… of group g.
 __kernel void conv_gemm(__global const float* weights, __global const float* cols, __global const float* bias,
                         __global float* dst, int groupOutChannels, int groupDepth, int columns, int spatial,
-                        int outChannels, int relu) {
+                        int outChannels, int relu, float ceiling) {
     int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M, g = get_global_id(2);
     if (n >= columns || m >= groupOutChannels) return;
     __global const float* b = cols + (size_t)g * groupDepth * columns + n;
@@ -89,10 +90,10 @@ __kernel void conv_gemm(__global const float* weights, __global const float* col
             if (rows > 3) acc3 = fma((floatv)a[3 * groupDepth + k], v, acc3);
         }
     }
-    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu);
-    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu);
-    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu);
-    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu);
+    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu, ceiling);
+    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu, ceiling);
+    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu, ceiling);
+    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu, ceiling);
 }
 
 // The same product without the columns in memory: each work-item gathers its VECTOR_WIDTH receptive
@@ -100,7 +101,7 @@ __kernel void conv_gemm(__global const float* weights, __global const float* col
 __kernel void conv_direct(__global const float* src, __global const float* weights, __global const float* bias,
                           __global float* dst, int channels, int height, int width, int kernelHeight, int kernelWidth,
                           int strideY, int strideX, int paddingY, int paddingX, int outHeight, int outWidth, int batch,
-                          int groupOutChannels, int outChannels, int relu) {
+                          int groupOutChannels, int outChannels, int relu, float ceiling) {
     int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M, g = get_global_id(2);
     int spatial = outHeight * outWidth, columns = batch * spatial;
     if (n >= columns || m >= groupOutChannels) return;
@@ -138,10 +139,10 @@ __kernel void conv_direct(__global const float* src, __global const float* weigh
             }
         }
     }
-    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu);
-    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu);
-    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu);
-    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu);
+    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu, ceiling);
+    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu, ceiling);
+    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu, ceiling);
+    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu, ceiling);
 }
 
 // The product for GPUs: tiles of TILE × TILE outputs per work-group of TILE × (TILE / PER_ITEM) items,
@@ -153,7 +154,7 @@ __kernel void conv_direct(__global const float* src, __global const float* weigh
 
 __kernel void conv_gemm_shared(__global const float* weights, __global const float* cols, __global const float* bias,
                                __global float* dst, int groupOutChannels, int groupDepth, int columns, int spatial,
-                               int outChannels, int relu) {
+                               int outChannels, int relu, float ceiling) {
     __local float filters[TILE][TILE + 1];
     __local float fields[TILE][TILE];
     int ln = get_local_id(0), lm = get_local_id(1), g = get_global_id(2);
@@ -182,7 +183,7 @@ __kernel void conv_gemm_shared(__global const float* weights, __global const flo
         if (m >= groupOutChannels) continue;
         int oc = g * groupOutChannels + m;
         float value = acc[w] + bias[oc];
-        dst[((size_t)batchIndex * outChannels + oc) * spatial + p] = relu ? fmax(value, 0.0f) : value;
+        dst[((size_t)batchIndex * outChannels + oc) * spatial + p] = relu ? fmin(fmax(value, 0.0f), ceiling) : value;
     }
 }
 
@@ -192,7 +193,7 @@ __kernel void conv_gemm_shared(__global const float* weights, __global const flo
 __kernel void conv_depthwise(__global const float* src, __global const float* weights, __global const float* bias,
                              __global float* dst, int channels, int height, int width, int kernelHeight, int kernelWidth,
                              int strideY, int strideX, int paddingY, int paddingX, int outHeight, int outWidth, int batch,
-                             int groupOutChannels, int outChannels, int relu) {
+                             int groupOutChannels, int outChannels, int relu, float ceiling) {
     int ox = get_global_id(0), oy = get_global_id(1), plane = get_global_id(2);
     if (ox >= outWidth || oy >= outHeight || plane >= batch * outChannels) return;
     int b = plane / outChannels, oc = plane - b * outChannels;
@@ -208,5 +209,5 @@ __kernel void conv_depthwise(__global const float* src, __global const float* we
             if (x >= 0 && x < width) acc = fma(w[ky * kernelWidth + kx], in[y * width + x], acc);
         }
     }
-    dst[((size_t)plane * outHeight + oy) * outWidth + ox] = relu ? fmax(acc, 0.0f) : acc;
+    dst[((size_t)plane * outHeight + oy) * outWidth + ox] = relu ? fmin(fmax(acc, 0.0f), ceiling) : acc;
 }

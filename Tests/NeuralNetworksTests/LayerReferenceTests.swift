@@ -18,7 +18,7 @@ struct LayerCase: Sendable, CustomStringConvertible {
     static func convolution(
         _ description: String, kernel: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
         trailing: (y: Int, x: Int)? = nil, channels: Int, outChannels: Int, groups: Int = 1,
-        relu: Bool = false, batch: ClosedRange<Int> = 2...3
+        relu: Bool = false, ceiling: Float = .infinity, batch: ClosedRange<Int> = 2...3
     ) -> [LayerCase] {
         let methods: [(Convolution.Method, String)] =
             [
@@ -37,14 +37,15 @@ struct LayerCase: Sendable, CustomStringConvertible {
                     Convolution(
                         kernelWidth: kernel.1, kernelHeight: kernel.0, strideX: stride.x, strideY: stride.y,
                         paddingX: padding.x, paddingY: padding.y, trailingPaddingX: trailing?.x,
-                        trailingPaddingY: trailing?.y, groups: groups, rectified: relu, method: method),
+                        trailingPaddingY: trailing?.y, groups: groups, rectified: relu, ceiling: ceiling,
+                        method: method),
                     with: [filters.parameters(width: depth), biases.parameters(width: outChannels)])
                 return (
                     recipe,
                     NeuralReference.convolution(
                         x, filters: filters.values, biases: biases.values, outChannels: outChannels,
                         kernelHeight: kernel.0, kernelWidth: kernel.1, stride: stride, padding: padding,
-                        trailing: trailing, groups: groups, relu: relu)
+                        trailing: trailing, groups: groups, relu: relu, ceiling: Double(ceiling))
                 )
             }
         }
@@ -101,6 +102,12 @@ struct LayerCase: Sendable, CustomStringConvertible {
             "depthwise conv 5×5/1 pad 2, two filters a channel, ReLU", kernel: (5, 5), stride: (1, 1), padding: (2, 2),
             channels: 3, outChannels: 6, groups: 3, relu: true)
         + convolution(
+            "conv 3×3/1 pad 1, clamped to 0...0.5 (a ReLU6 scaled)", kernel: (3, 3), stride: (1, 1), padding: (1, 1),
+            channels: 6, outChannels: 5, relu: true, ceiling: 0.5)
+        + convolution(
+            "depthwise conv 5×5/2 pads 1 before, 2 after, clamped to 0...0.25", kernel: (5, 5), stride: (2, 2),
+            padding: (1, 1), trailing: (2, 2), channels: 4, outChannels: 4, groups: 4, relu: true, ceiling: 0.25)
+        + convolution(
             "depthwise conv 3×3/1 pad 1, one image", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 7,
             outChannels: 7, groups: 7, batch: 1...1)
         + [
@@ -123,6 +130,16 @@ struct LayerCase: Sendable, CustomStringConvertible {
                 return (
                     x.image.rectified(),
                     NeuralReference.channelAffine(x, scale: [1, 1, 1], shift: [0, 0, 0], relu: true)
+                )
+            },
+            LayerCase(description: "ReLU6, inputs in -12...12") { generator in
+                var x = Tensor.random(
+                    batch: 2, channels: 3, height: odd(3...21, &generator), width: odd(3...21, &generator),
+                    using: &generator)
+                x.values = x.values.map { $0 * 12 }
+                return (
+                    x.image.rectified6(),
+                    NeuralReference.map(x) { value, _ in min(max(Double(value), 0), 6) }
                 )
             },
             LayerCase(description: "PReLU") { generator in

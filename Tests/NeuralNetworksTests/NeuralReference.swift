@@ -3,7 +3,7 @@ enum NeuralReference {
     static func convolution(
         _ x: Tensor, filters: [Float], biases: [Float], outChannels: Int, kernelHeight kh: Int, kernelWidth kw: Int,
         stride: (y: Int, x: Int), padding: (y: Int, x: Int), trailing: (y: Int, x: Int)? = nil, groups: Int,
-        relu: Bool
+        relu: Bool, ceiling: Double = .infinity
     ) -> Tensor {
         let trailing = trailing ?? padding
         let outHeight = (x.height + padding.y + trailing.y - kh) / stride.y + 1,
@@ -27,7 +27,7 @@ enum NeuralReference {
                                 }
                             }
                         }
-                        y[n, o, oy, ox] = Float(relu ? max(sum, 0) : sum)
+                        y[n, o, oy, ox] = Float(relu ? min(max(sum, 0), ceiling) : sum)
                     }
                 }
             }
@@ -173,7 +173,7 @@ enum NeuralReference {
             batch: batch, channels: 1, height: values.count / batch / rowLength, width: rowLength, values: values)
     }
 
-    private static func map(_ x: Tensor, _ body: (Float, Int) -> Double) -> Tensor {
+    static func map(_ x: Tensor, _ body: (Float, Int) -> Double) -> Tensor {
         var y = x
         let spatial = x.height * x.width
         for i in x.values.indices { y.values[i] = Float(body(x.values[i], i / spatial % x.channels)) }

@@ -1,23 +1,40 @@
 import ImageKernels
 import NeuralNetworksCL
 
-/// An element-wise activation: ReLU, `max(x, 0)`, or PReLU, `x ≥ 0 ? x : slope[c] · x` with a learnt
-/// slope per channel (the second input).
+/// An element-wise activation: ReLU, `max(x, 0)`; ReLU6, `min(max(x, 0), 6)` (MobileNet's and
+/// EfficientNet-Lite's); or PReLU, `x ≥ 0 ? x : slope[c] · x` with a learnt slope per channel (the second
+/// input).
 public struct Activation: Filter {
     public enum Function: Sendable {
         case relu
+        case relu6
         case prelu
     }
 
     public let function: Function
-    public var name: String { function == .relu ? "ReLU" : "PReLU" }
+    public var name: String {
+        switch function {
+        case .relu: "ReLU"
+        case .relu6: "ReLU6"
+        case .prelu: "PReLU"
+        }
+    }
+
+    /// The most a rectifier lets through: infinity for a ReLU, 6 for a ReLU6; nil for a PReLU.
+    public var ceiling: Float? {
+        switch function {
+        case .relu: .infinity
+        case .relu6: 6
+        case .prelu: nil
+        }
+    }
 
     public init(_ function: Function) {
         self.function = function
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        let inputs = try tensorInputs(inputs, count: function == .relu ? 1 : 2)
+        let inputs = try tensorInputs(inputs, count: function == .prelu ? 2 : 1)
         if function == .prelu, !inputs[1].holds(inputs[0].channels) {
             throw .invalidInput(filter: name, reason: "needs one slope per channel of \(inputs[0])")
         }
@@ -26,13 +43,14 @@ public struct Activation: Filter {
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
         let input = encoder.input.descriptor
-        switch function {
-        case .relu:
+        if let ceiling {
             try encoder.launch(
                 Self.rectifier,
-                Rectifier(src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount)),
+                Rectifier(
+                    src: .init(encoder.input), dst: .init(encoder.output), count: Int32(input.elementCount),
+                    ceiling: ceiling),
                 over: [input.elementCount])
-        case .prelu:
+        } else {
             try encoder.launch(
                 Self.parametricRectifier,
                 Parametric(
@@ -47,6 +65,7 @@ public struct Activation: Filter {
         var src: KernelBuffer<Float>
         var dst: KernelMutableBuffer<Float>
         var count: Int32
+        var ceiling: Float
     }
 
     struct Parametric: KernelArguments {
@@ -63,7 +82,7 @@ public struct Activation: Filter {
     ) { arguments, _ in
         CPUParallel.forEachRange(Int(arguments.count)) { range in
             let src = arguments.src.elements, dst = arguments.dst.elements
-            for i in range { dst[i] = max(src[i], 0) }
+            for i in range { dst[i] = min(max(src[i], 0), arguments.ceiling) }
         }
     }
 
@@ -88,6 +107,11 @@ extension Image {
         applying(Activation(.relu))
     }
 
+    /// `min(max(x, 0), 6)` element-wise.
+    public func rectified6() -> Image {
+        applying(Activation(.relu6))
+    }
+
     /// `x ≥ 0 ? x : slope[c] · x` with `slopes` holding one value per channel.
     public func parametricRectified(slopes: Image) -> Image {
         applying(Activation(.prelu), with: [slopes])
@@ -99,4 +123,6 @@ extension Activation: NetworkOperation {}
 extension NetworkOperation where Self == Activation {
     /// A ReLU, `max(x, 0)`.
     public static var relu: Self { Activation(.relu) }
+    /// A ReLU6, `min(max(x, 0), 6)`.
+    public static var relu6: Self { Activation(.relu6) }
 }

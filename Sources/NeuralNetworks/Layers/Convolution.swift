@@ -3,7 +3,7 @@ import NeuralNetworksCL
 
 /// A 2-D convolution over NCHW float tensors: any kernel size, stride and zero padding (more after the
 /// last row and column than before the first where TFLite's `SAME` rule asks for it), in groups
-/// (`groups == channels` is depthwise), with a bias per filter and an optional ReLU fused in.
+/// (`groups == channels` is depthwise), with a bias per filter and an optional ReLU (or ReLU6) fused in.
 ///
 /// Inputs: the tensor, the filters (a float image `channels / groups · kernelHeight · kernelWidth` wide
 /// and `outChannels` high, each row one filter in [channel][y][x] order) and the biases (`outChannels`
@@ -45,15 +45,17 @@ public struct Convolution: Filter {
     public let trailingPaddingX: Int
     public let trailingPaddingY: Int
     public let groups: Int
-    /// Whether negative outputs become zero (a ReLU fused into the launch).
+    /// Whether outputs are clamped to `0...ceiling` (a ReLU fused into the launch).
     public let rectified: Bool
+    /// The most a rectified output can be: infinity for a ReLU, 6 for a ReLU6.
+    public let ceiling: Float
     public let method: Method
     public var name: String { "convolution \(kernelWidth)×\(kernelHeight)/\(strideX)" }
 
     public init(
         kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
         paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil, groups: Int = 1,
-        rectified: Bool = false,
+        rectified: Bool = false, ceiling: Float = .infinity,
         method: Method = .automatic
     ) {
         self.kernelWidth = kernelWidth
@@ -66,6 +68,7 @@ public struct Convolution: Filter {
         self.trailingPaddingY = trailingPaddingY ?? paddingY
         self.groups = groups
         self.rectified = rectified
+        self.ceiling = ceiling
         self.method = method
     }
 
@@ -142,7 +145,8 @@ public struct Convolution: Filter {
                 width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
                 strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
                 outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
-                groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels), relu: rectified ? 1 : 0)
+                groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels), relu: rectified ? 1 : 0,
+                ceiling: ceiling)
             if method == .depthwise {
                 try encoder.launch(
                     Self.depthwise, arguments, over: [output.width, output.height, input.batch * output.channels])
@@ -177,7 +181,7 @@ public struct Convolution: Filter {
             weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
             dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
             columns: Int32(columns), spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
-            relu: rectified ? 1 : 0)
+            relu: rectified ? 1 : 0, ceiling: ceiling)
         if method == .loweredShared {
             // Work-groups of 32 × 4 items, each item 8 filters of one column (TILE, PER_ITEM in the source).
             try encoder.launch(Self.sharedGemm, product, over: [columns, (groupOutChannels + 31) / 32 * 4, groups])
@@ -215,6 +219,7 @@ public struct Convolution: Filter {
         var spatial: Int32
         var outChannels: Int32
         var relu: Int32
+        var ceiling: Float
     }
 
     /// The arguments of the kernels that read the input as they go: `conv_direct` and `conv_depthwise`.
@@ -238,6 +243,7 @@ public struct Convolution: Filter {
         var groupOutChannels: Int32
         var outChannels: Int32
         var relu: Int32
+        var ceiling: Float
     }
 
     /// Filters per work-item (TILE_M in the source).
@@ -327,18 +333,19 @@ public struct Convolution: Filter {
 
 extension Image {
     /// This tensor convolved with `filters` (`outChannels` rows of `channels / groups · kh · kw`) plus
-    /// `biases`; see ``Convolution``.
+    /// `biases`, clamped to `0...ceiling` when `rectified`; see ``Convolution``.
     /// `trailingPadding` (default: `padding`) pads after the last row and column.
     public func convolved(
         filters: Image, biases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
-        padding: Int = 0, trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false
+        padding: Int = 0, trailingPadding: Int? = nil, groups: Int = 1, rectified: Bool = false,
+        ceiling: Float = .infinity
     ) -> Image {
         applying(
             Convolution(
                 kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
                 paddingX: padding, paddingY: padding, trailingPaddingX: trailingPadding,
                 trailingPaddingY: trailingPadding,
-                groups: groups, rectified: rectified),
+                groups: groups, rectified: rectified, ceiling: ceiling),
             with: [filters, biases])
     }
 }
@@ -346,12 +353,14 @@ extension Image {
 extension Network {
     /// A convolution as a network operation, its filters and biases resident: filters `outChannels` ×
     /// (channels / groups · kernelHeight · kernelWidth); `padding` before the first row and column,
-    /// `trailingPadding` after the last. It takes in an affine map or a ReLU after it.
+    /// `trailingPadding` after the last. It takes in an affine map, a ReLU or a ReLU6 after it.
     public struct ConvolutionWeights: NetworkOperation {
         public var filters: [Float]
         public var biases: [Float]
         public var kernelWidth: Int, kernelHeight: Int, stride: Int, padding: Int, trailingPadding: Int, groups: Int
         public var rectified: Bool
+        /// The most a rectified output can be (6 for a ReLU6).
+        public var ceiling: Float = .infinity
         public var outChannels: Int { biases.count }
 
         public init(
@@ -374,8 +383,9 @@ extension Network {
         public func apply(to inputs: [Image], weights: [Image]) -> Image {
             inputs[0].convolved(
                 filters: weights[0], biases: weights[1], kernelWidth: kernelWidth, kernelHeight: kernelHeight,
-                stride: stride, padding: padding, trailingPadding: trailingPadding, groups: groups, rectified: rectified
-            )
+                stride: stride, padding: padding, trailingPadding: trailingPadding, groups: groups,
+                rectified: rectified,
+                ceiling: ceiling)
         }
 
         public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {
@@ -387,8 +397,9 @@ extension Network {
                     for i in 0..<depth { merged.filters[o * depth + i] *= affine.scale[o] }
                     merged.biases[o] = biases[o] * affine.scale[o] + affine.shift[o]
                 }
-            } else if next.isRectifier {
+            } else if let ceiling = (next as? Activation)?.ceiling {
                 merged.rectified = true
+                merged.ceiling = ceiling
             } else {
                 return nil
             }

@@ -8,7 +8,8 @@ enum ConvolutionProduct {
         let depth = Int(arguments.groupDepth), columns = Int(arguments.columns)
         run(
             columns: columns, groupOut: Int(arguments.groupOutChannels), depth: depth, spatial: Int(arguments.spatial),
-            outChannels: Int(arguments.outChannels), relu: arguments.relu != 0, weights: arguments.weights.elements,
+            outChannels: Int(arguments.outChannels), ceiling: arguments.relu != 0 ? arguments.ceiling : nil,
+            weights: arguments.weights.elements,
             bias: arguments.bias.elements, dst: arguments.dst.elements
         ) { panel, group, n, width in
             let source = arguments.cols.elements + group * depth * columns + n
@@ -32,7 +33,8 @@ enum ConvolutionProduct {
         let groupChannels = channels / (outChannels / groupOut), spatial = outHeight * outWidth
         run(
             columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
-            outChannels: outChannels, relu: a.relu != 0, weights: a.weights.elements, bias: a.bias.elements,
+            outChannels: outChannels, ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
+            bias: a.bias.elements,
             dst: a.dst.elements
         ) { panel, group, n, lanes in
             let src = a.src.elements
@@ -57,9 +59,9 @@ enum ConvolutionProduct {
     }
 
     /// Tiles over columns and groups in parallel; `pack(panel, group, n, width)` fills a tile's panel of
-    /// `depth` × 8 values (zeros past `width` columns).
+    /// `depth` × 8 values (zeros past `width` columns). Outputs are clamped to `0...ceiling` where it is given.
     private static func run(
-        columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, relu: Bool,
+        columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
         pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void
     ) {
@@ -75,7 +77,7 @@ enum ConvolutionProduct {
                 let image = n / spatial, position = n % spatial, oneImage = position + width <= spatial
                 @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int) {
                     var values = acc + bias[oc]
-                    if relu { values = values.replacing(with: 0, where: values .< 0) }
+                    if let ceiling { values = values.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: ceiling)) }
                     if oneImage {
                         let out = dst + (image * outChannels + oc) * spatial + position
                         for i in 0..<width { out[i] = values[i] }

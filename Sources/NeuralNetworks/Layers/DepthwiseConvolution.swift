@@ -7,7 +7,8 @@ enum DepthwiseConvolution {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
-        let outChannels = Int(a.outChannels), perChannel = Int(a.groupOutChannels), relu = a.relu != 0
+        let outChannels = Int(a.outChannels), perChannel = Int(a.groupOutChannels)
+        let ceiling: Float? = a.relu != 0 ? a.ceiling : nil
         let (vectors, singles) = rowLayout(outWidth: outWidth, width: width, kernelWidth: kw, stride: sx, padding: px)
         CPUParallel.forEachRange(Int(a.batch) * outChannels * outHeight) { rows in
             let src = a.src.elements, weights = a.weights.elements, dst = a.dst.elements
@@ -24,7 +25,7 @@ enum DepthwiseConvolution {
                             sum.addProduct(SIMD8(repeating: filter[ky * kw + kx]), load(line + kx, stride: sx))
                         }
                     }
-                    if relu { sum.replace(with: 0, where: sum .< 0) }
+                    if let ceiling { sum = sum.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: ceiling)) }
                     UnsafeMutableRawPointer(out + ox).storeBytes(of: sum, as: SIMD8<Float>.self)
                 }
                 for ox in singles {
@@ -36,7 +37,7 @@ enum DepthwiseConvolution {
                             sum += filter[ky * kw + kx] * line[kx]
                         }
                     }
-                    out[ox] = relu ? max(sum, 0) : sum
+                    out[ox] = ceiling.map { min(max(sum, 0), $0) } ?? sum
                 }
             }
         }
