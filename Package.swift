@@ -117,7 +117,7 @@ let package = Package(
             dependencies: ["ImageKernels", "ReferenceFilters", "TestSupport", "BenchmarkSupport"]),
         .testTarget(
             name: "NeuralNetworksTests",
-            dependencies: ["NeuralNetworks", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
+            dependencies: ["NeuralNetworks", "ImageKernels", "ImageCodecs", "TestSupport", "BenchmarkSupport"]),
         .testTarget(
             name: "ImageCodecsTests", dependencies: ["ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport"]),
         .testTarget(

