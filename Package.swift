@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "NeuralNetworks", targets: ["NeuralNetworks"]),
         .library(name: "FaceRecognition", targets: ["FaceRecognition"]),
         .library(name: "FaceDetection", targets: ["FaceDetection"]),
+        .library(name: "PhotoSimilarity", targets: ["PhotoSimilarity"]),
         .library(name: "Catalog", targets: ["Catalog"]),
         .executable(name: "cbir", targets: ["cbir"]),
     ],
@@ -51,6 +52,9 @@ let package = Package(
             dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetection", "FaceRecognitionCL"]),
         .target(name: "FaceDetectionCL", path: "Kernels/FaceDetection", plugins: ["EmbedKernels"]),
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
+
+        // Photo similarity: prints, perceptual hashes, similar photos and near-duplicate groups
+        .target(name: "PhotoSimilarity", dependencies: ["ImageKernels", "NeuralNetworks"]),
 
         // Database
         .target(
@@ -131,6 +135,9 @@ let package = Package(
                 "FaceRecognition", "FaceDetection", "ImageKernels", "ImageCodecs", "ReferenceFilters", "TestSupport",
                 "BenchmarkSupport",
             ]),
+        .testTarget(
+            name: "PhotoSimilarityTests",
+            dependencies: ["PhotoSimilarity", "NeuralNetworks", "ImageCodecs", "ImageKernels", "TestSupport"]),
         .testTarget(
             name: "cbirTests",
             dependencies: [
