@@ -54,7 +54,8 @@ let package = Package(
         .target(name: "FaceDetection", dependencies: ["ImageKernels", "NeuralNetworks", "FaceDetectionCL"]),
 
         // Photo similarity: prints, perceptual hashes, similar photos and near-duplicate groups
-        .target(name: "PhotoSimilarity", dependencies: ["ImageKernels", "NeuralNetworks"]),
+        .target(name: "PhotoSimilarityCL", path: "Kernels/PhotoSimilarity", plugins: ["EmbedKernels"]),
+        .target(name: "PhotoSimilarity", dependencies: ["ImageKernels", "NeuralNetworks", "PhotoSimilarityCL"]),
 
         // Database
         .target(
@@ -137,7 +138,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "PhotoSimilarityTests",
-            dependencies: ["PhotoSimilarity", "NeuralNetworks", "ImageCodecs", "ImageKernels", "TestSupport"]),
+            dependencies: [
+                "PhotoSimilarity", "NeuralNetworks", "ImageCodecs", "ImageKernels", "ReferenceFilters", "TestSupport",
+                "BenchmarkSupport",
+            ]),
         .testTarget(
             name: "cbirTests",
             dependencies: [

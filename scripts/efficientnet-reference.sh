@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Writes Tests/Reference/efficientnet-lite0-reference.json: EfficientNet-Lite0's features, logits and prints
-# from an independent numpy implementation (scripts/efficientnet_reference.py), for the parity tests. It runs
+# Writes Tests/Reference/efficientnet-lite0-reference.json (EfficientNet-Lite0's features, logits and prints)
+# and Tests/Reference/perceptual-hash-reference.json (DCT hashes) from an independent numpy implementation
+# (scripts/efficientnet_reference.py), for the parity tests. It runs
 # in a throw-away virtual environment (numpy and Pillow; PyTorch is not needed); CI never runs this, it
 # reads the committed file.
 set -euo pipefail

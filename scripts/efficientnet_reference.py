@@ -12,6 +12,9 @@ photos: UKBench dev photos as the photo print takes them: decoded, shorter side 
 averaging (partial pixels weighted, rounded to uint8), centre 224 cropped; each one's L2-normalised features
 and its five most likely ImageNet classes.
 tensors: a few tensors' shapes, sums and first values in row-major order, to check the reader.
+hashes: the 64-bit DCT perceptual hash of UKBench dev photos: grey (Pillow's "L"), area-resized to 32 x 32
+(rounded to uint8; the thumbnail is kept), the 8 x 8 lowest frequencies of its 2-D DCT-II, each bit set where
+its coefficient exceeds their median, row-major from the most significant bit.
 """
 import base64, io, json, os, pickle, struct, sys
 import numpy as np
@@ -160,5 +163,23 @@ tensors = [{"name": n, "shape": list(tensor(n).shape), "sum": float(tensor(n).su
             "first": [float(v) for v in tensor(n).reshape(-1)[:5]]}
            for n in ["_conv_stem.weight", "_blocks.3._depthwise_conv.weight", "_bn1.running_var", "_fc.weight",
                      "_blocks.15._bn2.num_batches_tracked"]]
+def dct_hash(thumbnail):
+    n = thumbnail.shape[0]
+    basis = np.cos(np.pi * np.outer(np.arange(8), 2 * np.arange(n) + 1) / (2 * n))  # 8 x n
+    low = basis @ thumbnail.astype(np.float64) @ basis.T
+    bits = (low > np.median(low)).reshape(-1)
+    return "%016x" % int("".join("1" if b else "0" for b in bits), 2)
+
+hashes = []
+for number in [0, 1, 37, 88, 100, 132, 188, 239]:
+    name = f"ukbench-dev/ukbench{number:05d}.jpg"
+    gray = np.array(ImageOps.exif_transpose(Image.open(os.path.join(datasets, name))).convert("L"))[:, :, None]
+    thumbnail = area_resize(gray, 32, 32)[:, :, 0]
+    hashes.append({"file": name, "thumbnail": base64.b64encode(thumbnail.tobytes()).decode(),
+                   "hash": dct_hash(thumbnail)})
+    print(name, hashes[-1]["hash"], file=sys.stderr)
+
 with open(os.path.join(out, "efficientnet-lite0-reference.json"), "w") as f:
     json.dump({"tensorCount": len(state), "tensors": tensors, "exact": exact, "photos": photos}, f, indent=1)
+with open(os.path.join(out, "perceptual-hash-reference.json"), "w") as f:
+    json.dump({"hashes": hashes}, f, indent=1)

@@ -355,6 +355,30 @@ public enum Reference {
         return PixelBuffer(descriptor: out) { raw in sums.withUnsafeBytes { raw.copyMemory(from: $0) } }
     }
 
+    /// The `count` × `count` lowest frequencies of each plane's unnormalised 2-D DCT-II:
+    /// Σy Σx p[y][x] cos(π u (2y + 1) / 2h) cos(π v (2x + 1) / 2w), in double precision.
+    public static func lowFrequencyDCT(_ image: PixelBuffer, count: Int) -> PixelBuffer {
+        let d = image.descriptor, v = image.floatValues
+        func basis(_ k: Int, _ i: Int, _ n: Int) -> Double { cos(Double.pi * Double(k * (2 * i + 1)) / Double(2 * n)) }
+        var out: [Float] = []
+        for p in 0..<d.planeCount {
+            for u in 0..<count {
+                for w in 0..<count {
+                    var sum = 0.0
+                    for y in 0..<d.height {
+                        for x in 0..<d.width {
+                            sum += Double(v[index(p, x, y, d)]) * basis(u, y, d.height) * basis(w, x, d.width)
+                        }
+                    }
+                    out.append(Float(sum))
+                }
+            }
+        }
+        var result = d.with(width: count, height: count)
+        result.elementType = .float32
+        return make(result, out)
+    }
+
     static func index(_ plane: Int, _ x: Int, _ y: Int, _ d: ImageDescriptor) -> Int {
         (plane * d.height + y) * d.width + x
     }
