@@ -102,6 +102,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], path: "Benchmarks/cluster-bench"),
         .executableTarget(
+            name: "photo-bench",
+            dependencies: [
+                "PhotoSimilarity", "ImageCodecs", "ImageKernels", "NeuralNetworks", "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/photo-bench"),
+        .executableTarget(
             name: "nbnn-bench",
             dependencies: [
                 "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters",
