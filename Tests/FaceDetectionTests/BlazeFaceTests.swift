@@ -86,9 +86,7 @@ struct BlazeFaceReference: Decodable {
             let detector = try BlazeFaceDetector(
                 model: model, context: RenderContext(device: try TestDevices.device(choice), fallsBack: false))
             let (regressors, scores) = try detector.rawOutputs(for: Image(try Self.input(raw, size: model.inputSize)))
-            let expected = try #require(Data(base64Encoded: raw.scores)).withUnsafeBytes {
-                Array($0.bindMemory(to: Float.self))
-            }
+            let expected = try ReferenceValues.floats(base64: raw.scores)
             #expect(scores.count == expected.count)
             let scoreError = zip(scores, expected).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity
             var regressorError: Float = 0

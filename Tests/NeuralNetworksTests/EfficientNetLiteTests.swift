@@ -45,10 +45,6 @@ struct EfficientNetReference: Decodable {
     static func load() throws -> EfficientNetReference {
         try JSONDecoder().decode(EfficientNetReference.self, from: Data(contentsOf: URL(fileURLWithPath: file)))
     }
-
-    static func floats(_ base64: String) throws -> [Float] {
-        try #require(Data(base64Encoded: base64)).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
-    }
 }
 
 /// EfficientNet-Lite0 on our layers against the independent implementation, on exactly the same inputs
@@ -67,8 +63,8 @@ struct EfficientNetReference: Decodable {
                 to: PixelRect(x: exact.x, y: exact.y, width: exact.size, height: exact.size))
             let outputs = try context.render(network.outputs(for: square.converted(to: .float32)))
             for (name, output, expected) in [
-                ("features", outputs[0].floatValues, try EfficientNetReference.floats(exact.features)),
-                ("logits", outputs[1].floatValues, try EfficientNetReference.floats(exact.logits)),
+                ("features", outputs[0].floatValues, try ReferenceValues.floats(base64: exact.features)),
+                ("logits", outputs[1].floatValues, try ReferenceValues.floats(base64: exact.logits)),
             ] {
                 #expect(output.count == expected.count)
                 let error = zip(output, expected).map { abs($0 - $1) / max(1, abs($1)) }.max() ?? .infinity

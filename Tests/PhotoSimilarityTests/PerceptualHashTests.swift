@@ -64,7 +64,7 @@ import Testing
         let context = RenderContext(device: try TestDevices.device(choice), fallsBack: false)
         for reference in try Reference.load().hashes {
             let thumbnail = try PixelBuffer(
-                width: 32, height: 32, values: [UInt8](try #require(Data(base64Encoded: reference.thumbnail))))
+                width: 32, height: 32, values: try ReferenceValues.bytes(base64: reference.thumbnail))
             let ofThumbnail = try PerceptualHash.hashes(ofGray: [thumbnail], context: context)[0]
             #expect(ofThumbnail.description == reference.hash, "\(reference.file) on \(choice)")
             let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/" + reference.file)

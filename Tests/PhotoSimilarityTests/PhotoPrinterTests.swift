@@ -37,9 +37,7 @@ import Testing
         let photos = try reference.photos.map { try ImageDecoder.decode(contentsOf: SharedData.root + "/" + $0.file) }
         let outputs = try printer.printsAndLogits(of: photos)
         for (photo, output) in zip(reference.photos, outputs) {
-            let expected = try #require(Data(base64Encoded: photo.print)).withUnsafeBytes {
-                Array($0.bindMemory(to: Float.self))
-            }
+            let expected = try ReferenceValues.floats(base64: photo.print)
             let cosine = zip(output.print, expected).reduce(0) { $0 + $1.0 * $1.1 }
             // Decoders and resizers may round differently (PIL against libjpeg-turbo, numpy's area weights
             // against ours): the prints agree to a cosine distance of 0.001, far below those between photos.

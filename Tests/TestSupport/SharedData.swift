@@ -26,3 +26,20 @@ public enum SamplePhotos {
         ProcessInfo.processInfo.environment["FACESEARCH_SAMPLES"]
         ?? FileManager.default.homeDirectoryForCurrentUser.path + "/.cache/facesearch/samples"
 }
+
+/// Reads the arrays reference files carry as base64 (the reference scripts write them so).
+public enum ReferenceValues {
+    /// Little-endian float32 values.
+    public static func floats(base64: String) throws -> [Float] {
+        try bytes(base64: base64).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    public static func bytes(base64: String) throws -> [UInt8] {
+        guard let data = Data(base64Encoded: base64) else { throw ReferenceError.notBase64(String(base64.prefix(40))) }
+        return [UInt8](data)
+    }
+
+    public enum ReferenceError: Error {
+        case notBase64(String)
+    }
+}
