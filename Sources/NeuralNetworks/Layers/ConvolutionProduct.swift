@@ -31,6 +31,7 @@ enum ConvolutionProduct {
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
         let groupOut = Int(a.groupOutChannels), outChannels = Int(a.outChannels)
         let groupChannels = channels / (outChannels / groupOut), spatial = outHeight * outWidth
+        let pointwise = kh == 1 && kw == 1 && sy == 1 && sx == 1 && py == 0 && px == 0 && outWidth == width
         run(
             columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
             outChannels: outChannels, ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
@@ -38,6 +39,15 @@ enum ConvolutionProduct {
             dst: a.dst.elements
         ) { panel, group, n, lanes in
             let src = a.src.elements
+            // A 1 × 1 filter with unit stride and no padding whose eight columns lie side by side in one image:
+            // its fields are the input's channels at those pixels, read as vectors.
+            if pointwise, lanes == 8, n % spatial + 8 <= spatial {
+                let pixels = src + (n / spatial * channels + group * groupChannels) * spatial + n % spatial
+                for c in 0..<groupChannels {
+                    panel[c] = UnsafeRawPointer(pixels + c * spatial).loadUnaligned(as: SIMD8<Float>.self)
+                }
+                return
+            }
             for i in 0..<8 {
                 let column = n + min(i, lanes - 1), b = column / spatial, p = column % spatial
                 let top = p / outWidth * sy - py, left = p % outWidth * sx - px
