@@ -379,6 +379,28 @@ public enum Reference {
         return make(result, out)
     }
 
+    /// Per interior row of each plane, Σ L and Σ L² of the 4-neighbour Laplacian L (a 2-wide float image).
+    public static func laplacianMoments(_ image: PixelBuffer) -> PixelBuffer {
+        let d = image.descriptor, v = image.floatValues
+        var out: [Float] = []
+        for p in 0..<d.planeCount {
+            for y in 1..<d.height - 1 {
+                var sum = 0.0, squares = 0.0
+                for x in 1..<d.width - 1 {
+                    let l = Double(
+                        v[index(p, x, y - 1, d)] + v[index(p, x, y + 1, d)] + v[index(p, x - 1, y, d)]
+                            + v[index(p, x + 1, y, d)] - 4 * v[index(p, x, y, d)])
+                    sum += l
+                    squares += l * l
+                }
+                out += [Float(sum), Float(squares)]
+            }
+        }
+        var result = d.with(width: 2, height: d.height - 2)
+        result.elementType = .float32
+        return make(result, out)
+    }
+
     static func index(_ plane: Int, _ x: Int, _ y: Int, _ d: ImageDescriptor) -> Int {
         (plane * d.height + y) * d.width + x
     }

@@ -1,0 +1,84 @@
+import ImageKernels
+import PhotoSimilarityCL
+
+/// Per interior row of each uint8 plane, the sum and the sum of squares of its 4-neighbour Laplacian (a
+/// float image 2 wide and `height − 2` high per plane): what ``sharpness(ofGray:context:)`` reduces to the
+/// Laplacian's variance, the usual measure of focus (a blurred or upscaled copy scores lower).
+public struct LaplacianMoments: Filter {
+    public var name: String { "Laplacian moments" }
+
+    public init() {}
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        var input = try singleInput(inputs, of: .uint8)
+        guard input.width >= 3, input.height >= 3 else {
+            throw .invalidInput(filter: name, reason: "needs planes of at least 3×3, got \(input)")
+        }
+        input.elementType = .float32
+        return input.with(width: 2, height: input.height - 2)
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor
+        try encoder.launch(
+            Self.kernel,
+            Arguments(
+                src: .init(encoder.input), dst: .init(encoder.output), width: Int32(input.width),
+                height: Int32(input.height), planes: Int32(input.planeCount)),
+            over: [input.height - 2, input.planeCount])
+    }
+
+    struct Arguments: KernelArguments {
+        var src: KernelBuffer<UInt8>
+        var dst: KernelMutableBuffer<Float>
+        var width: Int32
+        var height: Int32
+        var planes: Int32
+    }
+
+    static let kernel = Kernel<Arguments>(
+        "laplacian_moments", in: KernelSource(name: "LaplacianMoments", bytes: PhotoSimilarityCL.laplacianMoments),
+        schedules: .uniform([16, 1])
+    ) { arguments, _ in
+        let width = Int(arguments.width), height = Int(arguments.height)
+        CPUParallel.forEachRange(Int(arguments.planes) * (height - 2)) { rows in
+            let src = arguments.src.elements, dst = arguments.dst.elements
+            for item in rows {
+                let plane = item / (height - 2), row = item % (height - 2)
+                let p = src + (plane * height + row + 1) * width
+                var sum: Float = 0, squares: Float = 0
+                for x in 1..<width - 1 {
+                    let l =
+                        Float(p[x - width]) + Float(p[x + width]) + Float(p[x - 1]) + Float(p[x + 1]) - 4 * Float(p[x])
+                    sum += l
+                    squares += l * l
+                }
+                dst[item * 2] = sum
+                dst[item * 2 + 1] = squares
+            }
+        }
+    }
+
+    /// The variance of the Laplacian of each uint8 grey plane, at the size it is given (compare photos
+    /// at one size: downscaling sharpens), all in one render on `context`.
+    public static func sharpness(ofGray planes: [PixelBuffer], context: RenderContext) throws(PhotoError) -> [Double] {
+        for plane in planes where plane.descriptor.elementType != .uint8 || plane.descriptor.channels != 1 {
+            throw .invalidInput("sharpness takes uint8 grey planes, got \(plane.descriptor)")
+        }
+        let moments: [PixelBuffer]
+        do { moments = try context.render(planes.map { Image($0).applying(LaplacianMoments()) }) } catch {
+            throw .render(error)
+        }
+        return zip(planes, moments).map { plane, moments in
+            let values = moments.floatValues
+            let pixels = Double((plane.descriptor.width - 2) * (plane.descriptor.height - 2))
+            var sum = 0.0, squares = 0.0
+            for row in stride(from: 0, to: values.count, by: 2) {
+                sum += Double(values[row])
+                squares += Double(values[row + 1])
+            }
+            let mean = sum / pixels
+            return max(0, squares / pixels - mean * mean)
+        }
+    }
+}
