@@ -62,7 +62,7 @@ let package = Package(
             name: "Catalog",
             dependencies: [
                 "NeuralNetworks",
-                "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection",
+                "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "PhotoSimilarity",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
 
@@ -157,7 +157,8 @@ let package = Package(
         .testTarget(
             name: "CatalogTests",
             dependencies: [
-                "Catalog", "FaceRecognition", "ImageCodecs", "ImageKernels", "TestSupport", "BenchmarkSupport",
+                "Catalog", "FaceRecognition", "PhotoSimilarity", "ImageCodecs", "ImageKernels", "TestSupport",
+                "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
     ]

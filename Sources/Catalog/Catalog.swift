@@ -206,6 +206,8 @@ public actor Catalog {
         public let faces: Int
         public let labelledFaces: Int
         public let labels: Int
+        /// Images with a print, hash and sharpness (``PhotoPrintAnalysis``).
+        public let printedImages: Int
     }
 
     public nonisolated func statistics() throws(CatalogError) -> Statistics {
@@ -215,7 +217,8 @@ public actor Catalog {
                 images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
                 failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(
                     db),
-                faces: faces.faces, labelledFaces: faces.labelled, labels: faces.labels)
+                faces: faces.faces, labelledFaces: faces.labelled, labels: faces.labels,
+                printedImages: try PhotoStore().count(db))
         }
     }
 

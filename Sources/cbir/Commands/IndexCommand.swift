@@ -8,7 +8,10 @@ import ImageKernels
 struct IndexCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index",
-        abstract: "Find, align, describe and store the faces of every photo under a folder.",
+        abstract: """
+            Find, align, describe and store the faces of every photo under a folder, and print each photo for \
+            similar photos and duplicates.
+            """,
         discussion: """
             Walks the folder recursively and recognises images by content. Unchanged files are skipped, changed \
             ones re-indexed; a file that cannot be read is recorded with its error and indexing goes on. Several \
@@ -19,7 +22,10 @@ struct IndexCommand: AsyncParsableCommand {
             recorded like a failed file. Files stored \
             from this folder that are gone from it are removed first (their labels saved to a file beside the \
             database, for `cbir labels --import`), unless --keep-missing. New faces are then grouped into people \
-            (`cbir people`). Progress goes to stderr (one updating line on a terminal, plain lines otherwise), the \
+            (`cbir people`). Each photo is also printed (its EfficientNet-Lite0 print, perceptual hash and \
+            sharpness); photos indexed without prints get them without their faces being found again. \
+            --no-faces and --no-photos skip either analysis. Progress goes to stderr (one updating line on a \
+            terminal, plain lines otherwise), the \
             summary to stdout.
             """)
 
@@ -28,6 +34,12 @@ struct IndexCommand: AsyncParsableCommand {
 
     @Flag(help: "Keep stored files that are gone from the folder.")
     var keepMissing = false
+
+    @Flag(name: .customLong("no-faces"), help: "Do not find faces (those stored stay).")
+    var noFaces = false
+
+    @Flag(name: .customLong("no-photos"), help: "Do not print photos (for similar photos and duplicates).")
+    var noPhotos = false
 
     @Option(help: "Batches indexed at once (one a core, 2 to 16).")
     var jobs = Catalog.indexingConcurrency
@@ -41,6 +53,7 @@ struct IndexCommand: AsyncParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
+        guard !(noFaces && noPhotos) else { throw ValidationError("--no-faces and --no-photos leave nothing to do") }
         let (mostJobs, mostFiles) = (Catalog.maximumIndexingConcurrency, Catalog.maximumIndexingBatch)
         guard (1...mostJobs).contains(jobs) else {
             throw ValidationError("--jobs must be at least 1 and at most \(mostJobs)")
@@ -56,11 +69,13 @@ struct IndexCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try database.open(access: .readWrite, create: true), context = try deviceOptions.context()
-        let faces = try detector.faces(context: context)
+        let analyses: [any PhotoAnalysis] =
+            (noFaces ? [] : [try detector.faces(context: context)])
+            + (noPhotos ? [] : [try PhotoPrintAnalysis(context: context)])
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
         let run = try await store.index(
-            folder: folder, analyses: [faces], context: context, keepMissing: keepMissing, concurrency: jobs,
+            folder: folder, analyses: analyses, context: context, keepMissing: keepMissing, concurrency: jobs,
             batch: batch
         ) { progress in step.show(progress) }
         step.finish()
@@ -70,13 +85,13 @@ struct IndexCommand: AsyncParsableCommand {
                 format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
                 FileSystemPath.displayed(folder), run.total, run.elapsed, run.rate, run.indexed, run.unchanged,
                 run.failed)
-                + (run.upgraded > 0 ? ", \(run.upgraded) given embeddings" : "")
+                + (run.upgraded > 0 ? ", \(run.upgraded) completed (embeddings or prints added)" : "")
                 + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print(
             """
-            \(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.failedImages) \
-            failed files
+            \(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.printedImages) \
+            photos printed, \(statistics.failedImages) failed files
             """
         )
         print("people: \(try await store.clusterPeople(context: context))")

@@ -6,8 +6,8 @@ import ImageKernels
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Count the stored images, failed files, faces and labels.",
-        discussion: "With --json: {images, failedImages, faces, labelledFaces, labels}.")
+        abstract: "Count the stored images, failed files, faces, labels and printed photos.",
+        discussion: "With --json: {images, failedImages, faces, labelledFaces, labels, printedImages}.")
 
     @Flag(help: "Print JSON (see above).")
     var json = false
@@ -25,7 +25,8 @@ struct StatsCommand: ParsableCommand {
             """
             \(database.db): \(statistics.images) images, \(statistics.failedImages) failed files, \
             \(statistics.faces) faces, \
-            \(statistics.labelledFaces) labelled with \(statistics.labels) names
+            \(statistics.labelledFaces) labelled with \(statistics.labels) names, \(statistics.printedImages) photos \
+            printed
             """)
     }
 }
