@@ -70,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "cbir",
             dependencies: [
-                "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "Catalog",
+                "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "Catalog", "PhotoSimilarity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .target(

@@ -226,7 +226,7 @@ public actor Catalog {
     nonisolated func paths(of images: [Int64]) throws(CatalogError) -> [Int64: String] {
         try read { db in
             Dictionary(
-                try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(FaceStore.list(images)))")
+                try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(RowBatches.list(images)))")
                     .map { ($0[0] as Int64, $0[1] as String) }
             ) { first, _ in first }
         }

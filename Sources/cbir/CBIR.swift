@@ -12,7 +12,7 @@ struct CBIR: AsyncParsableCommand {
         subcommands: [
             Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
             LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
-            RemoveCommand.self, PeopleCommand.self, PhotosCommand.self,
+            RemoveCommand.self, PeopleCommand.self, PhotosCommand.self, SimilarCommand.self,
         ])
 
     /// Parses the arguments as bytes, so that a file name that is not UTF-8 reaches the file it names

@@ -4,13 +4,14 @@ import ImageKernels
 import TestSupport
 import Testing
 
+/// A path in the temporary folder no other test uses.
+func temporaryPath(_ name: String) -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("cbir-\(UUID())-\(name)").path
+}
+
 /// The `cbir` tool end to end, as a user runs it.
 @Suite struct CommandLineTests {
     static let photo = SharedData.root + "/wild-photos/test/obama1.jpg"
-
-    func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("cbir-\(UUID())-\(name)").path
-    }
 
     @Test func devicesListsTheCPUAndMarksTheDefault() throws {
         let output = try CommandRunner(product: "cbir").run(["devices"])

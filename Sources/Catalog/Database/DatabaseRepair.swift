@@ -145,7 +145,7 @@ extension Catalog {
                 db,
                 sql: """
                     SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                    AND name NOT IN ('grdb_migrations', '\(FaceStore.tagsTable)') ORDER BY name
+                    AND name NOT IN ('grdb_migrations', '\(TableTags.table)') ORDER BY name
                     """)
         }
         return try names.map { name in

@@ -106,34 +106,11 @@ public struct FaceStore: Sendable {
 
     static let descriptorsTable = "face_descriptors"
 
-    /// A random tag for each table of faces' vectors that every insert, update and delete there replaces
-    /// (triggers, which also fire for the rows a removed face or image takes with it), so that a gallery in
-    /// memory or in a file tells in one read whether it still holds the table's faces. Counts and largest
-    /// ids cannot tell: a database restored from a backup hands out the same ids again.
+    /// Tags the tables of faces' vectors (``TableTags``), so that galleries tell in one read whether they
+    /// still hold them.
     static func addTags(_ db: Database) throws {
-        try db.execute(sql: "CREATE TABLE \(tagsTable) (name TEXT PRIMARY KEY, tag BLOB NOT NULL)")
-        for table in [descriptorsTable, embeddingsTable] {
-            try db.execute(sql: "INSERT INTO \(tagsTable) (name, tag) VALUES (?, randomblob(16))", arguments: [table])
-            for change in ["insert", "update", "delete"] {
-                try db.execute(
-                    sql: """
-                        CREATE TRIGGER \(table)_\(change)_tag AFTER \(change.uppercased()) ON \(table)
-                        BEGIN UPDATE \(tagsTable) SET tag = randomblob(16) WHERE name = '\(table)'; END
-                        """)
-            }
-        }
-    }
-
-    static let tagsTable = "table_tags"
-
-    /// The tag of `table` (see ``addTags(_:)``); a missing one is an error: without it no change would show.
-    func tag(_ table: String, _ db: Database) throws -> Data {
-        guard
-            let tag = try Data.fetchOne(db, sql: "SELECT tag FROM \(Self.tagsTable) WHERE name = ?", arguments: [table])
-        else {
-            throw GRDB.DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(Self.tagsTable) has no row for \(table)")
-        }
-        return tag
+        try TableTags.createTable(db)
+        for table in [descriptorsTable, embeddingsTable] { try TableTags.track(table, db) }
     }
 
     private static func setDescriptor(_ parameters: String, _ stored: Data, face: Int64, _ db: Database) throws {
@@ -168,7 +145,7 @@ public struct FaceStore: Sendable {
     func embeddings(
         _ ids: [Int64]?, _ db: Database, _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
     ) throws {
-        try Self.batches(
+        try RowBatches.fetch(
             "SELECT face_id, image_id, embedding FROM \(Self.embeddingsTable) JOIN faces ON faces.id = face_id",
             ids: ids, db,
             row: { row in
@@ -177,35 +154,6 @@ public struct FaceStore: Sendable {
                     ImageID(row["image_id"] as Int64)
                 )
             }, body)
-    }
-
-    /// Hands `body` the rows of `select` (a table of faces' vectors joined with `faces`) made by `row`, 500
-    /// at a time: for the faces `ids` (an `IN` list of 500 a statement), or for every face when `ids` is nil,
-    /// in one sweep, which reads `faces` through its image index rather than row by row (faster for a new
-    /// process's first query: Benchmarks/RESULTS.md, index-bench).
-    private static func batches<Entry>(
-        _ select: String, ids: [Int64]?, _ db: Database, row make: (Row) throws -> Entry,
-        _ body: ([Entry]) throws -> Void
-    ) throws {
-        let statements =
-            ids.map { ids in
-                stride(from: 0, to: ids.count, by: 500).map { start in
-                    select + " WHERE face_id IN (\(list(ids[start..<min(ids.count, start + 500)])))"
-                }
-            } ?? [select]
-        var batch: [Entry] = []
-        batch.reserveCapacity(500)
-        for statement in statements {
-            let rows = try Row.fetchCursor(db, sql: statement)
-            while let row = try rows.next() {
-                batch.append(try make(row))
-                if batch.count == 500 {
-                    try body(batch)
-                    batch.removeAll(keepingCapacity: true)
-                }
-            }
-        }
-        if !batch.isEmpty { try body(batch) }
     }
 
     func insert(_ faces: [FaceRecord], image: Int64, _ db: Database) throws {
@@ -229,7 +177,7 @@ public struct FaceStore: Sendable {
 
     /// The faces with their descriptors (and parameters) and embeddings read in from their tables.
     private func completed(_ faces: [FaceRecord], _ db: Database) throws -> [FaceRecord] {
-        let ids = Self.list(faces.compactMap(\.id))
+        let ids = RowBatches.list(faces.compactMap(\.id))
         func rows(_ table: String) throws -> [Int64: Row] {
             try Dictionary(
                 Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE face_id IN (\(ids))").map { ($0["face_id"], $0) }
@@ -279,7 +227,7 @@ public struct FaceStore: Sendable {
         _ body: ([(encoded: Data, face: FaceID, image: ImageID)]) throws -> Void
     ) throws {
         var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
-        try Self.batches(
+        try RowBatches.fetch(
             """
             SELECT face_id, image_id, parameters, descriptor FROM \(Self.descriptorsTable) JOIN faces ON faces.id \
             = face_id
@@ -307,7 +255,7 @@ public struct FaceStore: Sendable {
             sql: """
                 SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
                 JOIN images ON images.id = image_id LEFT JOIN persons ON persons.id = person_id
-                WHERE faces.id IN (\(Self.list(matches.map(\.face.rawValue))))
+                WHERE faces.id IN (\(RowBatches.list(matches.map(\.face.rawValue))))
                 """)
         let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
         return matches.compactMap { match in
@@ -320,5 +268,4 @@ public struct FaceStore: Sendable {
     }
 
     /// Row ids for an SQL `IN (…)`.
-    static func list<Ids: Sequence<Int64>>(_ ids: Ids) -> String { ids.map(String.init).joined(separator: ",") }
 }

@@ -2,6 +2,7 @@ import FaceRecognition
 import Foundation
 import GRDB
 import ImageKernels
+import PhotoSimilarity
 
 /// The stored faces as search galleries, one per descriptor parameters and device, kept between queries
 /// (on the device, in the forms the search kernels read) and brought up to date with the database before
@@ -28,6 +29,8 @@ final class GalleryCache: @unchecked Sendable {
     private var entries: [Key: Entry<Gallery>] = [:]
     /// The faces' embeddings, per device.
     private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
+    /// The photos' prints, per device.
+    private var prints: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
 
     /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
     /// Faces described with other parameters are an error: comparing them would be silently wrong.
@@ -45,7 +48,8 @@ final class GalleryCache: @unchecked Sendable {
         return try cached(
             &entries, Key(parameters: parameters, device: ObjectIdentifier(context.device)),
             make: Gallery(parameters: parameters, context: context), from: database,
-            tag: { db in try store.tag(FaceStore.descriptorsTable, db) }, ids: store.idsWithDescriptors, file: file,
+            tag: { db in try TableTags.tag(of: FaceStore.descriptorsTable, db) }, ids: store.idsWithDescriptors,
+            file: file,
             append: { gallery, ids, db in
                 try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(encoded: batch) }
             })
@@ -56,9 +60,21 @@ final class GalleryCache: @unchecked Sendable {
         let store = database.store
         return try cached(
             &embeddings, ObjectIdentifier(context.device), make: EmbeddingGallery(context: context),
-            from: database, tag: { db in try store.tag(FaceStore.embeddingsTable, db) }, ids: store.idsWithEmbeddings,
+            from: database, tag: { db in try TableTags.tag(of: FaceStore.embeddingsTable, db) },
+            ids: store.idsWithEmbeddings,
             file: nil,
             append: { gallery, ids, db in try store.embeddings(ids, db) { batch in try gallery.append(batch) } })
+    }
+
+    /// The gallery of every stored photo's print on `context`'s device, up to date: each photo a row whose
+    /// face and image ids are the photo's, searched by the embeddings' kernel.
+    func printGallery(of database: Catalog, context: RenderContext) throws(CatalogError) -> EmbeddingGallery {
+        let store = PhotoStore()
+        return try cached(
+            &prints, ObjectIdentifier(context.device),
+            make: EmbeddingGallery(length: PhotoPrinter.length, context: context), from: database,
+            tag: { db in try TableTags.tag(of: PhotoStore.table, db) }, ids: store.imageIDs, file: nil,
+            append: { gallery, ids, db in try store.prints(ids, db) { batch in try gallery.append(batch) } })
     }
 
     /// Reading a gallery from its file, where that holds the faces of a tag (with their ids), and writing it.

@@ -156,7 +156,7 @@ extension Catalog {
         guard !missing.isEmpty else { return (0, nil) }
         let ids = missing.map(\.id)
         let labels = try read { db in
-            try Self.faceLabels(db, sql: Self.labelledFaces + " AND image_id IN (\(FaceStore.list(ids)))")
+            try Self.faceLabels(db, sql: Self.labelledFaces + " AND image_id IN (\(RowBatches.list(ids)))")
         }
         var labelsFile: String?
         if !labels.isEmpty {
@@ -170,7 +170,7 @@ extension Catalog {
             }
             labelsFile = file
         }
-        try await write { db in try db.execute(sql: "DELETE FROM images WHERE id IN (\(FaceStore.list(ids)))") }
+        try await write { db in try db.execute(sql: "DELETE FROM images WHERE id IN (\(RowBatches.list(ids)))") }
         return (missing.count, labelsFile)
     }
 }

@@ -284,7 +284,7 @@ extension Catalog {
 
     private static func setHandAssignment(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
         try db.execute(
-            sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(FaceStore.list(faces)))",
+            sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(RowBatches.list(faces)))",
             arguments: [person])
     }
 
@@ -325,7 +325,7 @@ extension Catalog {
 
     private static func requireFaces(_ faces: [Int64], _ db: Database) throws {
         guard !faces.isEmpty else { throw CatalogError.invalidQuery("no faces given") }
-        let found = try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE id IN (\(FaceStore.list(faces)))")
+        let found = try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE id IN (\(RowBatches.list(faces)))")
         if let missing = faces.first(where: { !found.contains($0) }) { throw CatalogError.notFound("face \(missing)") }
     }
 

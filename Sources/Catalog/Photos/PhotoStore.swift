@@ -29,6 +29,7 @@ public struct PhotoStore: Sendable {
             t.column("hash", .integer).notNull()
             t.column("sharpness", .double).notNull()
         }
+        try TableTags.track(table, db)
     }
 
     func insert(_ entry: Entry, _ db: Database) throws {
@@ -42,6 +43,33 @@ public struct PhotoStore: Sendable {
     /// Whether the image has no row yet (indexed before photos were analysed).
     func lacksPrint(image: Int64, _ db: Database) throws -> Bool {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ?", arguments: [image]) == 0
+    }
+
+    /// The images with a row.
+    func imageIDs(_ db: Database) throws -> Set<Int64> {
+        try Set(Int64.fetchAll(db, sql: "SELECT image_id FROM \(Self.table)"))
+    }
+
+    /// The prints of the images `ids` (every stored one when nil), 500 at a time, as rows of a search
+    /// gallery: each photo a row whose face and image are the photo.
+    func prints(
+        _ ids: [Int64]?, _ db: Database, _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
+    ) throws {
+        try RowBatches.fetch(
+            "SELECT image_id, print FROM \(Self.table)", key: "image_id", ids: ids, db,
+            row: { row in
+                let image: Int64 = row[0]
+                return ([Float](littleEndianBytes: row[1] as Data), FaceID(image), ImageID(image))
+            }, body)
+    }
+
+    /// The print of the image at `path`, if it has one.
+    func print(ofImageAt path: String, _ db: Database) throws -> [Float]? {
+        try Data.fetchOne(
+            db,
+            sql: "SELECT print FROM \(Self.table) JOIN images ON images.id = image_id WHERE images.path = ?",
+            arguments: [path]
+        ).map { [Float](littleEndianBytes: $0) }
     }
 
     /// Every stored row, in image order.

@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+/// A random tag for each table of vectors that searches keep in memory or in a file (faces' descriptors
+/// and embeddings, photos' prints): every insert, update and delete there replaces it (triggers, which
+/// also fire for the rows a removed image takes with it), so that a gallery tells in one read whether it
+/// still holds the table's rows. Counts and largest ids cannot tell: a database restored from a backup
+/// hands out the same ids again.
+enum TableTags {
+    static let table = "table_tags"
+
+    static func createTable(_ db: Database) throws {
+        try db.execute(sql: "CREATE TABLE \(table) (name TEXT PRIMARY KEY, tag BLOB NOT NULL)")
+    }
+
+    /// Gives `tracked` a tag and the triggers that replace it.
+    static func track(_ tracked: String, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO \(table) (name, tag) VALUES (?, randomblob(16))", arguments: [tracked])
+        for change in ["insert", "update", "delete"] {
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER \(tracked)_\(change)_tag AFTER \(change.uppercased()) ON \(tracked)
+                    BEGIN UPDATE \(table) SET tag = randomblob(16) WHERE name = '\(tracked)'; END
+                    """)
+        }
+    }
+
+    /// The tag of `tracked`; a missing one is an error: without it no change would show.
+    static func tag(of tracked: String, _ db: Database) throws -> Data {
+        guard let tag = try Data.fetchOne(db, sql: "SELECT tag FROM \(table) WHERE name = ?", arguments: [tracked])
+        else {
+            throw GRDB.DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(table) has no row for \(tracked)")
+        }
+        return tag
+    }
+}

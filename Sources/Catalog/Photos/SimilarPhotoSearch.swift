@@ -1,0 +1,45 @@
+import FaceRecognition
+import Foundation
+import ImageKernels
+import PhotoSimilarity
+
+/// An indexed photo found like another, and how far it lies: the cosine distance of their prints (0 for
+/// the same print, about 0.1 between copies, 0.2–0.4 between views of one object, up to 2).
+public struct SimilarPhoto: Sendable, Codable, Equatable {
+    public let image: Int64
+    public let path: String
+    public let distance: Float
+}
+
+extension Catalog {
+    /// The `top` indexed photos nearest to `print` (a photo's L2-normalised print), nearest first: exact,
+    /// over every printed photo, on `context`'s device with the search kernel of face embeddings. The
+    /// gallery of prints stays on the device between searches and follows the database's changes.
+    public nonisolated func similarPhotos(to print: [Float], top: Int, context: RenderContext) throws(CatalogError)
+        -> [SimilarPhoto]
+    {
+        guard top > 0 else { throw .invalidQuery("--top must be at least 1") }
+        var nearest = TopImages(top)
+        do {
+            try galleries.printGallery(of: self, context: context).search(print, into: &nearest)
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw .processing("\(error)")
+        }
+        let matches = nearest.matches
+        let paths = try paths(of: matches.map(\.image.rawValue))
+        // Unit vectors: the Euclidean distance d the kernel gives is √(2 − 2 cos), so the cosine distance is d² ÷ 2.
+        return matches.compactMap { match in
+            paths[match.image.rawValue].map {
+                SimilarPhoto(image: match.image.rawValue, path: $0, distance: match.distance * match.distance / 2)
+            }
+        }
+    }
+
+    /// The stored print of the photo at `path` (any spelling of it), if it was indexed and printed.
+    public nonisolated func storedPrint(ofPhotoAt path: String) throws(CatalogError) -> [Float]? {
+        let stored = Self.storedPath(path)
+        return try read { db in try PhotoStore().print(ofImageAt: stored, db) }
+    }
+}

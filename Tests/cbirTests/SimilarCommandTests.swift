@@ -1,0 +1,78 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `cbir similar` end to end on UKBench dev photos: index twenty objects' views without faces, then ask.
+@Suite struct SimilarCommandTests {
+    struct Report: Decodable {
+        struct Result: Decodable {
+            let path: String
+            let distance: Float
+        }
+        let query: String
+        let results: [Result]
+    }
+
+    /// The first 80 photos (20 objects × 4 views) in a folder of their own, indexed without faces.
+    static func indexedFolder() throws -> (folder: String, database: String) {
+        let folder = temporaryPath("similar"), photos = folder + "/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        for number in 0..<80 {
+            let name = String(format: "ukbench%05d.jpg", number)
+            try FileManager.default.copyItem(
+                atPath: SharedData.root + "/ukbench-dev/" + name, toPath: photos + "/" + name)
+        }
+        let index = try CommandRunner(product: "cbir").run([
+            "index", photos, "--db", folder + "/cbir.sqlite", "--no-faces",
+        ])
+        #expect(index.status == 0 && index.standardOutput.contains("80 photos printed"), "\(index)")
+        return (folder, folder + "/cbir.sqlite")
+    }
+
+    /// Every indexed photo asked in one call: its own object's other three views fill its top 4 for most of
+    /// them (the print's N-S score on the whole dev set is 3.967), itself first at distance 0.
+    @Test func theOtherViewsComeFirst() throws {
+        let (folder, database) = try Self.indexedFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let queries = (0..<80).map { String(format: "%@/photos/ukbench%05d.jpg", folder, $0) }
+        let output = try CommandRunner(product: "cbir").run(
+            ["similar"] + queries + ["--db", database, "--top", "4", "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let reports = try JSONDecoder().decode([Report].self, from: Data(output.standardOutput.utf8))
+        #expect(reports.count == 80)
+        func group(_ path: String) -> Int { (Int(path.filter(\.isNumber).suffix(5)) ?? -1) / 4 }
+        var perfect = 0
+        for report in reports {
+            #expect(report.results.first?.path.hasSuffix(report.query.suffix(16)) == true)
+            #expect(report.results.first.map { abs($0.distance) < 1e-4 } == true)
+            if report.results.count == 4, report.results.allSatisfy({ group($0.path) == group(report.query) }) {
+                perfect += 1
+            }
+        }
+        #expect(perfect >= 72, "\(perfect) of 80 queries had their object's four views as their top 4")
+    }
+
+    /// A photo that is not in the database is printed and searched; a file that is not an image is an
+    /// error naming it; an unprinted database says how to print it.
+    @Test func otherPhotosAndBadInput() throws {
+        let (folder, database) = try Self.indexedFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let cbir = try CommandRunner(product: "cbir")
+        let outside = SharedData.root + "/ukbench-dev/ukbench00081.jpg"  // object 20, not indexed
+        let other = try cbir.run(["similar", outside, "--db", database, "--top", "3", "--json"])
+        let reports = try JSONDecoder().decode([Report].self, from: Data(other.standardOutput.utf8))
+        #expect(other.status == 0 && reports.first?.results.count == 3, "\(other)")
+        #expect(reports.first?.results.allSatisfy { $0.distance > 0.05 } == true)
+
+        let text = folder + "/notes.jpg"
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: text))
+        let bad = try cbir.run(["similar", text, "--db", database])
+        #expect(bad.status != 0 && bad.standardError.contains(text), "\(bad)")
+
+        let empty = folder + "/empty.sqlite"
+        let index = try cbir.run(["index", folder + "/photos", "--db", empty, "--no-photos"])
+        #expect(index.status == 0)
+        let unprinted = try cbir.run(["similar", outside, "--db", empty])
+        #expect(unprinted.status != 0 && unprinted.standardError.contains("no photo is printed"), "\(unprinted)")
+    }
+}
