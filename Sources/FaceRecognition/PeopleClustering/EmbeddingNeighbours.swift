@@ -82,3 +82,29 @@ public struct EmbeddingNeighbours: Filter {
         search.lists.finish()
     }
 }
+
+extension EmbeddingNeighbours {
+    /// Each of the first `queries` rows of `gallery` (`count` rows) paired with its `k` nearest other rows
+    /// closer than `radius` (fewer where fewer are), nearest first, searched `tileRows` query rows a launch.
+    public static func pairs(
+        in gallery: Image, count: Int, queries: Int, k: Int, radius: Float, tileRows: Int, context: RenderContext
+    ) throws(RenderError) -> [(query: Int, neighbour: Int, distance: Float)] {
+        var pairs: [(query: Int, neighbour: Int, distance: Float)] = []
+        guard count > 1, queries > 0, k > 0 else { return pairs }
+        for first in stride(from: 0, to: queries, by: max(1, tileRows)) {
+            let rows = min(max(1, tileRows), queries - first)
+            let found = try context.render(
+                gallery.applying(
+                    EmbeddingNeighbours(queryStart: first, queryCount: rows, count: count, k: k, radius: radius))
+            ).floatValues
+            for q in 0..<rows {
+                for i in 0..<k {
+                    let neighbour = Int(found[(rows + q) * k + i])
+                    guard neighbour >= 0 else { break }
+                    pairs.append((first + q, neighbour, found[q * k + i]))
+                }
+            }
+        }
+        return pairs
+    }
+}

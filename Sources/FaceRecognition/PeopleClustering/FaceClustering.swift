@@ -90,32 +90,16 @@ public struct FaceClustering: Sendable {
         let length = groups.length
         var centroids = [Float](repeating: 0, count: ordered.count * length)
         for (row, root) in ordered.enumerated() { groups.centroid(of: root, into: &centroids, at: row * length) }
-        var pairs: [(Int, Int)] = []
         do throws(RenderError) {
             let gallery = try context.makeResidentImage(
                 ImageDescriptor(width: length, height: ordered.count, elementType: .float32),
                 contents: centroids[...])
-            let k = min(neighbours, ordered.count - 1), queries = dirty.count
-            for first in stride(from: 0, to: queries, by: tileRows) {
-                let rows = min(tileRows, queries - first)
-                let found = try context.render(
-                    gallery.image.applying(
-                        EmbeddingNeighbours(
-                            queryStart: first, queryCount: rows,
-                            count: ordered.count, k: k,
-                            radius: threshold))
-                ).floatValues
-                for q in 0..<rows {
-                    for i in 0..<k {
-                        let neighbour = Int(found[(rows + q) * k + i])
-                        guard neighbour >= 0 else { break }
-                        pairs.append((ordered[first + q], ordered[neighbour]))
-                    }
-                }
-            }
+            return try EmbeddingNeighbours.pairs(
+                in: gallery.image, count: ordered.count, queries: dirty.count, k: min(neighbours, ordered.count - 1),
+                radius: threshold, tileRows: tileRows, context: context
+            ).map { (ordered[$0.query], ordered[$0.neighbour]) }
         } catch {
             throw .render(error)
         }
-        return pairs
     }
 }

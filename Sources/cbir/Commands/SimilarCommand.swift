@@ -85,23 +85,17 @@ struct SimilarCommand: ParsableCommand {
 
     /// Each query and its results as rows of gray thumbnails, captioned with distances and file names.
     private func writeSheet(_ reports: [Report], context: RenderContext, to path: String) throws {
-        func thumbnail(_ file: String) throws -> PixelBuffer {
-            let photo = try ImageDecoder.decode(contentsOf: file, options: DecodingOptions(grayscale: true))
-            let scale = 160 / Double(max(photo.descriptor.width, photo.descriptor.height))
-            return try context.render(
-                Image(photo).resized(
-                    width: max(1, Int(Double(photo.descriptor.width) * scale)),
-                    height: max(1, Int(Double(photo.descriptor.height) * scale)), method: .area))
-        }
-        func name(_ file: String) -> String { (FileSystemPath.displayed(file) as NSString).lastPathComponent }
         var cells: [MatchSheet.Cell] = []
         for report in reports {
-            cells.append(MatchSheet.Cell(face: try thumbnail(report.query), caption: ["query", name(report.query)]))
+            cells.append(
+                MatchSheet.Cell(
+                    face: try MatchSheet.photo(report.query, context: context),
+                    caption: ["query", MatchSheet.name(report.query)]))
             for result in report.results {
                 cells.append(
                     MatchSheet.Cell(
-                        face: try thumbnail(result.path),
-                        caption: [String(format: "%.3f", result.distance), name(result.path)]))
+                        face: try MatchSheet.photo(result.path, context: context),
+                        caption: [String(format: "%.3f", result.distance), MatchSheet.name(result.path)]))
             }
         }
         try ImageEncoder.write(try MatchSheet.make(cells, columns: top + 1), to: path)

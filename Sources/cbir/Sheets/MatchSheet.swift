@@ -15,6 +15,21 @@ enum MatchSheet {
         try ImageDecoder.decode([UInt8](thumbnail), path: name, options: DecodingOptions(grayscale: true))
     }
 
+    /// A photo file as a cell's gray picture: its long side 160 pixels.
+    static func photo(_ file: String, context: RenderContext) throws -> PixelBuffer {
+        let photo = try ImageDecoder.decode(contentsOf: file, options: DecodingOptions(grayscale: true))
+        let scale = 160 / Double(max(photo.descriptor.width, photo.descriptor.height))
+        return try context.render(
+            Image(photo).resized(
+                width: max(1, Int(Double(photo.descriptor.width) * scale)),
+                height: max(1, Int(Double(photo.descriptor.height) * scale)), method: .area))
+    }
+
+    /// A file's name as a caption.
+    static func name(_ file: String) -> String {
+        (FileSystemPath.displayed(file) as NSString).lastPathComponent
+    }
+
     /// Cells left to right, `columns` to a row, black text on white.
     static func make(_ cells: [Cell], columns: Int = 6, gap: Int = 8) throws -> PixelBuffer {
         let side = cells.map { max($0.face.descriptor.width, $0.face.descriptor.height) }.max() ?? 0
