@@ -55,7 +55,9 @@ let package = Package(
 
         // Photo similarity: prints, perceptual hashes, similar photos and near-duplicate groups
         .target(name: "PhotoSimilarityCL", path: "Kernels/PhotoSimilarity", plugins: ["EmbedKernels"]),
-        .target(name: "PhotoSimilarity", dependencies: ["ImageKernels", "NeuralNetworks", "PhotoSimilarityCL"]),
+        .target(
+            name: "PhotoSimilarity",
+            dependencies: ["ImageKernels", "NeuralNetworks", "FaceRecognition", "PhotoSimilarityCL"]),
 
         // Database
         .target(

@@ -29,9 +29,8 @@ extension Catalog {
     public nonisolated static let similarThreshold: Float = 0.35
 
     /// The groups of indexed photos whose prints lie within `threshold` of one another's (linked through
-    /// any chain of such pairs, each photo's 64 nearest considered), plus byte-identical files; exact over
-    /// all pairs, on `context`'s device with the embeddings' neighbour kernel. Groups come largest saving
-    /// first.
+    /// any chain of such pairs), plus byte-identical files; exact over all pairs (``ClosePrints``). Groups
+    /// come largest saving first.
     public nonisolated func duplicateGroups(threshold: Float, context: RenderContext) throws(CatalogError)
         -> [DuplicateGroup]
     {
@@ -63,15 +62,9 @@ extension Catalog {
         }
         let length = PhotoPrinter.length, count = photos.count
         guard count > 1 else { return [] }
-        var pairs: [(Int, Int)] = []
+        var pairs: [(Int, Int)]
         do {
-            let gallery = try context.makeResidentImage(
-                ImageDescriptor(width: length, height: count, elementType: .float32), contents: prints[...])
-            pairs = try EmbeddingNeighbours.pairs(
-                in: gallery.image, count: count, queries: count,
-                k: min(EmbeddingNeighbours.maximumNeighbours, count - 1),
-                radius: max((2 * threshold).squareRoot(), 1e-6), tileRows: 1024, context: context
-            ).map { ($0.query, $0.neighbour) }
+            pairs = try ClosePrints.pairs(in: prints, count: count, threshold: threshold, context: context)
         } catch {
             throw .processing("cannot search the prints: \(error)")
         }
