@@ -8,8 +8,10 @@ import PhotoSimilarity
 
 /// `photo-bench`: how well and how fast whole photos are compared. On a UKBench-style folder (photos
 /// numbered so that number ÷ 4 is the object), the N-S score and mAP of the photo print (at each input
-/// layout), the perceptual hash and a colour-histogram baseline, in one run; and prints per second,
-/// decoding included, per device and batch size.
+/// layout), the perceptual hash and a colour-histogram baseline, in one run; near-duplicate precision and
+/// recall on transformed copies of one view of each object, among the other views; the time to group
+/// random prints exactly beside the linear pass; and prints per second, decoding included, per device and
+/// batch size.
 @main
 struct PhotoBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,9 +47,24 @@ struct PhotoBench: ParsableCommand {
     )
     var layouts: [String] = ["224/256", "320/366"]
 
+    @Option(parsing: .upToNextOption, help: "Cosine distances to group the prints of copies at.")
+    var thresholds: [Float] = [0.05, 0.1, 0.125, 0.145, 0.175, 0.2, 0.25]
+
+    @Option(parsing: .upToNextOption, help: "Hamming distances to group the hashes of copies at.")
+    var hammingDistances: [Int] = [4, 8, 12, 16]
+
+    @Option(parsing: .upToNextOption, help: "Counts of random prints to time grouping on.")
+    var groupingSizes: [Int] = [10_000, 100_000]
+
     func validate() throws {
-        guard runs >= 1, timedPhotos >= 1, batches.allSatisfy({ $0 >= 1 }), !layouts.isEmpty else {
-            throw ValidationError("runs, timed photos and batches ≥ 1, and a layout, please")
+        guard runs >= 1, timedPhotos >= 1, batches.allSatisfy({ $0 >= 1 }), !layouts.isEmpty,
+            groupingSizes.allSatisfy({ $0 >= 2 })
+        else {
+            throw ValidationError("runs, timed photos and batches ≥ 1, grouping sizes ≥ 2, and a layout, please")
+        }
+        guard thresholds.allSatisfy({ (0...2).contains($0) }), hammingDistances.allSatisfy({ (0...64).contains($0) })
+        else {
+            throw ValidationError("thresholds are cosine distances (0…2), Hamming distances 0…64")
         }
         for layout in layouts where Self.layout(layout) == nil {
             throw ValidationError("layout \(layout) is not SIDE/RESIZED with RESIZED ≥ SIDE ≥ 32")
@@ -72,11 +89,12 @@ struct PhotoBench: ParsableCommand {
         let decoded = try files.map { try ImageDecoder.decode(contentsOf: photos + "/" + $0) }
         let context = RenderContext(device: devices[0])
 
-        var retrieval: [PhotoBenchReport.Retrieval] = []
+        var retrieval: [PhotoBenchReport.Retrieval] = [], defaultPrints: [[Float]] = []
         for layout in layouts.compactMap(Self.layout) {
             progress("printing at \(layout.side) after \(layout.resized)")
             let printer = try PhotoPrinter(inputSize: layout.side, resizedSide: layout.resized, context: context)
             let prints = try printer.prints(of: decoded)
+            if layout == (EfficientNetLite.trainedSize, 256) { defaultPrints = prints }
             let score = RetrievalScore(groups: groups) { a, b in
                 1 - zip(prints[a], prints[b]).reduce(0) { $0 + $1.0 * $1.1 }
             }
@@ -93,6 +111,10 @@ struct PhotoBench: ParsableCommand {
             .init(
                 method: "HSV 8×8×8 histogram, chi-square",
                 RetrievalScore(groups: groups) { histograms[$0].distance(to: histograms[$1]) }, files.count))
+
+        let nearDuplicates = try measureNearDuplicates(
+            decoded, groups: groups, prints: defaultPrints, hashes: hashes, context: context)
+        let grouping = try groupingSizes.map { try timeGrouping(count: $0, context: context) }
 
         var speed: [PhotoBenchReport.Speed] = []
         let timed = (0..<timedPhotos).map { photos + "/" + files[$0 % files.count] }
@@ -116,11 +138,91 @@ struct PhotoBench: ParsableCommand {
         }
         let machine =
             machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none")
-        let report = PhotoBenchReport(machine: machine, runs: runs, retrieval: retrieval, speed: speed)
+        let report = PhotoBenchReport(
+            machine: machine, runs: runs, retrieval: retrieval, nearDuplicates: nearDuplicates, grouping: grouping,
+            speed: speed)
         switch format {
         case .json: try printJSONReport(report)
         case .markdown: print(report.markdown)
         }
+    }
+}
+
+extension PhotoBench {
+    /// Copies of the first view of each object, printed and hashed, grouped with them and the other views: by
+    /// print at each threshold, by hash at each Hamming distance, and by either (the hash at the catalog's
+    /// distance); plus, for the last, the threshold of the highest recall at precision ≥ 0.99 on a 0.005 grid.
+    func measureNearDuplicates(
+        _ decoded: [PixelBuffer], groups: [Int], prints: [[Float]], hashes: [PerceptualHash], context: RenderContext
+    ) throws -> [PhotoBenchReport.NearDuplicates] {
+        let printer = try PhotoPrinter(context: context)
+        var items = decoded.indices.map { index in
+            NearDuplicateScore.Item(
+                object: groups[index], family: groups.firstIndex(of: groups[index]) == index ? index : nil, copy: nil)
+        }
+        var allPrints = prints.flatMap { $0 }, allHashes = hashes
+        for original in decoded.indices where items[original].family == original {
+            progress("printing copies of photo \(original + 1) of \(decoded.count)")
+            let copies = try PhotoCopy.allCases.map { try $0.make(of: decoded[original], context: context) }
+            allPrints += try printer.prints(of: copies).flatMap { $0 }
+            allHashes += try PerceptualHash.hashes(
+                ofGray: copies.map { try context.grayPlane(of: $0) }, context: context)
+            items += PhotoCopy.allCases.map { .init(object: groups[original], family: original, copy: $0) }
+        }
+        let count = items.count
+        func row(_ method: String, _ threshold: Float, _ pairs: [(Int, Int)]) -> PhotoBenchReport.NearDuplicates {
+            let score = NearDuplicateScore(groups: DuplicateGroups.groups(count: count, pairs: pairs), items: items)
+            return .init(method: method, threshold: threshold, photos: count, score: score)
+        }
+        func printPairs(_ threshold: Float) throws -> [(Int, Int)] {
+            try ClosePrints.pairs(in: allPrints, count: count, threshold: threshold, context: context)
+        }
+        let hashDistance = DuplicateGroups.hashDistance
+        let hashPairs = PerceptualHash.pairs(in: allHashes, within: hashDistance)
+        let either = "print, cosine, or hash within \(hashDistance)"
+        var rows = try thresholds.map { row("print, cosine", $0, try printPairs($0)) }
+        rows += hammingDistances.map {
+            row("64-bit DCT hash, Hamming", Float($0), PerceptualHash.pairs(in: allHashes, within: $0))
+        }
+        rows += try thresholds.map { row(either, $0, try printPairs($0) + hashPairs) }
+        let grid = try stride(from: Float(0.01), through: 0.3, by: 0.005).map {
+            row(either, $0, try printPairs($0) + hashPairs)
+        }
+        if let best = grid.filter({ $0.score.precision >= 0.99 }).max(by: { $0.score.recall < $1.score.recall }) {
+            rows.append(
+                row(
+                    either + " (best recall at precision ≥ 0.99)", best.threshold,
+                    try printPairs(best.threshold) + hashPairs))
+        }
+        return rows
+    }
+
+    /// Exact grouping (close pairs, then connected components) of `count` random unit prints beside the
+    /// linear pass, at the catalog's duplicate threshold.
+    func timeGrouping(count: Int, context: RenderContext) throws -> PhotoBenchReport.Grouping {
+        progress("grouping \(count) random prints")
+        var generator = SeededGenerator(seed: UInt64(count))
+        let length = PhotoPrinter.length
+        var prints = [Float](repeating: 0, count: count * length)
+        for item in 0..<count {
+            let values = (0..<length).map { _ in Float.random(in: -1...1, using: &generator) }
+            let norm = values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            for i in 0..<length { prints[item * length + i] = values[i] / norm }
+        }
+        let threshold = DuplicateGroups.printThreshold
+        var exactGroups = 0, linearGroups = 0
+        PeakMemory.reset()
+        let exact = try medianSeconds(runs: runs) {
+            let pairs = try ClosePrints.pairs(in: prints, count: count, threshold: threshold, context: context)
+            exactGroups = DuplicateGroups.groups(count: count, pairs: pairs).count
+        }
+        let memory = PeakMemory.megabytes()
+        let linear = medianSeconds(runs: runs) {
+            linearGroups = LinearPass.groups(of: prints, count: count, length: length, threshold: threshold).count
+        }
+        return .init(
+            prints: count, source: "random unit vectors", threshold: threshold, exactSeconds: exact,
+            exactGroups: exactGroups, linearSeconds: linear, linearGroups: linearGroups, peakMemoryMB: memory)
     }
 }
 

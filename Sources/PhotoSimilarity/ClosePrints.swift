@@ -25,7 +25,7 @@ public enum ClosePrints {
             let gallery = try context.makeResidentImage(
                 ImageDescriptor(width: length, height: count, elementType: .float32), contents: prints[...])
             found = try EmbeddingNeighbours.pairs(
-                in: gallery.image, count: count, queries: count, k: k, radius: radius, tileRows: 1024,
+                in: gallery.image, count: count, queries: count, k: k, radius: radius, tileRows: count,
                 context: context)
         } catch {
             throw .render(error)

@@ -1,4 +1,5 @@
 import ImageKernels
+import Synchronization
 
 /// A photo's 64-bit DCT hash (pHash, as imagehash makes it): its grey plane area-resized to 32 × 32, the
 /// 8 × 8 lowest frequencies of that thumbnail's DCT, each bit set where its coefficient exceeds their median
@@ -25,6 +26,23 @@ public struct PerceptualHash: Hashable, Sendable, CustomStringConvertible {
     /// The number of bits that differ (0 for copies, about 32 for unrelated photos).
     public func distance(to other: PerceptualHash) -> Int {
         (bits ^ other.bits).nonzeroBitCount
+    }
+
+    /// Every pair `(a, b)`, `a < b`, of `hashes` that differ in at most `distance` bits: a plain comparison
+    /// of all pairs, spread over the cores (100,000 hashes take seconds).
+    public static func pairs(in hashes: [PerceptualHash], within distance: Int) -> [(Int, Int)] {
+        let bits = hashes.map(\.bits), count = bits.count
+        let found = Mutex<[(Int, Int)]>([])
+        // Rows in an order that gives each range a similar share of the triangle's pairs.
+        CPUParallel.forEachRange(count) { range in
+            var pairs: [(Int, Int)] = []
+            for row in range {
+                let a = row.isMultiple(of: 2) ? row / 2 : count - 1 - row / 2
+                for b in a + 1..<count where (bits[a] ^ bits[b]).nonzeroBitCount <= distance { pairs.append((a, b)) }
+            }
+            found.withLock { $0 += pairs }
+        }
+        return found.withLock { $0.sorted { $0 < $1 } }
     }
 
     /// Sixteen hexadecimal digits.

@@ -82,6 +82,27 @@ import Testing
         #expect(PerceptualHash(bits: 0x0F).description == "000000000000000f")
     }
 
+    @Test func closePairsAreEveryPairWithinTheDistance() {
+        var generator = SeededGenerator()
+        // Random hashes and copies of some of them with a few bits flipped.
+        var hashes = (0..<Int.random(in: 200...700, using: &generator)).map { _ in
+            PerceptualHash(bits: UInt64.random(in: .min ... .max, using: &generator))
+        }
+        for _ in 0..<hashes.count / 2 {
+            let flips = (0..<Int.random(in: 0...12, using: &generator)).reduce(UInt64(0)) { bits, _ in
+                bits | 1 << UInt64.random(in: 0..<64, using: &generator)
+            }
+            hashes.append(
+                PerceptualHash(bits: hashes[Int.random(in: 0..<hashes.count, using: &generator)].bits ^ flips))
+        }
+        let distance = Int.random(in: 4...12, using: &generator)
+        let expected = hashes.indices.flatMap { a in
+            hashes.indices.filter { $0 > a && hashes[a].distance(to: hashes[$0]) <= distance }.map { [a, $0] }
+        }
+        let found = PerceptualHash.pairs(in: hashes, within: distance).map { [$0.0, $0.1] }
+        #expect(!expected.isEmpty && found == expected, "\(hashes.count) hashes, seed \(generator.seed)")
+    }
+
     @Test func everyKernelMatchesItsSource() throws {
         let problems = try KernelSourceChecks.problems(
             module: "PhotoSimilarity", kernels: PhotoSimilarityLibrary.kernels)

@@ -21,16 +21,10 @@ public struct DuplicateGroup: Sendable, Codable, Equatable {
 }
 
 extension Catalog {
-    /// The cosine distance of prints below which two photos are copies: resized, re-encoded, cropped by a
-    /// tenth or brightened versions of one photo (provisional: photo-bench calibrates it on transformed copies
-    /// of the UKBench dev photos).
-    public nonisolated static let duplicateThreshold: Float = 0.145
-    /// The looser distance of `--similar`: the same object or scene, another shot of it.
-    public nonisolated static let similarThreshold: Float = 0.35
-
-    /// The groups of indexed photos whose prints lie within `threshold` of one another's (linked through
-    /// any chain of such pairs), plus byte-identical files; exact over all pairs (``ClosePrints``). Groups
-    /// come largest saving first.
+    /// The groups of indexed photos whose prints lie within `threshold` of one another's or whose hashes
+    /// differ in at most ``DuplicateGroups/hashDistance`` bits (linked through any chain of such pairs), and
+    /// byte-identical files; exact over all pairs (``ClosePrints``, ``PerceptualHash/pairs(in:within:)``).
+    /// Groups come largest saving first.
     public nonisolated func duplicateGroups(threshold: Float, context: RenderContext) throws(CatalogError)
         -> [DuplicateGroup]
     {
@@ -41,6 +35,7 @@ extension Catalog {
             let path: String
             let size: Int
             let hash: String
+            let photoHash: PerceptualHash
             let copy: DuplicateGroups.Copy
         }
         let (photos, prints) = try read { db in
@@ -48,13 +43,14 @@ extension Catalog {
             let photos = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT path, size, images.hash, width, height, sharpness, print FROM photo_prints \
-                    JOIN images ON images.id = image_id ORDER BY path
+                    SELECT path, size, images.hash, width, height, sharpness, print, photo_prints.hash \
+                    FROM photo_prints JOIN images ON images.id = image_id ORDER BY path
                     """
             ).map { row in
                 prints += [Float](littleEndianBytes: row[6] as Data)
                 return Stored(
                     path: row[0], size: row[1], hash: row[2],
+                    photoHash: PerceptualHash(bits: UInt64(bitPattern: row[7] as Int64)),
                     copy: DuplicateGroups.Copy(
                         pixels: (row[3] as Int) * (row[4] as Int), sharpness: row[5], bytes: row[1]))
             }
@@ -68,6 +64,7 @@ extension Catalog {
         } catch {
             throw .processing("cannot search the prints: \(error)")
         }
+        pairs += PerceptualHash.pairs(in: photos.map(\.photoHash), within: DuplicateGroups.hashDistance)
         let identical = Dictionary(grouping: photos.indices) { "\(photos[$0].hash) \(photos[$0].size)" }.values
         pairs += identical.flatMap { same in same.dropFirst().map { (same[0], $0) } }
         let copies = photos.map(\.copy)

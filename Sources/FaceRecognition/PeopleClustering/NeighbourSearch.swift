@@ -61,24 +61,26 @@ struct NeighbourSearch: Sendable {
         compare(blocks[pair.0], with: blocks[pair.1], bothWays: true)
     }
 
-    /// Rows four at a time against panels of eight other rows packed lane by lane, each panel packed once.
+    /// Rows four at a time against panels of sixteen other rows packed lane by lane (two vectors of eight an
+    /// element, eight sums in registers), each panel packed once.
     private func compare(_ queries: Range<Int>, with others: Range<Int>, bothWays: Bool) {
         let gallery = arguments.gallery.elements, length = length, lists = lists
-        let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: length)
+        let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * length)
         defer { panel.deallocate() }
-        for first in stride(from: others.lowerBound, to: others.upperBound, by: 8) {
-            let width = min(8, others.upperBound - first)
+        for first in stride(from: others.lowerBound, to: others.upperBound, by: 16) {
+            let width = min(16, others.upperBound - first)
             // Packed through plain stores: setting a SIMD8's lanes one by one goes through memory.
-            UnsafeMutableRawPointer(panel).withMemoryRebound(to: Float.self, capacity: length * 8) { floats in
-                for lane in 0..<8 {
+            UnsafeMutableRawPointer(panel).withMemoryRebound(to: Float.self, capacity: length * 16) { floats in
+                for lane in 0..<16 {
                     let row = gallery + (first + min(lane, width - 1)) * length
-                    for i in 0..<length { floats[i * 8 + lane] = lane < width ? row[i] : 0 }
+                    for i in 0..<length { floats[i * 16 + lane] = lane < width ? row[i] : 0 }
                 }
             }
-            var panelNorms = SIMD8<Float>(), panelLimits = SIMD8<Float>(repeating: -.infinity)
+            var panelNorms = [SIMD8<Float>(), SIMD8<Float>()]
+            var panelLimits = [SIMD8<Float>(repeating: -.infinity), SIMD8<Float>(repeating: -.infinity)]
             for lane in 0..<width {
-                panelNorms[lane] = norms[first + lane]
-                if bothWays { panelLimits[lane] = lists.limit(of: first + lane) }
+                panelNorms[lane / 8][lane % 8] = norms[first + lane]
+                if bothWays { panelLimits[lane / 8][lane % 8] = lists.limit(of: first + lane) }
             }
             var row = queries.lowerBound
             while row < queries.upperBound {
@@ -86,33 +88,44 @@ struct NeighbourSearch: Sendable {
                 func query(_ r: Int) -> UnsafePointer<Float> { gallery + (row + min(r, rows - 1)) * length }
                 let q0 = query(0), q1 = query(1), q2 = query(2), q3 = query(3)
                 var dot0 = SIMD8<Float>(), dot1 = SIMD8<Float>(), dot2 = SIMD8<Float>(), dot3 = SIMD8<Float>()
+                var dot4 = SIMD8<Float>(), dot5 = SIMD8<Float>(), dot6 = SIMD8<Float>(), dot7 = SIMD8<Float>()
                 for i in 0..<length {
-                    let lanes = panel[i]
-                    dot0 += q0[i] * lanes
-                    dot1 += q1[i] * lanes
-                    dot2 += q2[i] * lanes
-                    dot3 += q3[i] * lanes
+                    let low = panel[2 * i], high = panel[2 * i + 1]
+                    let a0 = q0[i], a1 = q1[i], a2 = q2[i], a3 = q3[i]
+                    dot0 += a0 * low
+                    dot4 += a0 * high
+                    dot1 += a1 * low
+                    dot5 += a1 * high
+                    dot2 += a2 * low
+                    dot6 += a2 * high
+                    dot3 += a3 * low
+                    dot7 += a3 * high
                 }
-                func collect(_ dot: SIMD8<Float>, _ r: Int) {
-                    guard r < rows else { return }
-                    let query = row + r, squared = norms[query] + panelNorms - 2 * dot
+                func collect(_ dot: SIMD8<Float>, _ r: Int, half: Int) {
+                    let offset = 8 * half, lanes = min(8, width - offset)
+                    guard r < rows, lanes > 0 else { return }
+                    let query = row + r, squared = norms[query] + panelNorms[half] - 2 * dot
                     if any(squared .<= lists.limit(of: query)) {
-                        for lane in 0..<width where first + lane != query {
-                            lists.insert(max(squared[lane], 0), row: first + lane, into: query)
+                        for lane in 0..<lanes where first + offset + lane != query {
+                            lists.insert(max(squared[lane], 0), row: first + offset + lane, into: query)
                         }
                     }
-                    let closer = squared .<= panelLimits
+                    let closer = squared .<= panelLimits[half]
                     if bothWays && any(closer) {
-                        for lane in 0..<width where closer[lane] {
-                            lists.insert(max(squared[lane], 0), row: query, into: first + lane)
-                            panelLimits[lane] = lists.limit(of: first + lane)
+                        for lane in 0..<lanes where closer[lane] {
+                            lists.insert(max(squared[lane], 0), row: query, into: first + offset + lane)
+                            panelLimits[half][lane] = lists.limit(of: first + offset + lane)
                         }
                     }
                 }
-                collect(dot0, 0)
-                collect(dot1, 1)
-                collect(dot2, 2)
-                collect(dot3, 3)
+                collect(dot0, 0, half: 0)
+                collect(dot4, 0, half: 1)
+                collect(dot1, 1, half: 0)
+                collect(dot5, 1, half: 1)
+                collect(dot2, 2, half: 0)
+                collect(dot6, 2, half: 1)
+                collect(dot3, 3, half: 0)
+                collect(dot7, 3, half: 1)
                 row += rows
             }
         }

@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import ImageCodecs
 import ImageKernels
+import PhotoSimilarity
 
 /// `cbir duplicates`: groups of copies among the indexed photos, and which copy to keep.
 struct DuplicatesCommand: ParsableCommand {
@@ -11,8 +12,9 @@ struct DuplicatesCommand: ParsableCommand {
         abstract: "Group the indexed photos that are copies of one another, and name the copy to keep.",
         discussion: """
             Groups photos whose prints lie within the threshold (a cosine distance; by default \
-            \(Catalog.duplicateThreshold): resized, re-encoded, slightly cropped or brightened copies; with \
-            --similar \(Catalog.similarThreshold): other shots of the same object or scene), linked through any \
+            \(DuplicateGroups.printThreshold): resized, re-encoded, slightly cropped, rotated or brightened \
+            copies; with --similar \(DuplicateGroups.similarThreshold): other shots of the same object or scene) \
+            or whose perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits, linked through any \
             chain of such pairs, and byte-identical files, exact over all pairs. In each group the copy to keep is \
             the one with most pixels, then the clearly less compressed, then the sharpest (the Laplacian's \
             variance). Groups come largest saving first. With --json, prints [{best, photos: [{path, distance}], \
@@ -51,7 +53,8 @@ struct DuplicatesCommand: ParsableCommand {
                 """)
         }
         let groups = try store.duplicateGroups(
-            threshold: threshold ?? (similar ? Catalog.similarThreshold : Catalog.duplicateThreshold), context: context)
+            threshold: threshold ?? (similar ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold),
+            context: context)
         if json {
             try printJSON(groups)
         } else {
