@@ -108,7 +108,7 @@ let package = Package(
             dependencies: [
                 "PhotoSimilarity", "ImageCodecs", "ImageKernels", "NeuralNetworks", "BenchmarkSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ], path: "Benchmarks/photo-bench"),
+            ], path: "Benchmarks/photo-bench", exclude: ["similar-latency.sh"]),
         .executableTarget(
             name: "nbnn-bench",
             dependencies: [

@@ -59,9 +59,12 @@ struct DuplicatesCommand: ParsableCommand {
             try printJSON(groups)
         } else {
             for group in groups {
+                let copies = group.photos.count - 1
                 print(
                     "keep " + FileSystemPath.displayed(group.best)
-                        + String(format: " (%d copies, %.1f MB)", group.photos.count - 1, Double(group.bytes) / 1e6))
+                        + String(
+                            format: " (%d %@, %.1f MB)", copies, copies == 1 ? "copy" : "copies",
+                            Double(group.bytes) / 1e6))
                 for photo in group.photos.dropFirst() {
                     print(String(format: "  %.4f  ", photo.distance) + FileSystemPath.displayed(photo.path))
                 }
