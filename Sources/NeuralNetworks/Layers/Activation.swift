@@ -126,3 +126,12 @@ extension NetworkOperation where Self == Activation {
     /// A ReLU6, `min(max(x, 0), 6)`.
     public static var relu6: Self { Activation(.relu6) }
 }
+
+extension SIMD8<Float> {
+    /// Each lane clamped to 0…`ceiling` (ReLU, or ReLU6 with 6) by compare and select, for the layers that
+    /// fuse the activation: the standard `clamped(lowerBound:upperBound:)` goes lane by lane through a call.
+    @inline(__always) func rectified(ceiling: Float) -> SIMD8<Float> {
+        let positive = replacing(with: 0, where: self .< 0)
+        return positive.replacing(with: ceiling, where: positive .> ceiling)
+    }
+}

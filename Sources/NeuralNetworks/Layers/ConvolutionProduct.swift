@@ -87,7 +87,7 @@ enum ConvolutionProduct {
                 let image = n / spatial, position = n % spatial, oneImage = position + width <= spatial
                 @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int) {
                     var values = acc + bias[oc]
-                    if let ceiling { values = values.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: ceiling)) }
+                    if let ceiling { values = values.rectified(ceiling: ceiling) }
                     if oneImage {
                         let out = dst + (image * outChannels + oc) * spatial + position
                         for i in 0..<width { out[i] = values[i] }

@@ -25,7 +25,7 @@ enum DepthwiseConvolution {
                             sum.addProduct(SIMD8(repeating: filter[ky * kw + kx]), load(line + kx, stride: sx))
                         }
                     }
-                    if let ceiling { sum = sum.clamped(lowerBound: .zero, upperBound: SIMD8(repeating: ceiling)) }
+                    if let ceiling { sum = sum.rectified(ceiling: ceiling) }
                     UnsafeMutableRawPointer(out + ox).storeBytes(of: sum, as: SIMD8<Float>.self)
                 }
                 for ox in singles {
