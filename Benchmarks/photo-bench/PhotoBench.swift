@@ -190,9 +190,9 @@ extension PhotoBench {
         }
         if let best = grid.filter({ $0.score.precision >= 0.99 }).max(by: { $0.score.recall < $1.score.recall }) {
             rows.append(
-                row(
-                    either + " (best recall at precision ≥ 0.99)", best.threshold,
-                    try printPairs(best.threshold) + hashPairs))
+                .init(
+                    method: either + " (best recall at precision ≥ 0.99)", threshold: best.threshold,
+                    photos: best.photos, score: best.score))
         }
         return rows
     }
@@ -218,7 +218,7 @@ extension PhotoBench {
         }
         let memory = PeakMemory.megabytes()
         let linear = medianSeconds(runs: runs) {
-            linearGroups = LinearPass.groups(of: prints, count: count, length: length, threshold: threshold).count
+            linearGroups = LinearPass.groups(of: prints, count: count, threshold: threshold).count
         }
         return .init(
             prints: count, source: "random unit vectors", threshold: threshold, exactSeconds: exact,

@@ -34,13 +34,20 @@ public enum ClosePrints {
         // A print with k neighbours found may have more: compare it with every other one.
         let full = Dictionary(grouping: found, by: \.query).filter { $0.value.count == k }.keys
         for a in full.sorted() {
-            for b in 0..<count where b != a {
-                var dot: Float = 0
-                for i in 0..<length { dot += prints[a * length + i] * prints[b * length + i] }
-                if 1 - dot <= threshold { pairs.append((min(a, b), max(a, b))) }
+            for b in 0..<count where b != a && distance(between: a, and: b, in: prints) <= threshold {
+                pairs.append((min(a, b), max(a, b)))
             }
         }
         pairs.sort { $0 < $1 }
         return pairs.enumerated().filter { $0.offset == 0 || pairs[$0.offset - 1] != $0.element }.map(\.element)
+    }
+
+    /// The cosine distance of prints `a` and `b` among the L2-normalised prints packed in `prints`: one pair
+    /// on the host, where a kernel launch would cost more than the product.
+    public static func distance(between a: Int, and b: Int, in prints: [Float]) -> Float {
+        let length = PhotoPrinter.length
+        var dot: Float = 0
+        for i in 0..<length { dot += prints[a * length + i] * prints[b * length + i] }
+        return max(0, 1 - dot)
     }
 }

@@ -1,4 +1,3 @@
-import FaceRecognition
 import Foundation
 import GRDB
 import ImageKernels
@@ -28,54 +27,26 @@ extension Catalog {
     public nonisolated func duplicateGroups(threshold: Float, context: RenderContext) throws(CatalogError)
         -> [DuplicateGroup]
     {
-        guard threshold.isFinite, (0...2).contains(threshold) else {
-            throw .invalidQuery("a threshold must be a cosine distance in 0…2, not \(threshold)")
-        }
-        struct Stored {
-            let path: String
-            let size: Int
-            let hash: String
-            let photoHash: PerceptualHash
-            let copy: DuplicateGroups.Copy
-        }
-        let (photos, prints) = try read { db in
-            var prints: [Float] = []
-            let photos = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT path, size, images.hash, width, height, sharpness, print, photo_prints.hash \
-                    FROM photo_prints JOIN images ON images.id = image_id ORDER BY path
-                    """
-            ).map { row in
-                prints += [Float](littleEndianBytes: row[6] as Data)
-                return Stored(
-                    path: row[0], size: row[1], hash: row[2],
-                    photoHash: PerceptualHash(bits: UInt64(bitPattern: row[7] as Int64)),
-                    copy: DuplicateGroups.Copy(
-                        pixels: (row[3] as Int) * (row[4] as Int), sharpness: row[5], bytes: row[1]))
-            }
-            return (photos, prints)
-        }
-        let length = PhotoPrinter.length, count = photos.count
-        guard count > 1 else { return [] }
+        let photos = try read { db in try PhotoStore().printedPhotos(db) }
+        let prints = photos.flatMap(\.entry.print)
         var pairs: [(Int, Int)]
         do {
-            pairs = try ClosePrints.pairs(in: prints, count: count, threshold: threshold, context: context)
+            pairs = try ClosePrints.pairs(in: prints, count: photos.count, threshold: threshold, context: context)
+        } catch .invalidInput(let reason) {
+            throw .invalidQuery(reason)
         } catch {
             throw .processing("cannot search the prints: \(error)")
         }
-        pairs += PerceptualHash.pairs(in: photos.map(\.photoHash), within: DuplicateGroups.hashDistance)
-        let identical = Dictionary(grouping: photos.indices) { "\(photos[$0].hash) \(photos[$0].size)" }.values
+        pairs += PerceptualHash.pairs(in: photos.map(\.entry.hash), within: DuplicateGroups.hashDistance)
+        let identical = Dictionary(grouping: photos.indices) { "\(photos[$0].contentHash) \(photos[$0].size)" }.values
         pairs += identical.flatMap { same in same.dropFirst().map { (same[0], $0) } }
-        let copies = photos.map(\.copy)
-        func distance(_ a: Int, _ b: Int) -> Float {
-            var dot: Float = 0
-            for i in 0..<length { dot += prints[a * length + i] * prints[b * length + i] }
-            return max(0, 1 - dot)
+        let copies = photos.map {
+            DuplicateGroups.Copy(pixels: $0.pixels, sharpness: $0.entry.sharpness, bytes: $0.size)
         }
-        return DuplicateGroups.groups(count: count, pairs: pairs).map { group in
+        return DuplicateGroups.groups(count: photos.count, pairs: pairs).map { group in
             let best = DuplicateGroups.best(of: group, copies: copies)
-            let others = group.filter { $0 != best }.map { (index: $0, distance: distance(best, $0)) }
+            let others = group.filter { $0 != best }
+                .map { (index: $0, distance: ClosePrints.distance(between: best, and: $0, in: prints)) }
                 .sorted { ($0.distance, photos[$0.index].path) < ($1.distance, photos[$1.index].path) }
             return DuplicateGroup(
                 best: photos[best].path,

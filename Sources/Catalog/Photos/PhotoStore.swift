@@ -72,13 +72,30 @@ public struct PhotoStore: Sendable {
         ).map { [Float](littleEndianBytes: $0) }
     }
 
-    /// Every stored row, in image order.
-    func entries(_ db: Database) throws -> [Entry] {
-        try Row.fetchAll(db, sql: "SELECT image_id, print, hash, sharpness FROM \(Self.table) ORDER BY image_id").map {
-            row in
-            Entry(
-                image: row[0], print: [Float](littleEndianBytes: row[1] as Data),
-                hash: PerceptualHash(bits: UInt64(bitPattern: row[2] as Int64)), sharpness: row[3])
+    /// A printed photo with what finding and choosing among copies reads: its row and its image's file.
+    struct PrintedPhoto {
+        let entry: Entry
+        let path: String
+        /// The file's size in bytes and its content hash (byte-identical files share both).
+        let size: Int
+        let contentHash: String
+        let pixels: Int
+    }
+
+    /// Every printed photo, by path.
+    func printedPhotos(_ db: Database) throws -> [PrintedPhoto] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT image_id, print, \(Self.table).hash, sharpness, path, size, images.hash, width * height \
+                FROM \(Self.table) JOIN images ON images.id = image_id ORDER BY path
+                """
+        ).map { row in
+            PrintedPhoto(
+                entry: Entry(
+                    image: row[0], print: [Float](littleEndianBytes: row[1] as Data),
+                    hash: PerceptualHash(bits: UInt64(bitPattern: row[2] as Int64)), sharpness: row[3]),
+                path: row[4], size: row[5], contentHash: row[6], pixels: row[7])
         }
     }
 

@@ -76,11 +76,10 @@ struct NeighbourSearch: Sendable {
                     for i in 0..<length { floats[i * 16 + lane] = lane < width ? row[i] : 0 }
                 }
             }
-            var panelNorms = [SIMD8<Float>(), SIMD8<Float>()]
-            var panelLimits = [SIMD8<Float>(repeating: -.infinity), SIMD8<Float>(repeating: -.infinity)]
+            var panelNorms = SIMD16<Float>(), panelLimits = SIMD16<Float>(repeating: -.infinity)
             for lane in 0..<width {
-                panelNorms[lane / 8][lane % 8] = norms[first + lane]
-                if bothWays { panelLimits[lane / 8][lane % 8] = lists.limit(of: first + lane) }
+                panelNorms[lane] = norms[first + lane]
+                if bothWays { panelLimits[lane] = lists.limit(of: first + lane) }
             }
             var row = queries.lowerBound
             while row < queries.upperBound {
@@ -104,17 +103,18 @@ struct NeighbourSearch: Sendable {
                 func collect(_ dot: SIMD8<Float>, _ r: Int, half: Int) {
                     let offset = 8 * half, lanes = min(8, width - offset)
                     guard r < rows, lanes > 0 else { return }
-                    let query = row + r, squared = norms[query] + panelNorms[half] - 2 * dot
+                    let query = row + r
+                    let squared = norms[query] + (half == 0 ? panelNorms.lowHalf : panelNorms.highHalf) - 2 * dot
                     if any(squared .<= lists.limit(of: query)) {
                         for lane in 0..<lanes where first + offset + lane != query {
                             lists.insert(max(squared[lane], 0), row: first + offset + lane, into: query)
                         }
                     }
-                    let closer = squared .<= panelLimits[half]
+                    let closer = squared .<= (half == 0 ? panelLimits.lowHalf : panelLimits.highHalf)
                     if bothWays && any(closer) {
                         for lane in 0..<lanes where closer[lane] {
                             lists.insert(max(squared[lane], 0), row: query, into: first + offset + lane)
-                            panelLimits[half][lane] = lists.limit(of: first + offset + lane)
+                            panelLimits[offset + lane] = lists.limit(of: first + offset + lane)
                         }
                     }
                 }
