@@ -94,7 +94,7 @@ struct IndexCommand: AsyncParsableCommand {
             photos printed, \(statistics.failedImages) failed files
             """
         )
-        print("people: \(try await store.clusterPeople(context: context))")
+        if !noFaces { print("people: \(try await store.clusterPeople(context: context))") }
     }
 }
 
