@@ -159,27 +159,33 @@ public struct Resize: Filter {
         }
     }
 
+    /// The twin does the kernel's arithmetic in its order, with each output column's source columns and
+    /// their weights worked out once rather than for every row.
     private static func area<T: PixelElement>(_ type: T.Type) -> Kernel<AreaArguments<T>> {
         Kernel("resize_area", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
             let outHeight = Int(arguments.outHeight), scaleX = arguments.scaleX, scaleY = arguments.scaleY
             let inverseArea = arguments.inverseArea
+            // The source columns x₀..<x₁ each output column covers, and their weights.
+            let columns = (0..<outWidth).map { x in
+                let x0 = Float(x) * scaleX, x1 = min(Float(x + 1) * scaleX, Float(inWidth))
+                let first = Int(x0.rounded(.down)), end = min(Int(x1.rounded(.up)), inWidth)
+                return (first, (first..<end).map { ix in min(Float(ix + 1), x1) - max(Float(ix), x0) })
+            }
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
                     let y0 = Float(y) * scaleY, y1 = min(Float(y + 1) * scaleY, Float(inHeight))
-                    for x in 0..<outWidth {
-                        let x0 = Float(x) * scaleX, x1 = min(Float(x + 1) * scaleX, Float(inWidth))
+                    let lines = Int(y0.rounded(.down))..<min(Int(y1.rounded(.up)), inHeight)
+                    let lineWeights = lines.map { iy in min(Float(iy + 1), y1) - max(Float(iy), y0) }
+                    for (x, (first, weights)) in columns.enumerated() {
                         var sum: Float = 0
-                        for iy in Int(y0.rounded(.down))..<min(Int(y1.rounded(.up)), inHeight) {
-                            let wy = min(Float(iy + 1), y1) - max(Float(iy), y0)
-                            var line: Float = 0
-                            for ix in Int(x0.rounded(.down))..<min(Int(x1.rounded(.up)), inWidth) {
-                                let wx = min(Float(ix + 1), x1) - max(Float(ix), x0)
-                                line += wx * plane[iy * inWidth + ix].floatValue
-                            }
-                            sum += wy * line
+                        for (line, iy) in lines.enumerated() {
+                            let pixels = plane + iy * inWidth + first
+                            var partial: Float = 0
+                            for (i, wx) in weights.enumerated() { partial += wx * pixels[i].floatValue }
+                            sum += lineWeights[line] * partial
                         }
                         dst[row * outWidth + x] = T(rounding: sum * inverseArea)
                     }
