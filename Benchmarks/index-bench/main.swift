@@ -9,9 +9,11 @@ import ImageKernels
 
 // index-bench: indexing throughput (photos and faces per second) per device on a gallery of 1–3 megapixel
 // photos made from the shared wild photos (cropped, rescaled, re-encoded, mixed), then query latency per
-// matcher and device with the database grown to 10k faces. Prints markdown tables.
+// matcher and device with the database grown to 10k faces; between them, faces and photo prints indexed together
+// against each alone. Prints markdown tables.
 //
 // Usage: index-bench [--photos 1000] [--faces 10000] [--runs 5] [--gallery DIR] [--datasets ../shared/datasets]
+//                    [--analyses-only] (stop after the table of faces and photo prints)
 
 func argument(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -116,6 +118,38 @@ for device in choices {
         if embeddings { databases.append(path) }
     }
 }
+
+// The photo analysis beside the face analysis (auto, with embeddings): faces alone, faces and prints from
+// one decode, prints alone; the median of `runs` passes, each into a new database.
+print(
+    """
+    \nFaces and photo prints (auto, with embeddings; seconds: the median of \(runs) passes, each into a new \
+    database; a print is EfficientNet-Lite0's, with the perceptual hash and sharpness).\n
+    """
+)
+print("| analyses | photos | seconds | photos/s | ÷ faces alone |")
+print("|---|---:|---:|---:|---:|")
+var facesAloneSeconds = 0.0
+for (name, faces, prints) in [("faces", true, false), ("faces and prints", true, true), ("prints", false, true)] {
+    var seconds: [Double] = [], indexed = 0
+    for _ in 0..<runs {
+        let database = try Catalog(path: "\(work)/\(UUID().uuidString).sqlite")
+        let analyses: [any PhotoAnalysis] =
+            (faces ? [try FaceAnalysis()] : []) + (prints ? [try PhotoPrintAnalysis()] : [])
+        let run = try await database.index(folder: gallery, analyses: analyses) { progress in
+            if progress.done % 100 == 0 { note("\(name): \(progress.done) of \(progress.total)") }
+        }
+        indexed = run.indexed
+        seconds.append(run.elapsed)
+    }
+    let median = seconds.sorted()[seconds.count / 2]
+    if name == "faces" { facesAloneSeconds = median }
+    print(
+        String(
+            format: "| %@ | %d | %.1f | %.1f | %.2f |", name, indexed, median, Double(indexed) / median,
+            median / facesAloneSeconds))
+}
+if CommandLine.arguments.contains("--analyses-only") { exit(0) }
 
 // The face detectors, each stage on its fastest device, with embeddings.
 print(
