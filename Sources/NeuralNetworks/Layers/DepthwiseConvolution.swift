@@ -1,7 +1,9 @@
 import ImageKernels
 
-/// The CPU twin of `conv_depthwise`: output rows in parallel, eight outputs at a time in a vector register
-/// wherever their windows lie inside the row, one at a time at the row's ends.
+/// The CPU twin of `conv_depthwise`: planes in parallel, each copied once into a zero-bordered buffer so
+/// that every output, the plane's edges included, is computed in vector registers, sixteen outputs of a
+/// row at a time in two independent sums (one sum's chain of fused multiply-adds would wait on itself).
+/// Taps are summed in the kernel's order, the border's zeros adding nothing.
 enum DepthwiseConvolution {
     static func run(_ a: Convolution.Direct) {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
@@ -9,59 +11,51 @@ enum DepthwiseConvolution {
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
         let outChannels = Int(a.outChannels), perChannel = Int(a.groupOutChannels)
         let ceiling: Float? = a.relu != 0 ? a.ceiling : nil
-        let (vectors, singles) = rowLayout(outWidth: outWidth, width: width, kernelWidth: kw, stride: sx, padding: px)
-        CPUParallel.forEachRange(Int(a.batch) * outChannels * outHeight) { rows in
+        // The bordered plane: every read of a row's outputs, rounded up to vectors of sixteen, lies inside it
+        // (a strided load reads up to sx × 8 values from where it starts).
+        let vectorOutputs = (outWidth + 15) / 16 * 16
+        let paddedWidth = max(width + px, (vectorOutputs - 1) * sx + kw) + 8 * sx
+        let paddedHeight = max(height + py, (outHeight - 1) * sy + kh)
+        CPUParallel.forEachRange(Int(a.batch) * outChannels) { planes in
             let src = a.src.elements, weights = a.weights.elements, dst = a.dst.elements
-            for row in rows {
-                let plane = row / outHeight, oy = row % outHeight, oc = plane % outChannels
+            let padded = UnsafeMutablePointer<Float>.allocate(capacity: paddedHeight * paddedWidth)
+            let row = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: vectorOutputs / 8)
+            defer {
+                padded.deallocate()
+                row.deallocate()
+            }
+            padded.initialize(repeating: 0, count: paddedHeight * paddedWidth)
+            for plane in planes {
+                let oc = plane % outChannels
                 let input = src + (plane / outChannels * channels + oc / perChannel) * height * width
-                let filter = weights + oc * kh * kw, out = dst + row * outWidth, bias = a.bias.elements[oc]
-                let top = oy * sy - py, taps = max(0, -top)..<max(0, min(kh, height - top))
-                for ox in vectors {
-                    var sum = SIMD8<Float>(repeating: bias)
-                    for ky in taps {
-                        let line = input + (top + ky) * width + ox * sx - px
-                        for kx in 0..<kw {
-                            sum.addProduct(SIMD8(repeating: filter[ky * kw + kx]), load(line + kx, stride: sx))
-                        }
-                    }
-                    if let ceiling { sum = sum.rectified(ceiling: ceiling) }
-                    UnsafeMutableRawPointer(out + ox).storeBytes(of: sum, as: SIMD8<Float>.self)
+                for y in 0..<height {
+                    (padded + (y + py) * paddedWidth + px).update(from: input + y * width, count: width)
                 }
-                for ox in singles {
-                    let left = ox * sx - px
-                    var sum = bias
-                    for ky in taps {
-                        let line = input + (top + ky) * width + left
-                        for kx in max(0, -left)..<max(0, min(kw, width - left)) {
-                            sum += filter[ky * kw + kx] * line[kx]
+                let filter = weights + oc * kh * kw, bias = SIMD8<Float>(repeating: a.bias.elements[oc])
+                for oy in 0..<outHeight {
+                    let top = padded + oy * sy * paddedWidth
+                    for ox in stride(from: 0, to: vectorOutputs, by: 16) {
+                        var first = bias, second = bias
+                        for ky in 0..<kh {
+                            let line = top + ky * paddedWidth + ox * sx
+                            for kx in 0..<kw {
+                                let weight = SIMD8<Float>(repeating: filter[ky * kw + kx])
+                                first.addProduct(weight, load(line + kx, stride: sx))
+                                second.addProduct(weight, load(line + kx + 8 * sx, stride: sx))
+                            }
                         }
+                        if let ceiling {
+                            first = first.rectified(ceiling: ceiling)
+                            second = second.rectified(ceiling: ceiling)
+                        }
+                        row[ox / 8] = first
+                        row[ox / 8 + 1] = second
                     }
-                    out[ox] = ceiling.map { min(max(sum, 0), $0) } ?? sum
+                    UnsafeMutableRawPointer(dst + (plane * outHeight + oy) * outWidth).copyMemory(
+                        from: row, byteCount: outWidth * MemoryLayout<Float>.stride)
                 }
             }
         }
-    }
-
-    /// How a row of `outWidth` outputs splits: the first outputs of vectors of eight whose reads stay inside
-    /// the input row (a stride-2 load reads one value past the last it keeps), the last vector moved back
-    /// to end where the inside ends; and the outputs no vector covers (the row's ends), one at a time.
-    private static func rowLayout(
-        outWidth: Int, width: Int, kernelWidth: Int, stride: Int,
-        padding: Int
-    ) -> (vectors: [Int], singles: [Int]) {
-        func inside(_ ox: Int) -> Bool {
-            ox * stride >= padding && ox + 8 <= outWidth
-                && (ox + 7) * stride - padding + kernelWidth - 1 + (stride == 2 ? 1 : 0) < width
-        }
-        var vectors: [Int] = [], ox = (padding + stride - 1) / stride
-        while inside(ox) {
-            vectors.append(ox)
-            ox += 8
-        }
-        if let last = vectors.last, let end = (last + 1..<ox).reversed().first(where: inside) { vectors.append(end) }
-        let covered = Set(vectors.flatMap { $0..<$0 + 8 })
-        return (vectors, (0..<outWidth).filter { !covered.contains($0) })
     }
 
     /// Eight values `stride` apart from `p`; a stride of 2 reads one value past the last it keeps.
