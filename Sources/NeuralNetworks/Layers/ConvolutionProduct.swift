@@ -1,6 +1,6 @@
 import ImageKernels
 
-/// The CPU twins of `conv_gemm` and `conv_direct`: filters × columns in tiles of 4 filters × 8 columns.
+/// The CPU twins of `conv_gemm` and `conv_direct`: filters × columns in tiles of 4 filters × 16 columns.
 /// Each tile's columns are first packed contiguously (copied from the columns, or gathered from the input
 /// for the direct form), so that the inner loop streams through memory.
 enum ConvolutionProduct {
@@ -68,33 +68,42 @@ enum ConvolutionProduct {
         }
     }
 
-    /// Tiles over columns and groups in parallel; `pack(panel, group, n, width)` fills a tile's panel of
-    /// `depth` × 8 values (zeros past `width` columns). Outputs are clamped to `0...ceiling` where it is given.
+    /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
+    /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them). Four filters
+    /// are multiplied with both panels at once: eight sums in registers, each weight read once for sixteen
+    /// columns. Outputs are clamped to `0...ceiling` where it is given.
     private static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
         pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void
     ) {
-        let tiles = (columns + 7) / 8, groups = outChannels / groupOut
+        let tiles = (columns + 15) / 16, groups = outChannels / groupOut
         nonisolated(unsafe) let (weights, bias, dst) = (weights, bias, dst)
         CPUParallel.forEachRange(tiles * groups) { range in
-            let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
-            defer { panel.deallocate() }
+            let low = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
+            let high = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
+            defer {
+                low.deallocate()
+                high.deallocate()
+            }
             for item in range {
-                let group = item / tiles, n = item % tiles * 8, width = min(8, columns - n)
-                pack(panel, group, n, width)
-                // Where the tile's columns lie in one image (most tiles), its outputs lie side by side.
-                let image = n / spatial, position = n % spatial, oneImage = position + width <= spatial
-                @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int) {
+                let group = item / tiles, n = item % tiles * 16
+                let lowWidth = min(8, columns - n), highWidth = min(8, columns - n - 8)
+                pack(low, group, n, lowWidth)
+                if highWidth > 0 { pack(high, group, n + 8, highWidth) }
+                /// Eight sums of filter `oc` for columns `first..<first + width` into the output.
+                @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int, _ first: Int, _ width: Int) {
                     var values = acc + bias[oc]
                     if let ceiling { values = values.rectified(ceiling: ceiling) }
-                    if oneImage {
+                    // Where the columns lie in one image (most do), their outputs lie side by side.
+                    let image = first / spatial, position = first % spatial
+                    if position + width <= spatial {
                         let out = dst + (image * outChannels + oc) * spatial + position
                         for i in 0..<width { out[i] = values[i] }
                         return
                     }
                     for i in 0..<width {
-                        let column = n + i, b = column / spatial, p = column % spatial
+                        let column = first + i, b = column / spatial, p = column % spatial
                         dst[(b * outChannels + oc) * spatial + p] = values[i]
                     }
                 }
@@ -106,17 +115,39 @@ enum ConvolutionProduct {
                     let a2 = weights + (oc + min(2, rows - 1)) * depth
                     let a3 = weights + (oc + min(3, rows - 1)) * depth
                     var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
-                    for k in 0..<depth {
-                        let v = panel[k]
-                        acc0.addProduct(SIMD8(repeating: a0[k]), v)
-                        acc1.addProduct(SIMD8(repeating: a1[k]), v)
-                        acc2.addProduct(SIMD8(repeating: a2[k]), v)
-                        acc3.addProduct(SIMD8(repeating: a3[k]), v)
+                    var acc4 = SIMD8<Float>(), acc5 = SIMD8<Float>(), acc6 = SIMD8<Float>(), acc7 = SIMD8<Float>()
+                    if highWidth > 0 {
+                        for k in 0..<depth {
+                            let v = low[k], w = high[k]
+                            let b0 = SIMD8(repeating: a0[k]), b1 = SIMD8(repeating: a1[k])
+                            let b2 = SIMD8(repeating: a2[k]), b3 = SIMD8(repeating: a3[k])
+                            acc0.addProduct(b0, v)
+                            acc4.addProduct(b0, w)
+                            acc1.addProduct(b1, v)
+                            acc5.addProduct(b1, w)
+                            acc2.addProduct(b2, v)
+                            acc6.addProduct(b2, w)
+                            acc3.addProduct(b3, v)
+                            acc7.addProduct(b3, w)
+                        }
+                    } else {
+                        for k in 0..<depth {
+                            let v = low[k]
+                            acc0.addProduct(SIMD8(repeating: a0[k]), v)
+                            acc1.addProduct(SIMD8(repeating: a1[k]), v)
+                            acc2.addProduct(SIMD8(repeating: a2[k]), v)
+                            acc3.addProduct(SIMD8(repeating: a3[k]), v)
+                        }
                     }
-                    store(acc0, oc)
-                    if rows > 1 { store(acc1, oc + 1) }
-                    if rows > 2 { store(acc2, oc + 2) }
-                    if rows > 3 { store(acc3, oc + 3) }
+                    @inline(__always) func storeRow(_ first: SIMD8<Float>, _ second: SIMD8<Float>, _ row: Int) {
+                        guard row < rows else { return }
+                        store(first, oc + row, n, lowWidth)
+                        if highWidth > 0 { store(second, oc + row, n + 8, highWidth) }
+                    }
+                    storeRow(acc0, acc4, 0)
+                    storeRow(acc1, acc5, 1)
+                    storeRow(acc2, acc6, 2)
+                    storeRow(acc3, acc7, 3)
                     m += rows
                 }
             }
