@@ -1,4 +1,5 @@
 import Catalog
+import FaceRecognition
 import Foundation
 import GRDB
 import ImageKernels
@@ -45,6 +46,38 @@ import Testing
         let within = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)].map { distance($0.0, $0.1) }.max() ?? 1
         let across = (0..<4).flatMap { a in [4, 5].map { distance(a, $0) } }.min() ?? 0
         #expect(within < across, "within \(within), across \(across)")
+    }
+
+    /// A new process (here a new catalog on the same file) ranks the prints of the file beside the database,
+    /// which the first search that read them all wrote, while the file's tag is the database's.
+    @Test func newProcessesReadThePrintsFileWhileItHoldsTheDatabasesPrints() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
+        let context = try IndexingTests.context(), path = folder + "/../cbir.sqlite", file = path + "-prints"
+        _ = try await Catalog(path: path).index(folder: folder, analyses: [try PhotoPrintAnalysis(context: context)])
+        let query = try #require(try Catalog(path: path).storedPrint(ofPhotoAt: folder + "/ukbench00000.jpg"))
+        func ranked() throws -> [SimilarPhoto] {
+            try Catalog(path: path).similarPhotos(to: query, top: 10, context: context)
+        }
+        #expect(!FileManager.default.fileExists(atPath: file))
+        let all = try ranked()
+        #expect(all.count == 6 && FileManager.default.fileExists(atPath: file), "the first search wrote the file")
+        #expect(try ranked() == all)
+
+        // Trusted while its tag is the database's: a file of one print with that tag is all a new process ranks.
+        let tag = try #require(
+            try Catalog(path: path).read { db in
+                try Data.fetchOne(db, sql: "SELECT tag FROM table_tags WHERE name = 'photo_prints'")
+            })
+        let single = EmbeddingGallery(length: PhotoPrinter.length, context: context)
+        try single.append([(query, FaceID(all[0].image), ImageID(all[0].image))])
+        try single.write(to: file, tag: tag)
+        #expect(try ranked().count == 1)
+        // Passed over once the prints change.
+        try await Catalog(path: path).write { db in
+            try db.execute(sql: "DELETE FROM photo_prints WHERE image_id = ?", arguments: [all[5].image])
+        }
+        #expect(try ranked() == Array(all.prefix(5)), "the prints are read from the database again")
     }
 
     @Test func printsAreAddedWithoutFindingFacesAgain() async throws {

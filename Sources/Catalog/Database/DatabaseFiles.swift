@@ -21,8 +21,16 @@ struct DatabaseFiles: Sendable {
     /// The database's descriptors laid out for search (``Gallery/write(to:tag:)``), a cache (`GalleryCache`).
     var gallery: String { path + "-faces" }
 
+    /// The faces' embeddings and the photos' prints laid out for search (``EmbeddingGallery/write(to:tag:)``),
+    /// caches too.
+    var embeddings: String { path + "-embeddings" }
+    var prints: String { path + "-prints" }
+
+    /// The caches beside the database, made again from it when missing.
+    var caches: [String] { [gallery, embeddings, prints] }
+
     /// Every file of the database, present or not.
-    var all: [String] { [path, path + "-wal", path + "-shm", path + "-journal", lock, gallery] }
+    var all: [String] { [path, path + "-wal", path + "-shm", path + "-journal", lock] + caches }
 
     /// The files' identities on disk now (device and inode, so that other spellings and links to them are
     /// recognised).

@@ -49,7 +49,7 @@ extension Catalog {
                 for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
                     try FileManager.default.moveItem(atPath: path + suffix, toPath: kept + suffix)
                 }
-                try? FileManager.default.removeItem(atPath: files.gallery)
+                for cache in files.caches { try? FileManager.default.removeItem(atPath: cache) }
                 try FileManager.default.moveItem(atPath: saved.repaired, toPath: path)
                 return DatabaseRepair(
                     tables: saved.tables, rowsDropped: saved.rowsDropped, labels: saved.labels,

@@ -7,9 +7,9 @@ import PhotoSimilarity
 /// The stored faces as search galleries, one per descriptor parameters and device, kept between queries
 /// (on the device, in the forms the search kernels read) and brought up to date with the database before
 /// each one: whoever wrote to the file, this process or another, only the faces added or removed since
-/// the last query move. A new process takes the descriptors from the database's gallery file
-/// (`DatabaseFiles.gallery`) where that still holds them, mapped, and writes the file after reading them all
-/// from the database.
+/// the last query move. A new process takes the descriptors, embeddings and prints from the files beside
+/// the database (`DatabaseFiles.caches`) where those still hold them, and writes a file after reading its
+/// rows all from the database.
 final class GalleryCache: @unchecked Sendable {
     private struct Key: Hashable {
         let parameters: DescriptorParameters
@@ -62,7 +62,7 @@ final class GalleryCache: @unchecked Sendable {
             &embeddings, ObjectIdentifier(context.device), make: EmbeddingGallery(context: context),
             from: database, tag: { db in try TableTags.tag(of: FaceStore.embeddingsTable, db) },
             ids: store.idsWithEmbeddings,
-            file: nil,
+            file: Self.file(database.files.embeddings, length: FaceEmbedder.length, context: context),
             append: { gallery, ids, db in try store.embeddings(ids, db) { batch in try gallery.append(batch) } })
     }
 
@@ -73,8 +73,20 @@ final class GalleryCache: @unchecked Sendable {
         return try cached(
             &prints, ObjectIdentifier(context.device),
             make: EmbeddingGallery(length: PhotoPrinter.length, context: context), from: database,
-            tag: { db in try TableTags.tag(of: PhotoStore.table, db) }, ids: store.imageIDs, file: nil,
+            tag: { db in try TableTags.tag(of: PhotoStore.table, db) }, ids: store.imageIDs,
+            file: Self.file(database.files.prints, length: PhotoPrinter.length, context: context),
             append: { gallery, ids, db in try store.prints(ids, db) { batch in try gallery.append(batch) } })
+    }
+
+    /// An embedding gallery's file at `path`, of rows of `length` values.
+    private static func file(_ path: String, length: Int, context: RenderContext) -> GalleryFile<EmbeddingGallery> {
+        (
+            read: { tag in
+                (try? EmbeddingGallery(contentsOf: path, length: length, tag: tag, context: context)).map {
+                    ($0, Set($0.faceIDs.map(\.rawValue)))
+                }
+            }, write: { gallery, tag in try? gallery.write(to: path, tag: tag) }
+        )
     }
 
     /// Reading a gallery from its file, where that holds the faces of a tag (with their ids), and writing it.

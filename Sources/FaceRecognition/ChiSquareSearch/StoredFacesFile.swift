@@ -39,18 +39,19 @@ enum StoredFacesFile {
         }
         let bytes = UnsafeRawBufferPointer(memory.bytes)
         let (faceCount, entries) = try header(bytes, path: path, parameters: parameters, tag: tag)
-        var at = roundUp(entries + faceCount * entryBytes, to: 64)
+        var at = ReplacedFile.roundUp(entries + faceCount * entryBytes, to: 64)
         guard at <= bytes.count else { throw .galleryFile(path: path, reason: "it ends in its list of faces") }
         var forms: [(face: FaceID, image: ImageID, range: Range<Int>)] = []
         forms.reserveCapacity(faceCount)
         for index in 0..<faceCount {
-            let entry = entries + index * entryBytes, count = integer(bytes, at: entry + 16, UInt64.self)
+            let entry = entries + index * entryBytes, count = ReplacedFile.integer(bytes, at: entry + 16, UInt64.self)
             guard count <= UInt64(bytes.count - at) else {
                 throw .galleryFile(path: path, reason: "face \(index + 1) of \(faceCount) ends past the file's end")
             }
             forms.append(
                 (
-                    FaceID(integer(bytes, at: entry, Int64.self)), ImageID(integer(bytes, at: entry + 8, Int64.self)),
+                    FaceID(ReplacedFile.integer(bytes, at: entry, Int64.self)),
+                    ImageID(ReplacedFile.integer(bytes, at: entry + 8, Int64.self)),
                     at..<at + Int(count)
                 ))
             at += Int(count)
@@ -76,9 +77,9 @@ enum StoredFacesFile {
     ) throws(RecognitionError) -> (faceCount: Int, entries: Int) {
         func damaged(_ reason: String) -> RecognitionError { .galleryFile(path: path, reason: reason) }
         guard bytes.count >= 24, bytes[0..<8].elementsEqual(magic) else { throw damaged("not a gallery file") }
-        let tagCount = Int(integer(bytes, at: 8, UInt32.self)),
-            parametersCount = Int(integer(bytes, at: 12, UInt32.self))
-        let faceCount = integer(bytes, at: 16, UInt64.self)
+        let tagCount = Int(ReplacedFile.integer(bytes, at: 8, UInt32.self)),
+            parametersCount = Int(ReplacedFile.integer(bytes, at: 12, UInt32.self))
+        let faceCount = ReplacedFile.integer(bytes, at: 16, UInt64.self)
         guard 24 + tagCount + parametersCount <= bytes.count, faceCount <= UInt64(Int32.max) else {
             throw damaged("its header is damaged")
         }
@@ -93,11 +94,7 @@ enum StoredFacesFile {
                 """
             )
         }
-        return (Int(faceCount), roundUp(24 + tagCount + parametersCount, to: 8))
-    }
-
-    private static func integer<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, at offset: Int, _: T.Type) -> T {
-        T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+        return (Int(faceCount), ReplacedFile.roundUp(24 + tagCount + parametersCount, to: 8))
     }
 
     /// Writes `stored`'s faces to a file at `path` with `tag`, replacing any there in one step (by renaming a
@@ -112,22 +109,15 @@ enum StoredFacesFile {
         append(UInt64(live.count))
         header += tag
         header += parameters
-        header += repeatElement(0, count: roundUp(header.count, to: 8) - header.count)
+        header += repeatElement(0, count: ReplacedFile.roundUp(header.count, to: 8) - header.count)
         for entry in live {
             append(entry.face.rawValue)
             append(entry.image.rawValue)
             append(UInt64(entry.range.count))
         }
-        header += repeatElement(0, count: roundUp(header.count, to: 64) - header.count)
-        removeAbandonedFiles(of: path)
-        let temporary = "\(path).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard file >= 0 else {
-            throw .galleryFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
-        }
-        do throws(RecognitionError) {
-            defer { close(file) }
-            try writeAll(header, to: file, path: path)
+        header += repeatElement(0, count: ReplacedFile.roundUp(header.count, to: 64) - header.count)
+        try ReplacedFile.write(path) { file throws(RecognitionError) in
+            try file.write(header)
             // The forms, each run of them that lies back to back in memory in one piece.
             var run: Range<Int>?
             for entry in live {
@@ -135,62 +125,12 @@ enum StoredFacesFile {
                     run = current.lowerBound..<entry.range.upperBound
                     continue
                 }
-                if let current = run {
-                    try writeAll(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current]), to: file, path: path)
-                }
+                if let current = run { try file.write(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current])) }
                 run = entry.range
             }
-            if let current = run {
-                try writeAll(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current]), to: file, path: path)
-            }
-            try writeAll([UInt8](repeating: 0, count: StoredFaces.spareBytes), to: file, path: path)
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .galleryFile(path: path, reason: "cannot be replaced: \(reason)")
+            if let current = run { try file.write(UnsafeRawBufferPointer(rebasing: stored.memory.bytes[current])) }
+            try file.write([UInt8](repeating: 0, count: StoredFaces.spareBytes))
         }
     }
 
-    /// Removes new files for `path` (`<path>.<process id>.<random>.tmp`) left by writers that were killed
-    /// before they could rename them: those whose process has ended.
-    private static func removeAbandonedFiles(of path: String) {
-        let url = URL(fileURLWithPath: path), prefix = url.lastPathComponent + "."
-        let folder = url.deletingLastPathComponent().path
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
-            let parts = name.dropFirst(prefix.count).split(separator: ".")
-            guard parts.count == 3, let process = pid_t(parts[0]), kill(process, 0) != 0, errno == ESRCH else {
-                continue
-            }
-            unlink(folder + "/" + name)
-        }
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to file: Int32, path: String) throws(RecognitionError) {
-        try bytes.withUnsafeBytes { bytes in
-            Result { () throws(RecognitionError) in try writeAll(bytes, to: file, path: path) }
-        }.get()
-    }
-
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to file: Int32, path: String) throws(RecognitionError)
-    {
-        guard let base = bytes.baseAddress else { return }
-        var done = 0
-        while done < bytes.count {
-            let written = Foundation.write(file, base + done, bytes.count - done)
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                throw .galleryFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
-            }
-            done += written
-        }
-    }
-
-    private static func roundUp(_ value: Int, to multiple: Int) -> Int {
-        (value + multiple - 1) / multiple * multiple
-    }
 }

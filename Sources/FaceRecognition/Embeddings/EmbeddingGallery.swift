@@ -21,8 +21,35 @@ public final class EmbeddingGallery: @unchecked Sendable {
         self.context = context
     }
 
+    /// The rows of a file that ``write(to:tag:)`` made with `tag` and rows of `length` values, read in one
+    /// copy: a new process has a gallery of 10k rows without reading each from its database. An error where
+    /// the file is missing, holds other rows (another tag or length), or is damaged.
+    public convenience init(contentsOf path: String, length: Int, tag: Data, context: RenderContext)
+        throws(RecognitionError)
+    {
+        self.init(length: length, context: context)
+        (faces, images, rows) = try EmbeddingGalleryFile.read(path, length: length, tag: tag)
+        for (slot, face) in faces.enumerated() {
+            guard slotOfFace.updateValue(slot, forKey: face) == nil else {
+                throw .galleryFile(path: path, reason: "it lists \(face) twice")
+            }
+        }
+    }
+
+    /// Writes the rows to a file at `path`, to be read back with `tag` by
+    /// ``init(contentsOf:length:tag:context:)``; a file already there is replaced in one step.
+    public func write(to path: String, tag: Data) throws(RecognitionError) {
+        try lock.withTypedLock { () throws(RecognitionError) in
+            try EmbeddingGalleryFile.write(
+                faces: faces, images: images, rows: rows[...], length: length, to: path, tag: tag)
+        }
+    }
+
     /// Faces in the gallery.
     public var count: Int { lock.withLock { faces.count } }
+
+    /// The identifiers of the faces in the gallery, in row order.
+    public var faceIDs: [FaceID] { lock.withLock { faces } }
 
     /// Makes room for `faceCount` faces in host memory, so that appending them does not reallocate.
     public func reserveCapacity(_ faceCount: Int) {
