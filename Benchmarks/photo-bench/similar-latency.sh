@@ -11,7 +11,7 @@ photos=../shared/datasets/ukbench-dev
 cbir=.build/release/cbir
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 db=$work/photos.sqlite
-"$cbir" index "$photos" --no-faces --db "$db" >/dev/null
+"$cbir" index "$photos" --no-faces --db "$db" >/dev/null 2>&1
 copy=0
 while [ "$(sqlite3 "$db" 'SELECT COUNT(*) FROM photo_prints')" -lt "$count" ]; do
   copy=$((copy + 1))
