@@ -90,15 +90,16 @@ struct NeighbourSearch: Sendable {
                 var dot4 = SIMD8<Float>(), dot5 = SIMD8<Float>(), dot6 = SIMD8<Float>(), dot7 = SIMD8<Float>()
                 for i in 0..<length {
                     let low = panel[2 * i], high = panel[2 * i + 1]
-                    let a0 = q0[i], a1 = q1[i], a2 = q2[i], a3 = q3[i]
-                    dot0 += a0 * low
-                    dot4 += a0 * high
-                    dot1 += a1 * low
-                    dot5 += a1 * high
-                    dot2 += a2 * low
-                    dot6 += a2 * high
-                    dot3 += a3 * low
-                    dot7 += a3 * high
+                    let a0 = SIMD8(repeating: q0[i]), a1 = SIMD8(repeating: q1[i])
+                    let a2 = SIMD8(repeating: q2[i]), a3 = SIMD8(repeating: q3[i])
+                    dot0.addProduct(a0, low)
+                    dot4.addProduct(a0, high)
+                    dot1.addProduct(a1, low)
+                    dot5.addProduct(a1, high)
+                    dot2.addProduct(a2, low)
+                    dot6.addProduct(a2, high)
+                    dot3.addProduct(a3, low)
+                    dot7.addProduct(a3, high)
                 }
                 func collect(_ dot: SIMD8<Float>, _ r: Int, half: Int) {
                     let offset = 8 * half, lanes = min(8, width - offset)
