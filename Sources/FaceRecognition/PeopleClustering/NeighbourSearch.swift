@@ -61,10 +61,11 @@ struct NeighbourSearch: Sendable {
         compare(blocks[pair.0], with: blocks[pair.1], bothWays: true)
     }
 
-    /// Rows four at a time against panels of sixteen other rows packed lane by lane (two vectors of eight an
-    /// element, eight sums in registers), each panel packed once.
+    /// Rows four at a time against panels of sixteen other rows packed lane by lane (a ``RegisterTile``),
+    /// each panel packed once.
     private func compare(_ queries: Range<Int>, with others: Range<Int>, bothWays: Bool) {
         let gallery = arguments.gallery.elements, length = length, lists = lists
+        // Rows 0–7 of the panel, then rows 8–15, each lane by lane.
         let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * length)
         defer { panel.deallocate() }
         for first in stride(from: others.lowerBound, to: others.upperBound, by: 16) {
@@ -73,7 +74,8 @@ struct NeighbourSearch: Sendable {
             UnsafeMutableRawPointer(panel).withMemoryRebound(to: Float.self, capacity: length * 16) { floats in
                 for lane in 0..<16 {
                     let row = gallery + (first + min(lane, width - 1)) * length
-                    for i in 0..<length { floats[i * 16 + lane] = lane < width ? row[i] : 0 }
+                    let half = floats + lane / 8 * length * 8, column = lane % 8
+                    for i in 0..<length { half[i * 8 + column] = lane < width ? row[i] : 0 }
                 }
             }
             var panelNorms = SIMD16<Float>(), panelLimits = SIMD16<Float>(repeating: -.infinity)
@@ -86,21 +88,7 @@ struct NeighbourSearch: Sendable {
                 let rows = min(4, queries.upperBound - row)
                 func query(_ r: Int) -> UnsafePointer<Float> { gallery + (row + min(r, rows - 1)) * length }
                 let q0 = query(0), q1 = query(1), q2 = query(2), q3 = query(3)
-                var dot0 = SIMD8<Float>(), dot1 = SIMD8<Float>(), dot2 = SIMD8<Float>(), dot3 = SIMD8<Float>()
-                var dot4 = SIMD8<Float>(), dot5 = SIMD8<Float>(), dot6 = SIMD8<Float>(), dot7 = SIMD8<Float>()
-                for i in 0..<length {
-                    let low = panel[2 * i], high = panel[2 * i + 1]
-                    let a0 = SIMD8(repeating: q0[i]), a1 = SIMD8(repeating: q1[i])
-                    let a2 = SIMD8(repeating: q2[i]), a3 = SIMD8(repeating: q3[i])
-                    dot0.addProduct(a0, low)
-                    dot4.addProduct(a0, high)
-                    dot1.addProduct(a1, low)
-                    dot5.addProduct(a1, high)
-                    dot2.addProduct(a2, low)
-                    dot6.addProduct(a2, high)
-                    dot3.addProduct(a3, low)
-                    dot7.addProduct(a3, high)
-                }
+                let tile = RegisterTile(q0, q1, q2, q3, low: panel, high: panel + length, depth: length)
                 func collect(_ dot: SIMD8<Float>, _ r: Int, half: Int) {
                     let offset = 8 * half, lanes = min(8, width - offset)
                     guard r < rows, lanes > 0 else { return }
@@ -119,14 +107,10 @@ struct NeighbourSearch: Sendable {
                         }
                     }
                 }
-                collect(dot0, 0, half: 0)
-                collect(dot4, 0, half: 1)
-                collect(dot1, 1, half: 0)
-                collect(dot5, 1, half: 1)
-                collect(dot2, 2, half: 0)
-                collect(dot6, 2, half: 1)
-                collect(dot3, 3, half: 0)
-                collect(dot7, 3, half: 1)
+                for r in 0..<4 {
+                    collect(tile.sums(row: r, half: 0), r, half: 0)
+                    collect(tile.sums(row: r, half: 1), r, half: 1)
+                }
                 row += rows
             }
         }

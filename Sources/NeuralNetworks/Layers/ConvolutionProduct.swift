@@ -70,8 +70,8 @@ enum ConvolutionProduct {
 
     /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
     /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them). Four filters
-    /// are multiplied with both panels at once: eight sums in registers, each weight read once for sixteen
-    /// columns. Outputs are clamped to `0...ceiling` where it is given.
+    /// are multiplied with both panels at once (a ``RegisterTile``), with one where the columns end within
+    /// eight. Outputs are clamped to `0...ceiling` where it is given.
     private static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
@@ -114,23 +114,14 @@ enum ConvolutionProduct {
                     let a1 = weights + (oc + min(1, rows - 1)) * depth
                     let a2 = weights + (oc + min(2, rows - 1)) * depth
                     let a3 = weights + (oc + min(3, rows - 1)) * depth
-                    var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
-                    var acc4 = SIMD8<Float>(), acc5 = SIMD8<Float>(), acc6 = SIMD8<Float>(), acc7 = SIMD8<Float>()
                     if highWidth > 0 {
-                        for k in 0..<depth {
-                            let v = low[k], w = high[k]
-                            let b0 = SIMD8(repeating: a0[k]), b1 = SIMD8(repeating: a1[k])
-                            let b2 = SIMD8(repeating: a2[k]), b3 = SIMD8(repeating: a3[k])
-                            acc0.addProduct(b0, v)
-                            acc4.addProduct(b0, w)
-                            acc1.addProduct(b1, v)
-                            acc5.addProduct(b1, w)
-                            acc2.addProduct(b2, v)
-                            acc6.addProduct(b2, w)
-                            acc3.addProduct(b3, v)
-                            acc7.addProduct(b3, w)
+                        let tile = RegisterTile(a0, a1, a2, a3, low: low, high: high, depth: depth)
+                        for row in 0..<rows {
+                            store(tile.sums(row: row, half: 0), oc + row, n, lowWidth)
+                            store(tile.sums(row: row, half: 1), oc + row, n + 8, highWidth)
                         }
                     } else {
+                        var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
                         for k in 0..<depth {
                             let v = low[k]
                             acc0.addProduct(SIMD8(repeating: a0[k]), v)
@@ -138,16 +129,10 @@ enum ConvolutionProduct {
                             acc2.addProduct(SIMD8(repeating: a2[k]), v)
                             acc3.addProduct(SIMD8(repeating: a3[k]), v)
                         }
+                        for (row, sums) in [acc0, acc1, acc2, acc3].prefix(rows).enumerated() {
+                            store(sums, oc + row, n, lowWidth)
+                        }
                     }
-                    @inline(__always) func storeRow(_ first: SIMD8<Float>, _ second: SIMD8<Float>, _ row: Int) {
-                        guard row < rows else { return }
-                        store(first, oc + row, n, lowWidth)
-                        if highWidth > 0 { store(second, oc + row, n + 8, highWidth) }
-                    }
-                    storeRow(acc0, acc4, 0)
-                    storeRow(acc1, acc5, 1)
-                    storeRow(acc2, acc6, 2)
-                    storeRow(acc3, acc7, 3)
                     m += rows
                 }
             }
