@@ -55,14 +55,9 @@ import Testing
         try gallery.write(to: path, tag: tag)
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
         func reason(_ path: String, tag: Data = tag, length: Int = 16) -> String? {
-            do {
+            StoredFacesFileTests.reason(reading: path) { () throws(RecognitionError) in
                 _ = try EmbeddingGallery(
                     contentsOf: path, length: length, tag: tag, context: RenderContext(device: .cpu))
-                return nil
-            } catch .galleryFile(let named, let reason) where named == path {
-                return reason
-            } catch {
-                return "\(error)"
             }
         }
         func reason(of bytes: Data) throws -> String? {

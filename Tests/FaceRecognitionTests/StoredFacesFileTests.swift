@@ -17,6 +17,19 @@ import Testing
         NSTemporaryDirectory() + "gallery-file-\(UUID().uuidString)"
     }
 
+    /// Why reading the gallery file at `path` failed (its `galleryFile` error's reason, naming that file), or
+    /// nil when it did not.
+    static func reason(reading path: String, _ read: () throws(RecognitionError) -> Void) -> String? {
+        do {
+            try read()
+            return nil
+        } catch .galleryFile(let named, let reason) where named == path {
+            return reason
+        } catch {
+            return "\(error)"
+        }
+    }
+
     @Test(arguments: devices)
     func aGalleryReadFromItsFileSearchesAsTheOriginal(_ choice: DeviceChoice) throws {
         var generator = SeededGenerator()
@@ -76,13 +89,8 @@ import Testing
         try gallery.write(to: path, tag: tag)
         let written = try Data(contentsOf: URL(fileURLWithPath: path))
         func reason(_ path: String, tag: Data = tag, parameters: DescriptorParameters = parameters) -> String? {
-            do {
+            Self.reason(reading: path) { () throws(RecognitionError) in
                 _ = try Gallery(contentsOf: path, parameters: parameters, tag: tag, context: context)
-                return nil
-            } catch .galleryFile(let named, let reason) where named == path {
-                return reason
-            } catch {
-                return "\(error)"
             }
         }
         func reason(of bytes: Data) throws -> String? {
