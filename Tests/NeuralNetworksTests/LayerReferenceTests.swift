@@ -177,9 +177,11 @@ struct LayerCase: Sendable, CustomStringConvertible {
                 let b = Tensor.random(batch: 2, channels: 3, height: 4, width: 4, using: &generator)
                 return (a.image.adding(b.image), NeuralReference.residualAdd(a, b, relu: false))
             },
+            // Batches past one run of items and outputs past one tile of sixteen, for the CPU twin's tiles.
             LayerCase(description: "fully connected") { generator in
-                let x = Tensor.random(batch: 3, channels: 5, height: 3, width: 3, using: &generator)
-                let outputs = odd(3...17, &generator)
+                let x = Tensor.random(
+                    batch: odd(3...150, &generator), channels: 5, height: 3, width: 3, using: &generator)
+                let outputs = odd(3...40, &generator)
                 let weights = Tensor.random(channels: 1, height: 45, width: outputs, using: &generator)
                 let biases = Tensor.random(channels: 1, height: 1, width: outputs, using: &generator)
                 return (

@@ -42,21 +42,48 @@ public struct FullyConnected: Filter {
         var batch: Int32
     }
 
+    /// The CPU twin: batch items four at a time against sixteen outputs (a ``RegisterTile``), each tile of
+    /// outputs' weights packed once for a run of items.
     static let kernel = Kernel<Arguments>(
         "fully_connected", in: KernelSource(name: "FullyConnected", bytes: NeuralNetworksCL.fullyConnected),
         schedules: .uniform([64, 1])
     ) { arguments, _ in
-        let inputs = Int(arguments.inputs), outputs = Int(arguments.outputs)
-        CPUParallel.forEachRange(Int(arguments.batch)) { items in
+        let inputs = Int(arguments.inputs), outputs = Int(arguments.outputs), batch = Int(arguments.batch)
+        let tiles = (outputs + 15) / 16, runLength = 64, runs = (batch + runLength - 1) / runLength
+        CPUParallel.forEachRange(tiles * runs) { items in
             let src = arguments.src.elements, weights = arguments.weights.elements, dst = arguments.dst.elements
-            for n in items {
-                let out = dst + n * outputs
-                for j in 0..<outputs { out[j] = 0 }
-                for i in 0..<inputs {
-                    let x = src[n * inputs + i], row = weights + i * outputs
-                    for j in 0..<outputs { out[j] += x * row[j] }
+            let bias = arguments.bias.elements
+            let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * inputs)
+            defer { panel.deallocate() }
+            var packed = -1
+            for item in items {
+                let tile = item / runs, first = tile * 16, width = min(16, outputs - first)
+                if packed != tile {
+                    UnsafeMutableRawPointer(panel).withMemoryRebound(to: Float.self, capacity: 16 * inputs) { floats in
+                        for i in 0..<inputs {
+                            for lane in 0..<16 {
+                                floats[lane / 8 * inputs * 8 + i * 8 + lane % 8] =
+                                    lane < width ? weights[i * outputs + first + lane] : 0
+                            }
+                        }
+                    }
+                    packed = tile
                 }
-                for j in 0..<outputs { out[j] += arguments.bias.elements[j] }
+                let run = item % runs * runLength
+                var n = run
+                while n < min(run + runLength, batch) {
+                    let rows = min(4, batch - n)
+                    func row(_ r: Int) -> UnsafePointer<Float> { src + (n + min(r, rows - 1)) * inputs }
+                    let sums = RegisterTile(
+                        row(0), row(1), row(2), row(3), low: panel, high: panel + inputs, depth: inputs)
+                    for r in 0..<rows {
+                        let out = dst + (n + r) * outputs + first
+                        for lane in 0..<width {
+                            out[lane] = sums.sums(row: r, half: lane / 8)[lane % 8] + bias[first + lane]
+                        }
+                    }
+                    n += rows
+                }
             }
         }
     }
