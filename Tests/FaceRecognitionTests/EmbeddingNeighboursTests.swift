@@ -6,10 +6,11 @@ import TestSupport
 import Testing
 
 /// The neighbour kernel against every pair computed here, on both devices: random embeddings in loose
-/// groups (so that radii cut lists short and lists fill), odd counts, tiles that start anywhere.
+/// groups (so that radii cut lists short and lists fill), odd counts, tiles that start anywhere, with and
+/// without stand-ins (the rows' first values and the length of the rest, which never lie farther apart).
 @Suite struct EmbeddingNeighboursTests {
-    @Test(arguments: GalleryTests.devices)
-    func nearestRowsMatchTheReference(_ choice: DeviceChoice) throws {
+    @Test(arguments: GalleryTests.devices, [false, true])
+    func nearestRowsMatchTheReference(_ choice: DeviceChoice, withStandIns: Bool) throws {
         var generator = SeededGenerator()
         let context = RenderContext(device: try TestDevices.device(choice))
         for _ in 0..<3 {
@@ -28,18 +29,25 @@ import Testing
             let gallery = try PixelBuffer(
                 width: length, height: count + 3, values: rows.flatMap { $0 } + [Float](repeating: 9, count: 3 * length)
             )
+            let kept = Int.random(in: 1...length, using: &generator)
+            let standIns = try PixelBuffer(
+                width: kept + 1, height: count,
+                values: rows.flatMap { row in
+                    row.prefix(kept) + [row.dropFirst(kept).reduce(0) { $0 + $1 * $1 }.squareRoot()]
+                })
             let output = try context.render(
                 Image(gallery).applying(
                     EmbeddingNeighbours(
                         queryStart: start, queryCount: queries, count: count,
-                        k: k, radius: radius))
+                        k: k, radius: radius, slack: withStandIns ? 1e-3 : 0),
+                    with: withStandIns ? [Image(standIns)] : [])
             ).floatValues
             // One more than k, so that the row just past a full list counts as a neighbour's rival.
             let expected = Reference.neighbours(of: start..<start + queries, in: rows, k: k + 1, radius: radius)
             let place =
                 """
                 \(choice), seed \(generator.seed), \(count) rows of \(length), rows \(start)..<\(start + queries), \
-                k \(k), radius \(radius)
+                k \(k), radius \(radius), stand-ins of \(withStandIns ? kept + 1 : 0)
                 """
             for (q, extended) in expected.enumerated() {
                 let list = Array(extended.prefix(k))

@@ -5,29 +5,64 @@ import ImageKernels
 /// itself and with the rows outside the queries one way, and each pair of blocks once, both ways: a pair of
 /// query rows costs one distance, not two. Block pairs run in rounds in which no block appears twice (the
 /// circle method of round-robin tournaments), so each row's list has one writer at a time, and lists keep
-/// ties in row order whatever order pairs come in, so the result does not depend on the schedule.
+/// ties in row order whatever order pairs come in, so the result does not depend on the schedule. With
+/// stand-ins, the tiles compare those, and only pairs within reach are measured in full.
 struct NeighbourSearch: Sendable {
     let arguments: EmbeddingNeighbours.Arguments
     let length: Int
+    /// The rows the tiles compare: the stand-ins where there are some, else the gallery's own.
+    private var screened: UnsafePointer<Float> {
+        hasStandIns ? arguments.standIns.elements : arguments.gallery.elements
+    }
+    private let screenedLength: Int
+    private let hasStandIns: Bool
     /// Blocks of query rows (rows of the gallery).
     let blocks: [Range<Int>]
-    /// Every gallery row's squared norm.
+    /// Every gallery row's squared norm, and every screened row's.
     private let norms: [Float]
+    private let screenedNorms: [Float]
 
     /// Prepares the search and empties the output's lists.
     init(_ arguments: EmbeddingNeighbours.Arguments) {
         self.arguments = arguments
         length = Int(arguments.length)
-        let gallery = arguments.gallery.elements, length = length
-        norms = (0..<Int(arguments.count)).map { row in
-            (0..<length).reduce(Float(0)) { $0 + gallery[row * length + $1] * gallery[row * length + $1] }
-        }
+        let count = Int(arguments.count)
+        hasStandIns = arguments.standInLength > 0
+        screenedLength = hasStandIns ? Int(arguments.standInLength) : length
+        norms = Self.squaredNorms(of: arguments.gallery.elements, count: count, length: length)
+        screenedNorms =
+            hasStandIns
+            ? Self.squaredNorms(of: arguments.standIns.elements, count: count, length: screenedLength) : norms
         // Blocks of at most 256 rows (whole panels of eight), enough of them to keep every core busy.
         let start = Int(arguments.queryStart), queries = Int(arguments.queryCount)
         let wanted = ProcessInfo.processInfo.activeProcessorCount * 8
         let size = min(256, ((queries + wanted - 1) / wanted + 7) / 8 * 8)
         blocks = stride(from: start, to: start + queries, by: size).map { $0..<min($0 + size, start + queries) }
         lists.empty()
+    }
+
+    private static func squaredNorms(of rows: UnsafePointer<Float>, count: Int, length: Int) -> [Float] {
+        (0..<count).map { row in
+            (0..<length).reduce(Float(0)) { $0 + rows[row * length + $1] * rows[row * length + $1] }
+        }
+    }
+
+    /// The squared distance of gallery rows `a` and `b` in full.
+    private func squaredDistance(_ a: Int, _ b: Int) -> Float {
+        let rowA = arguments.gallery.elements + a * length, rowB = arguments.gallery.elements + b * length
+        var sums = SIMD8<Float>(), i = 0
+        while i + 8 <= length {
+            sums.addProduct(
+                UnsafeRawPointer(rowA + i).loadUnaligned(as: SIMD8<Float>.self),
+                UnsafeRawPointer(rowB + i).loadUnaligned(as: SIMD8<Float>.self))
+            i += 8
+        }
+        var dot = sums.sum()
+        while i < length {
+            dot += rowA[i] * rowB[i]
+            i += 1
+        }
+        return norms[a] + norms[b] - 2 * dot
     }
 
     var lists: NeighbourLists {
@@ -64,7 +99,7 @@ struct NeighbourSearch: Sendable {
     /// Rows four at a time against panels of sixteen other rows packed lane by lane (a ``RegisterTile``),
     /// each panel packed once.
     private func compare(_ queries: Range<Int>, with others: Range<Int>, bothWays: Bool) {
-        let gallery = arguments.gallery.elements, length = length, lists = lists
+        let gallery = screened, length = screenedLength, lists = lists, slack = arguments.slack
         // Rows 0–7 of the panel, then rows 8–15, each lane by lane.
         let panel = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * length)
         defer { panel.deallocate() }
@@ -80,7 +115,7 @@ struct NeighbourSearch: Sendable {
             }
             var panelNorms = SIMD16<Float>(), panelLimits = SIMD16<Float>(repeating: -.infinity)
             for lane in 0..<width {
-                panelNorms[lane] = norms[first + lane]
+                panelNorms[lane] = screenedNorms[first + lane]
                 if bothWays { panelLimits[lane] = lists.limit(of: first + lane) }
             }
             var row = queries.lowerBound
@@ -93,13 +128,24 @@ struct NeighbourSearch: Sendable {
                     let offset = 8 * half, lanes = min(8, width - offset)
                     guard r < rows, lanes > 0 else { return }
                     let query = row + r
-                    let squared = norms[query] + (half == 0 ? panelNorms.lowHalf : panelNorms.highHalf) - 2 * dot
+                    let panelLimit = half == 0 ? panelLimits.lowHalf : panelLimits.highHalf
+                    var squared =
+                        screenedNorms[query] + (half == 0 ? panelNorms.lowHalf : panelNorms.highHalf) - 2 * dot
+                    let queryReach = lists.limit(of: query) + slack, panelReach = panelLimit + slack
+                    guard any(squared .<= queryReach) || any(squared .<= panelReach) else { return }
+                    if hasStandIns {
+                        for lane in 0..<8 {
+                            squared[lane] =
+                                lane < lanes && (squared[lane] <= queryReach || squared[lane] <= panelReach[lane])
+                                ? squaredDistance(query, first + offset + lane) : .infinity
+                        }
+                    }
                     if any(squared .<= lists.limit(of: query)) {
                         for lane in 0..<lanes where first + offset + lane != query {
                             lists.insert(max(squared[lane], 0), row: first + offset + lane, into: query)
                         }
                     }
-                    let closer = squared .<= (half == 0 ? panelLimits.lowHalf : panelLimits.highHalf)
+                    let closer = squared .<= panelLimit
                     if bothWays && any(closer) {
                         for lane in 0..<lanes where closer[lane] {
                             lists.insert(max(squared[lane], 0), row: query, into: first + offset + lane)
