@@ -129,5 +129,17 @@ import Testing
         ] {
             #expect(throws: RenderError.self) { try RenderContext(device: .cpu).render(gallery.applying(filter)) }
         }
+        // Stand-ins for fewer rows than the gallery's, a negative or infinite slack.
+        let standIns = Image(try PixelBuffer(width: 3, height: 9, values: [Float](repeating: 0, count: 27)))
+        let enough = Image(try PixelBuffer(width: 3, height: 10, values: [Float](repeating: 0, count: 30)))
+        for (filter, stand) in [
+            (EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 4, radius: 1, slack: 0.01), standIns),
+            (EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 4, radius: 1, slack: -1), enough),
+            (EmbeddingNeighbours(queryStart: 0, queryCount: 1, count: 10, k: 4, radius: 1, slack: .infinity), enough),
+        ] {
+            #expect(throws: RenderError.self) {
+                try RenderContext(device: .cpu).render(gallery.applying(filter, with: [stand]))
+            }
+        }
     }
 }
