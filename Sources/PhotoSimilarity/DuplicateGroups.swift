@@ -1,3 +1,5 @@
+import ImageKernels
+
 /// Groups of copies: the connected photos of a set of pairs found close (union-find, so the groups do not
 /// depend on the order photos come in, unlike a pass that compares each photo with the one before), and in
 /// each group the copy to keep.
@@ -41,21 +43,12 @@ public enum DuplicateGroups {
     /// The groups of at least two among `count` items that `pairs` (of item indices) connect, each in
     /// ascending order, groups by their first item.
     public static func groups(count: Int, pairs: some Sequence<(Int, Int)>) -> [[Int]] {
-        var parent = Array(0..<count)
-        func root(_ item: Int) -> Int {
-            var item = item
-            while parent[item] != item {
-                parent[item] = parent[parent[item]]
-                item = parent[item]
-            }
-            return item
-        }
+        var components = ConnectedComponents(count: count)
         for (a, b) in pairs where a != b && (0..<count).contains(a) && (0..<count).contains(b) {
-            let (ra, rb) = (root(a), root(b))
-            if ra != rb { parent[max(ra, rb)] = min(ra, rb) }
+            components.link(a, b)
         }
         var members: [Int: [Int]] = [:]
-        for item in 0..<count { members[root(item), default: []].append(item) }
+        for item in 0..<count { members[components.label(of: item), default: []].append(item) }
         return members.values.filter { $0.count > 1 }.sorted { $0[0] < $1[0] }
     }
 

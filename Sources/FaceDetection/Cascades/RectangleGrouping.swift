@@ -15,25 +15,14 @@ public struct Detection: Sendable, Equatable, CustomStringConvertible {
 enum RectangleGrouping {
     static func group(_ rects: [PixelRect], minNeighbors: Int, eps: Double = 0.2) -> [Detection] {
         guard minNeighbors > 0 else { return rects.map { Detection(rect: $0, neighbours: 1) } }
-        // Union-find over the similarity relation.
-        var parent = Array(rects.indices)
-        func root(_ i: Int) -> Int {
-            var i = i
-            while parent[i] != i {
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            }
-            return i
-        }
+        // Components of the similarity relation.
+        var components = ConnectedComponents(count: rects.count)
         for i in rects.indices {
-            for j in 0..<i where similar(rects[i], rects[j], eps) {
-                let (a, b) = (root(i), root(j))
-                if a != b { parent[max(a, b)] = min(a, b) }
-            }
+            for j in 0..<i where similar(rects[i], rects[j], eps) { components.link(i, j) }
         }
         var sums: [Int: (x: Int, y: Int, width: Int, height: Int, count: Int)] = [:]
         for (i, r) in rects.enumerated() {
-            let label = root(i)
+            let label = components.label(of: i)
             let s = sums[label] ?? (0, 0, 0, 0, 0)
             sums[label] = (s.x + r.x, s.y + r.y, s.width + r.width, s.height + r.height, s.count + 1)
         }
