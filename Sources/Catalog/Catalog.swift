@@ -12,7 +12,7 @@ public actor Catalog {
     /// The database file.
     public nonisolated let path: String
     /// It and the files beside it.
-    nonisolated let files: DatabaseFiles
+    public nonisolated let files: DatabaseFiles
     /// A pool of connections (WAL: reads beside a write); for a read-only file in a read-only folder, one
     /// connection that reads it as immutable.
     let pool: any DatabaseWriter

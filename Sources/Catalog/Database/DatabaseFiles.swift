@@ -2,7 +2,7 @@ import Foundation
 import ImageKernels
 
 /// The files one database consists of: SQLite's own (the database, its write-ahead log and shared-memory
-/// index), the writers' lock and the gallery cache.
+/// index), the writers' lock, the gallery caches and the thumbnails.
 ///
 /// Only SQLite ever opens SQLite's files. SQLite's locks are POSIX advisory locks, which belong to a
 /// process and an inode: when the process closes *any* descriptor of the database file, every lock it
@@ -11,9 +11,9 @@ import ImageKernels
 /// takes itself for the last: it checkpoints and deletes the write-ahead log under the running writer, and
 /// the database is damaged. So nothing here reads these files as photos, and writers take turns opening a
 /// database on a lock file of their own.
-struct DatabaseFiles: Sendable {
+public struct DatabaseFiles: Sendable {
     /// The database file.
-    let path: String
+    public let path: String
 
     /// The file writers lock while they create, upgrade and check the database.
     var lock: String { path + "-lock" }
@@ -29,13 +29,16 @@ struct DatabaseFiles: Sendable {
     /// The caches beside the database, made again from it when missing.
     var caches: [String] { [gallery, embeddings, prints] }
 
+    /// The folder of the photos' and faces' thumbnails the web page shows, made again when missing.
+    public var thumbnails: String { path + "-thumbnails" }
+
     /// Every file of the database, present or not.
     var all: [String] { [path, path + "-wal", path + "-shm", path + "-journal", lock] + caches }
 
-    /// The files' identities on disk now (device and inode, so that other spellings and links to them are
-    /// recognised).
+    /// The identities on disk now of the files and the thumbnails' folder (device and inode, so that other
+    /// spellings and links to them are recognised).
     func identities() -> Set<FileIdentity> {
-        Set(all.compactMap(FileIdentity.init(path:)))
+        Set((all + [thumbnails]).compactMap(FileIdentity.init(path:)))
     }
 
     /// Whether `file` is one of the database's files, by identity.

@@ -58,6 +58,7 @@ extension Catalog {
         let listing = try FolderListing(folder, excluding: self.files.identities())
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
+        let record = try await write { db in try IndexingHistory.start(folder: Self.storedPath(folder), db) }
         let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
         let total = files.count + listing.unreadableFolders.count + listing.unusableEntries.count
         var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
@@ -106,7 +107,9 @@ extension Catalog {
                 stored.forEach(report)
             }
         }
-        return now(nil)
+        let result = now(nil)
+        try await write { db in try IndexingHistory.finish(record, result, db) }
+        return result
     }
 
     /// Batches in flight at once by default: one a core, at least two (one is read and decoded while another

@@ -46,7 +46,7 @@ struct FolderListing: Sendable {
                 guard FileSystemPath.withCString(path, { lstat($0, &entry) }) == 0 else { continue }
                 switch entry.st_mode & S_IFMT {
                 case S_IFDIR:
-                    pending.append(path)
+                    if !excluded.contains(FileIdentity(entry)) { pending.append(path) }
                 case S_IFLNK:
                     guard FileSystemPath.withCString(path, { stat($0, &entry) }) == 0 else {
                         unusable.append((path, "a link to nothing (\(String(cString: strerror(errno))))"))

@@ -7,8 +7,9 @@ public struct Person: Sendable, Codable, Equatable {
     public let id: Int64
     public let name: String?
     public let hidden: Bool
-    /// Faces in the person.
+    /// Faces in the person, and the photos they are in.
     public let faces: Int
+    public let photos: Int
     /// Its largest face (the clearest to show), if it has any.
     public let representative: Int64?
 }
@@ -151,6 +152,7 @@ extension Catalog {
             db,
             sql: """
                 SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
+                       COUNT(DISTINCT faces.image_id) AS photo_count,
                        (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) \
                        AS representative
                 FROM persons LEFT JOIN faces ON faces.person_id = persons.id WHERE \(condition)
@@ -160,7 +162,7 @@ extension Catalog {
         .map {
             Person(
                 id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"],
-                representative: $0["representative"])
+                photos: $0["photo_count"], representative: $0["representative"])
         }
     }
 

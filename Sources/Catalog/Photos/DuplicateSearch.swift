@@ -7,6 +7,8 @@ import PhotoSimilarity
 /// to that one, and the bytes the others take.
 public struct DuplicateGroup: Sendable, Codable, Equatable {
     public struct Member: Sendable, Codable, Equatable {
+        /// The image's id in the catalog.
+        public let image: Int64
         public let path: String
         /// The cosine distance of its print to the kept copy's (0 for byte-identical files).
         public let distance: Float
@@ -20,6 +22,12 @@ public struct DuplicateGroup: Sendable, Codable, Equatable {
 }
 
 extension Catalog {
+    /// A tag that changes whenever a photo's print is added, replaced or removed (by any process): what a
+    /// cache of similar photos or duplicate groups is kept by.
+    public nonisolated func printsTag() throws(CatalogError) -> Data {
+        try read { db in try TableTags.tag(of: PhotoStore.table, db) }
+    }
+
     /// The groups of indexed photos whose prints lie within `threshold` of one another's or whose hashes
     /// differ in at most ``DuplicateGroups/hashDistance`` bits (linked through any chain of such pairs), and
     /// byte-identical files; exact over all pairs (``ClosePrints``, ``PerceptualHash/pairs(in:within:)``).
@@ -43,6 +51,9 @@ extension Catalog {
         let copies = photos.map {
             DuplicateGroups.Copy(pixels: $0.pixels, sharpness: $0.entry.sharpness, bytes: $0.size)
         }
+        func member(_ index: Int, distance: Float) -> DuplicateGroup.Member {
+            DuplicateGroup.Member(image: photos[index].entry.image, path: photos[index].path, distance: distance)
+        }
         return DuplicateGroups.groups(count: photos.count, pairs: pairs).map { group in
             let best = DuplicateGroups.best(of: group, copies: copies)
             let others = group.filter { $0 != best }
@@ -50,8 +61,7 @@ extension Catalog {
                 .sorted { ($0.distance, photos[$0.index].path) < ($1.distance, photos[$1.index].path) }
             return DuplicateGroup(
                 best: photos[best].path,
-                photos: [DuplicateGroup.Member(path: photos[best].path, distance: 0)]
-                    + others.map { DuplicateGroup.Member(path: photos[$0.index].path, distance: $0.distance) },
+                photos: [member(best, distance: 0)] + others.map { member($0.index, distance: $0.distance) },
                 bytes: others.reduce(0) { $0 + photos[$1.index].size })
         }.sorted { ($0.bytes, $1.best) > ($1.bytes, $0.best) }
     }

@@ -65,10 +65,21 @@ public struct PhotoStore: Sendable {
 
     /// The print of the image at `path`, if it has one.
     func print(ofImageAt path: String, _ db: Database) throws -> [Float]? {
+        try print(of: "images.path = ?", path, db)
+    }
+
+    /// The print of the image `id`, if it has one.
+    func print(ofImage id: Int64, _ db: Database) throws -> [Float]? {
+        try print(of: "images.id = ?", id, db)
+    }
+
+    /// The print of the image matching `condition`, if it has one.
+    private func print(of condition: String, _ argument: some DatabaseValueConvertible, _ db: Database) throws
+        -> [Float]?
+    {
         try Data.fetchOne(
-            db,
-            sql: "SELECT print FROM \(Self.table) JOIN images ON images.id = image_id WHERE images.path = ?",
-            arguments: [path]
+            db, sql: "SELECT print FROM \(Self.table) JOIN images ON images.id = image_id WHERE \(condition)",
+            arguments: [argument]
         ).map { [Float](littleEndianBytes: $0) }
     }
 

@@ -17,8 +17,8 @@ struct DuplicatesCommand: ParsableCommand {
             or whose perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits, linked through any \
             chain of such pairs, and byte-identical files, exact over all pairs. In each group the copy to keep is \
             the one with most pixels, then the clearly less compressed, then the sharpest (the Laplacian's \
-            variance). Groups come largest saving first. With --json, prints [{best, photos: [{path, distance}], \
-            bytes}]: distances to the kept copy, bytes the other copies take.
+            variance). Groups come largest saving first. With --json, prints [{best, photos: [{image, path, \
+            distance}], bytes}]: image ids, distances to the kept copy, bytes the other copies take.
             """)
 
     @Option(help: "The cosine distance below which photos are copies (0 to 2).")

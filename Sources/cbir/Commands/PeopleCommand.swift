@@ -24,7 +24,11 @@ struct PeopleCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List people, most faces first (hidden ones with --all).",
             discussion:
-                "With --json: a list of {id, name, hidden, faces, representative} (the representative is a face id).")
+                """
+                With --json: a list of {id, name, hidden, faces, photos, representative} (the representative is a \
+                face id).
+                """
+        )
 
         @Flag(help: "Print JSON (see above).")
         var json = false
