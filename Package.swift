@@ -19,6 +19,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // System libraries
@@ -68,12 +72,25 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
 
+        // Web page and JSON API over the catalog (`cbir serve`): pages' templates, styles and script embedded
+        .target(
+            name: "CatalogServer",
+            dependencies: [
+                "Catalog", "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "PhotoSimilarity",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ], resources: [.embedInCode("Assets")]),
+
         // Tools
         .executableTarget(
             name: "cbir",
             dependencies: [
                 "ImageKernels", "ImageCodecs", "FaceDetection", "FaceRecognition", "Catalog", "PhotoSimilarity",
+                "CatalogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         .target(
             name: "BenchmarkSupport",
@@ -154,6 +171,14 @@ let package = Package(
             name: "cbirTests",
             dependencies: [
                 "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", "BenchmarkSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "CatalogServerTests",
+            dependencies: [
+                "CatalogServer", "Catalog", "ImageCodecs", "ImageKernels", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

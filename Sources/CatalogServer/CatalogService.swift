@@ -1,0 +1,88 @@
+import Catalog
+import FaceRecognition
+import Foundation
+import Hummingbird
+import ImageCodecs
+import ImageKernels
+import PhotoSimilarity
+import Synchronization
+
+/// The catalog a server serves and what its pages need besides: the device searches run on, the models
+/// an upload is analysed with (loaded at the first upload), the thumbnails, and the duplicate groups of the
+/// prints as they stand (found again once a print changes).
+final class CatalogService: Sendable {
+    let catalog: Catalog
+    /// False for a database opened read-only: pages then offer no changes and the API refuses them.
+    let isWritable: Bool
+    let configuration: ServerConfiguration
+    /// Where searches and thumbnails render.
+    let context: RenderContext
+    let thumbnails: ThumbnailCache
+
+    private struct Models: Sendable {
+        let faces: FaceAnalysis
+        let printer: PhotoPrinter
+    }
+    private let models = Mutex<Models?>(nil)
+    private let duplicates = Mutex<(key: String, groups: [DuplicateGroup])?>(nil)
+
+    /// Opens the database for writing where it can be written and is not to be served read-only, else read-only.
+    init(configuration: ServerConfiguration) throws {
+        let path = configuration.database
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CatalogError.storage(path: path, reason: "no such database (run `cbir index <folder> --db \(path)`)")
+        }
+        do {
+            guard !configuration.readOnly else { throw CatalogError.readOnly(path: path) }
+            catalog = try Catalog(path: path)
+            isWritable = true
+        } catch CatalogError.readOnly {
+            catalog = try Catalog(path: path, access: .readOnly)
+            isWritable = false
+        }
+        self.configuration = configuration
+        context = try RenderContext.orDefault(configuration.context, for: .search)
+        thumbnails = ThumbnailCache(folder: catalog.files.thumbnails, context: context)
+    }
+
+    /// The face analysis and the photo printer, loaded once.
+    private func loadedModels() throws -> Models {
+        try models.withLock { models in
+            if let models { return models }
+            let loaded = Models(
+                faces: try FaceAnalysis(context: configuration.context, detector: configuration.detector),
+                printer: try PhotoPrinter(context: configuration.context))
+            models = loaded
+            return loaded
+        }
+    }
+
+    var faceAnalysis: FaceAnalysis { get throws { try loadedModels().faces } }
+    var printer: PhotoPrinter { get throws { try loadedModels().printer } }
+
+    /// The duplicate groups at `threshold`, kept until a print changes.
+    func duplicateGroups(threshold: Float) throws -> [DuplicateGroup] {
+        let key = "\(threshold) \(try catalog.printsTag().base64EncodedString())"
+        if let kept = duplicates.withLock({ $0 }), kept.key == key { return kept.groups }
+        let groups = try catalog.duplicateGroups(threshold: threshold, context: context)
+        duplicates.withLock { $0 = (key, groups) }
+        return groups
+    }
+}
+
+extension CatalogService {
+    /// Refuses a change to a database opened read-only.
+    func requireWritable() throws {
+        guard isWritable else {
+            throw HTTPError(.forbidden, message: "the database is read-only here: \(catalog.path)")
+        }
+    }
+}
+
+extension CatalogService {
+    /// What to run to give the photos prints, where they have none (a database indexed before prints).
+    var printingHint: String {
+        "This photo has no print yet: run `cbir index <folder> --db \(catalog.path)` to make prints "
+            + "(similar photos and duplicates need them)."
+    }
+}

@@ -1,0 +1,90 @@
+import Catalog
+import Foundation
+import Hummingbird
+import PhotoSimilarity
+
+/// Duplicates: the groups of copies among the photos, each with the copy to keep and the bytes the others
+/// take, on a page and at `/api/duplicates`.
+struct DuplicatesController<Context: RequestContext>: Sendable {
+    let service: CatalogService
+    static var pageSize: Int { 30 }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("/duplicates", use: duplicatesPage)
+        router.get("/api/duplicates", use: list)
+    }
+
+    struct Groups: ResponseEncodable, Sendable {
+        let threshold: Float
+        /// Photos with prints: none means no group can be found yet.
+        let printedPhotos: Int
+        let hint: String?
+        /// What deleting every copy but the kept one would free, over all groups.
+        let bytes: Int
+        let groups: Listing<DuplicateGroup>
+    }
+
+    /// The groups at `?threshold=` (a cosine distance; copies by default, `?similar=true` for other shots).
+    @Sendable func list(_ request: Request, context: Context) throws -> Groups {
+        let paging = try Paging(request, size: Self.pageSize)
+        let threshold = try threshold(request)
+        let printed = try service.catalog.statistics().printedImages
+        let groups = printed > 0 ? try service.duplicateGroups(threshold: threshold) : []
+        return Groups(
+            threshold: threshold, printedPhotos: printed, hint: printed > 0 ? nil : service.printingHint,
+            bytes: groups.reduce(0) { $0 + $1.bytes },
+            groups: paging.listing(Array(groups.dropFirst(paging.offset).prefix(paging.size)), total: groups.count))
+    }
+
+    private func threshold(_ request: Request) throws -> Float {
+        if let given = request.uri.queryParameters.get("threshold") {
+            guard let threshold = Float(given), threshold.isFinite, (0...2).contains(threshold) else {
+                throw HTTPError(.badRequest, message: "threshold must be a cosine distance from 0 to 2")
+            }
+            return threshold
+        }
+        return request.uri.queryParameters.get("similar") == "true"
+            ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold
+    }
+
+    private struct Copy {
+        let id: Int64
+        let name: String
+        let distance: String
+        let keep: Bool
+    }
+
+    private struct GroupContent {
+        let copies: [Copy]
+        let megabytes: String
+    }
+
+    private struct DuplicatesContent {
+        let groups: [GroupContent]
+        let total: Int
+        let megabytes: String
+        let similar: Bool
+        let hint: String?
+        let pager: Paging.Links
+    }
+
+    @Sendable func duplicatesPage(_ request: Request, context: Context) throws -> Page {
+        let found = try list(request, context: context)
+        let similar = request.uri.queryParameters.get("similar") == "true"
+        let paging = try Paging(request, size: Self.pageSize)
+        func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1e6) }
+        return Page(
+            template: "duplicates", title: "Duplicates",
+            content: DuplicatesContent(
+                groups: found.groups.items.map { group in
+                    GroupContent(
+                        copies: group.photos.enumerated().map { index, photo in
+                            Copy(
+                                id: photo.image, name: PhotosController<Context>.name(photo.path),
+                                distance: String(format: "%.3f", photo.distance), keep: index == 0)
+                        }, megabytes: megabytes(group.bytes))
+                }, total: found.groups.total, megabytes: megabytes(found.bytes), similar: similar, hint: found.hint,
+                pager: paging.links(
+                    total: found.groups.total, path: "/duplicates", query: similar ? [("similar", "true")] : [])))
+    }
+}

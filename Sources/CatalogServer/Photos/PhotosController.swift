@@ -1,0 +1,228 @@
+import Catalog
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ImageCodecs
+import PhotoSimilarity
+
+/// Photos: the grid of all photos (or one person's), a photo's page with its faces boxed and named, its
+/// similar photos and its copies, the API under `/api/photos`, and the files: the photo itself and the
+/// thumbnails of photos and faces. A file is served only as the database records it, looked up by id.
+struct PhotosController<Context: RequestContext>: Sendable {
+    let service: CatalogService
+    static var pageSize: Int { 60 }
+    /// Similar photos a photo's page shows.
+    static var similarCount: Int { 12 }
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("/photos", use: photosPage)
+        router.get("/photos/:id", use: photoPage)
+        router.get("/api/photos", use: list)
+        router.get("/api/photos/:id", use: show)
+        router.get("/api/photos/:id/similar", use: similar)
+        router.get("/photos/:id/image", use: image)
+        router.get("/photos/:id/thumbnail", use: photoThumbnail)
+        router.get("/faces/:id/thumbnail", use: faceThumbnail)
+    }
+
+    // MARK: API
+
+    /// The photos in path order, or those of `?person=`.
+    @Sendable func list(_ request: Request, context: Context) throws -> Listing<PhotoSummary> {
+        let paging = try Paging(request, size: Self.pageSize)
+        let page = try service.catalog.photos(of: try person(request), offset: paging.offset, limit: paging.size)
+        return paging.listing(page.items, total: page.total)
+    }
+
+    struct PhotoDetail: ResponseEncodable, Sendable {
+        let id: Int64
+        let path: String
+        let width, height: Int
+        let bytes: Int64
+        let faces: [PhotoFace]
+        /// Whether the photo has a print, which similar photos and duplicates need.
+        let printed: Bool
+    }
+
+    @Sendable func show(_ request: Request, context: Context) throws -> PhotoDetail {
+        try detail(try request.id(in: context))
+    }
+
+    struct Similar: ResponseEncodable, Sendable {
+        let printed: Bool
+        /// What to run when `printed` is false.
+        let hint: String?
+        let photos: [SimilarPhoto]
+    }
+
+    /// The photos nearest this one by print (`?top=`, 12 by default, at most 100), itself left out.
+    @Sendable func similar(_ request: Request, context: Context) throws -> Similar {
+        let id = try request.id(in: context)
+        let top = try request.uri.queryParameters.get("top").map { given in
+            guard let top = Int(given), (1...100).contains(top) else {
+                throw HTTPError(.badRequest, message: "top must be a number from 1 to 100")
+            }
+            return top
+        }
+        return try similarPhotos(to: id, top: top ?? Self.similarCount)
+    }
+
+    // MARK: Files
+
+    /// The photo's file as it is stored, with its own type.
+    @Sendable func image(_ request: Request, context: Context) throws -> Response {
+        let image = try service.catalog.image(try request.id(in: context))
+        let bytes: [UInt8]
+        do {
+            bytes = try ImageDecoder.contents(of: image.path)
+        } catch {
+            throw HTTPError(.notFound, message: "the photo's file cannot be read: \(error)")
+        }
+        let type = ImageFormat(sniffing: bytes).map { "image/\($0 == .pnm ? "x-portable-anymap" : $0.rawValue)" }
+        return Self.file(bytes, type: type ?? "application/octet-stream", tag: "\"\(image.hash)\"", request: request)
+    }
+
+    @Sendable func photoThumbnail(_ request: Request, context: Context) throws -> Response {
+        let image = try service.catalog.image(try request.id(in: context))
+        return try thumbnail(request) { try service.thumbnails.photo(image) }
+    }
+
+    @Sendable func faceThumbnail(_ request: Request, context: Context) throws -> Response {
+        let id = try request.id(in: context)
+        guard let face = try service.catalog.faces([id]).first else { throw CatalogError.notFound("face \(id)") }
+        let image = try service.catalog.image(face.imageID)
+        guard let placed = try service.catalog.faces(inImage: face.imageID).first(where: { $0.id == id }) else {
+            throw CatalogError.notFound("face \(id)")
+        }
+        return try thumbnail(request) { try service.thumbnails.face(placed, in: image) }
+    }
+
+    /// A thumbnail, or 404 where the photo's file is gone or cannot be decoded any more.
+    private func thumbnail(_ request: Request, make: () throws -> ThumbnailCache.Thumbnail) throws -> Response {
+        let thumbnail: ThumbnailCache.Thumbnail
+        do {
+            thumbnail = try make()
+        } catch let error as ImageCodecError {
+            throw HTTPError(.notFound, message: "the photo cannot be shown: \(error)")
+        }
+        return Self.file(thumbnail.bytes, type: "image/jpeg", tag: thumbnail.tag, request: request)
+    }
+
+    /// A file with its entity tag, kept by the browser for a day and checked after: 304 when it has it already.
+    static func file(_ bytes: [UInt8], type: String, tag: String, request: Request) -> Response {
+        let headers: HTTPFields = [.eTag: tag, .cacheControl: "private, max-age=86400"]
+        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == tag
+        }) == true {
+            return Response(status: .notModified, headers: headers)
+        }
+        var all = headers
+        all[.contentType] = type
+        return Response(status: .ok, headers: all, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    // MARK: Pages
+
+    private struct PhotoCard {
+        let id: Int64
+        let name: String
+        let faces: Int
+        let distance: String?
+    }
+
+    private struct PhotosContent {
+        let photos: [PhotoCard]
+        let total: Int
+        let person: Person?
+        let pager: Paging.Links
+    }
+
+    @Sendable func photosPage(_ request: Request, context: Context) throws -> Page {
+        let paging = try Paging(request, size: Self.pageSize)
+        let person = try person(request)
+        let page = try service.catalog.photos(of: person, offset: paging.offset, limit: paging.size)
+        let owner = try person.map { try service.catalog.person(String($0)) }
+        return Page(
+            template: "photos", title: owner.map { "Photos of \($0.name ?? "unnamed \($0.id)")" } ?? "Photos",
+            content: PhotosContent(
+                photos: page.items.map {
+                    PhotoCard(id: $0.id, name: Self.name($0.path), faces: $0.faces, distance: nil)
+                }, total: page.total, person: owner,
+                pager: paging.links(
+                    total: page.total, path: "/photos", query: person.map { [("person", String($0))] } ?? [])))
+    }
+
+    private struct FaceBox {
+        let id: Int64
+        let person: Int64?
+        let title: String
+        /// Where the box lies, in the file's pixels, and where its name goes: above it, or inside where
+        /// the box touches the top.
+        let x, y, width, height: Int
+        let labelY: Int
+        let labelSize: Int
+    }
+
+    private struct PhotoContent {
+        let photo: PhotoDetail
+        let name: String
+        let faces: [FaceBox]
+        let similar: [PhotoCard]
+        let duplicates: [PhotoCard]
+        let hint: String?
+        let megabytes: String
+    }
+
+    @Sendable func photoPage(_ request: Request, context: Context) throws -> Page {
+        let id = try request.id(in: context)
+        let photo = try detail(id)
+        let similar = try similarPhotos(to: id, top: Self.similarCount)
+        let labelSize = max(12, max(photo.width, photo.height) / 36)
+        let cards = similar.photos.map {
+            PhotoCard(id: $0.image, name: Self.name($0.path), faces: 0, distance: String(format: "%.3f", $0.distance))
+        }
+        return Page(
+            template: "photo", title: Self.name(photo.path),
+            content: PhotoContent(
+                photo: photo, name: Self.name(photo.path),
+                faces: photo.faces.map {
+                    FaceBox(
+                        id: $0.id, person: $0.person, title: $0.name ?? $0.person.map { "Unnamed \($0)" } ?? "No one",
+                        x: $0.x, y: $0.y, width: $0.width, height: $0.height,
+                        labelY: $0.y > labelSize ? $0.y - labelSize / 3 : $0.y + labelSize, labelSize: labelSize)
+                },
+                similar: cards,
+                duplicates: zip(similar.photos, cards).filter { $0.0.distance <= DuplicateGroups.printThreshold }.map(
+                    \.1),
+                hint: similar.hint, megabytes: String(format: "%.1f", Double(photo.bytes) / 1e6)))
+    }
+
+    // MARK: Reading
+
+    private func detail(_ id: Int64) throws -> PhotoDetail {
+        let image = try service.catalog.image(id)
+        return PhotoDetail(
+            id: id, path: image.path, width: image.width, height: image.height, bytes: image.size,
+            faces: try service.catalog.faces(inImage: id), printed: try service.catalog.storedPrint(ofImage: id) != nil)
+    }
+
+    private func similarPhotos(to id: Int64, top: Int) throws -> Similar {
+        _ = try service.catalog.image(id)
+        guard let print = try service.catalog.storedPrint(ofImage: id) else {
+            return Similar(printed: false, hint: service.printingHint, photos: [])
+        }
+        let found = try service.catalog.similarPhotos(to: print, top: top + 1, context: service.context)
+        return Similar(printed: true, hint: nil, photos: Array(found.filter { $0.image != id }.prefix(top)))
+    }
+
+    /// The `?person=` a request names, if any.
+    private func person(_ request: Request) throws -> Int64? {
+        try request.uri.queryParameters.get("person").map {
+            guard let id = Int64($0) else { throw HTTPError(.badRequest, message: "person must be an id") }
+            return id
+        }
+    }
+
+    /// A file's name, for captions.
+    static func name(_ path: String) -> String { (path as NSString).lastPathComponent }
+}

@@ -1,0 +1,67 @@
+import Catalog
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ImageCodecs
+
+/// Turns what a handler throws into an answer: the status the error means (an unknown id is 404, a bad
+/// query 400, an image that cannot be decoded 422, a read-only database 403, a busy one 503) and its
+/// message, as JSON for the API (`{"error": {"message": …}}`, Hummingbird's own shape) and as a page for a browser.
+struct ErrorPages<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch {
+            let (status, message) = Self.describe(error)
+            if status.code >= 500 { context.logger.error("\(request.method) \(request.uri.path): \(message)") }
+            if Self.wantsPage(request) {
+                var response = try Page(
+                    template: "error", title: status.reasonPhrase,
+                    content: ErrorContent(
+                        status: status.code, reason: status.reasonPhrase, message: message), status: status
+                )
+                .response(from: request, context: context)
+                if let headers = (error as? HTTPError)?.headers { response.headers.append(contentsOf: headers) }
+                return response
+            }
+            throw HTTPError(status, headers: (error as? HTTPError)?.headers ?? [:], message: message)
+        }
+    }
+
+    private struct ErrorContent {
+        let status: Int
+        let reason: String
+        let message: String
+    }
+
+    /// Whether the request is a browser's for a page rather than the API's or a file's.
+    static func wantsPage(_ request: Request) -> Bool {
+        !request.uri.path.hasPrefix("/api/") && request.headers[.accept]?.contains("text/html") == true
+    }
+
+    /// The status an error means and what to tell the user.
+    static func describe(_ error: any Error) -> (HTTPResponse.Status, String) {
+        switch error {
+        case let error as HTTPError: (error.status, error.body ?? error.status.reasonPhrase)
+        case let error as CatalogError: (status(of: error), error.description)
+        case let error as ImageCodecError: (.unprocessableContent, error.description)
+        case is DecodingError: (.badRequest, "the request's body is not what this route takes")
+        case let error as any HTTPResponseError: (error.status, error.status.reasonPhrase)
+        default: (.internalServerError, "\(error)")
+        }
+    }
+
+    private static func status(of error: CatalogError) -> HTTPResponse.Status {
+        switch error {
+        case .notFound: .notFound
+        case .invalidQuery, .invalidName: .badRequest
+        case .probe: .unprocessableContent
+        case .readOnly: .forbidden
+        case .busy: .serviceUnavailable
+        case .mismatch: .conflict
+        case .storage, .damaged, .unreadableFolder, .processing: .internalServerError
+        }
+    }
+}

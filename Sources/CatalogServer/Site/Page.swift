@@ -1,0 +1,56 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+
+/// An HTML page: a template of ``Assets`` filled with a value (its properties by name, Mustache escaping
+/// every one of them), inside the layout with the site's navigation.
+struct Page: ResponseGenerator {
+    let template: String
+    let title: String
+    let content: any Sendable
+    var status: HTTPResponse.Status = .ok
+
+    /// The templates, parsed once.
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for (name, bytes) in Assets.templates {
+            // The templates are part of the binary and parsed by a test: a broken one fails there first.
+            if let template = try? MustacheTemplate(string: String(decoding: bytes, as: UTF8.self)) {
+                library.register(template, named: name)
+            }
+        }
+        return library
+    }()
+
+    /// What every template sees: the page's title and content, and the navigation with the current page marked.
+    private struct Frame {
+        struct Link {
+            let path: String
+            let label: String
+            let current: Bool
+        }
+        let title: String
+        let navigation: [Link]
+        let content: Any
+    }
+
+    static let sections = [
+        ("/people", "People"), ("/photos", "Photos"), ("/duplicates", "Duplicates"), ("/search", "Search"),
+        ("/status", "Status"),
+    ]
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let frame = Frame(
+            title: title,
+            navigation: Self.sections.map { path, label in
+                Frame.Link(path: path, label: label, current: request.uri.path.hasPrefix(path))
+            }, content: content)
+        guard let html = Self.library.render(frame, withTemplate: template) else {
+            throw HTTPError(.internalServerError, message: "no page template \(template)")
+        }
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}

@@ -1,0 +1,60 @@
+import Catalog
+import Foundation
+import Hummingbird
+
+/// The database's state: its counts and the last indexing run, on the status page and at `/api/stats`.
+struct StatusController<Context: RequestContext>: Sendable {
+    let service: CatalogService
+
+    func addRoutes(to router: Router<Context>) {
+        router.get("/") { _, _ in Response.redirect(to: "/people", type: .found) }
+        router.get("/status", use: statusPage)
+        router.get("/api/stats", use: stats)
+    }
+
+    struct Stats: ResponseEncodable, Sendable {
+        let database: String
+        let writable: Bool
+        let images, failedImages, faces, labelledFaces, people, printedImages: Int
+        let lastRun: IndexingRecord?
+    }
+
+    @Sendable func stats(_ request: Request, context: Context) throws -> Stats {
+        let counts = try service.catalog.statistics()
+        return Stats(
+            database: service.catalog.path, writable: service.isWritable, images: counts.images,
+            failedImages: counts.failedImages, faces: counts.faces, labelledFaces: counts.labelledFaces,
+            people: try service.catalog.people().count, printedImages: counts.printedImages,
+            lastRun: try service.catalog.lastIndexingRun())
+    }
+
+    private struct RunContent {
+        let folder: String
+        let started: String
+        let finished: String
+        let indexed, unchanged, failed, upgraded, removed: Int
+    }
+
+    private struct StatusContent {
+        let stats: Stats
+        let run: RunContent?
+        let hint: String?
+    }
+
+    @Sendable func statusPage(_ request: Request, context: Context) throws -> Page {
+        let stats = try stats(request, context: context)
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        func date(_ seconds: Double) -> String { format.string(from: Date(timeIntervalSince1970: seconds)) }
+        return Page(
+            template: "status", title: "Status",
+            content: StatusContent(
+                stats: stats,
+                run: stats.lastRun.map {
+                    RunContent(
+                        folder: $0.folder, started: date($0.started),
+                        finished: $0.finished.map(date) ?? "not finished (running, or stopped)", indexed: $0.indexed,
+                        unchanged: $0.unchanged, failed: $0.failed, upgraded: $0.upgraded, removed: $0.removed)
+                }, hint: stats.printedImages < stats.images ? service.printingHint : nil))
+    }
+}

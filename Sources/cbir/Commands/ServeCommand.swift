@@ -1,0 +1,64 @@
+import ArgumentParser
+import CatalogServer
+import FaceDetection
+import Foundation
+import Hummingbird
+
+/// `cbir serve`: the web page and JSON API over a database.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a web page and a JSON API over the database: people, photos, search by upload, duplicates.",
+        discussion: """
+            Pages for people (name, merge, hide, move faces), photos with their faces boxed, similar photos and \
+            copies, search by uploading a photo, groups of duplicates and the database's status; the JSON API they \
+            use under /api, described at /api/openapi.json. It listens on loopback unless given --host, which needs \
+            --token: every request must then carry it (Authorization: Bearer TOKEN, or the cookie the sign-in page \
+            sets). $CBIR_TOKEN gives the token without showing it to other users of the machine. Only files the \
+            database records are served, by id. A database that cannot be written is served read-only.
+            """)
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "The address to listen on (loopback by default; any other needs --token).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on.")
+    var port = 8080
+
+    @Option(help: "The token every request must carry (at least 16 characters; or $CBIR_TOKEN).")
+    var token: String?
+
+    @Option(help: "The largest photo a search may upload, in megabytes.")
+    var uploadLimit = 20
+
+    @Flag(help: "Serve the database read-only even where it could be written.")
+    var readOnly = false
+
+    @OptionGroup var detector: DetectorOption
+    @OptionGroup var deviceOptions: DeviceOptions
+
+    func validate() throws {
+        guard (1...1024).contains(uploadLimit) else { throw ValidationError("--upload-limit must be 1 to 1024 MB") }
+    }
+
+    func run() async throws {
+        guard FileManager.default.fileExists(atPath: database.db) else {
+            throw CommandFailure(
+                "\(database.db): no such database (run `cbir index <folder> --db \(database.db)` first)")
+        }
+        let configuration = ServerConfiguration(
+            database: database.db, host: host, port: port,
+            token: token ?? ProcessInfo.processInfo.environment["CBIR_TOKEN"], uploadLimit: uploadLimit << 20,
+            context: try deviceOptions.context(), detector: detector.detector, readOnly: readOnly)
+        do {
+            try configuration.validate()
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let app = try buildApplication(configuration)
+        FileHandle.standardError.write(
+            Data("serving \(database.db) on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n".utf8))
+        try await app.runService()
+    }
+}

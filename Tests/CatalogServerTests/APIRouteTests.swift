@@ -1,0 +1,328 @@
+import Catalog
+import CatalogServer
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ImageCodecs
+import TestSupport
+import Testing
+
+/// Every route of the JSON API and the files, in process, with good and bad input, on a database of real photos.
+@Suite(.serialized) struct APIRouteTests {
+    struct Stats: Decodable {
+        let images, faces, people, printedImages, labelledFaces: Int
+        let writable: Bool
+        let lastRun: IndexingRecord?
+    }
+
+    struct Listing<Item: Decodable>: Decodable {
+        let items: [Item]
+        let total, page, pageSize: Int
+    }
+
+    struct PersonDetail: Decodable {
+        let person: Person
+        let faces: Listing<Face>
+        struct Face: Decodable { let id, image: Int64 }
+    }
+
+    struct PhotoDetail: Decodable {
+        let id: Int64
+        let path: String
+        let width, height: Int
+        let faces: [PhotoFace]
+        let printed: Bool
+    }
+
+    struct Similar: Decodable {
+        let printed: Bool
+        let photos: [SimilarPhoto]
+    }
+
+    struct Duplicates: Decodable {
+        let printedPhotos, bytes: Int
+        let groups: Listing<DuplicateGroup>
+    }
+
+    struct ErrorBody: Decodable {
+        struct Message: Decodable { let message: String }
+        let error: Message
+    }
+
+    let fixture: ServerFixture
+    init() async throws { fixture = try await ServerFixture.shared.value }
+
+    @Test func statsCountTheDatabaseAndItsLastRun() async throws {
+        try await fixture.withServer { client, _ in
+            let stats = try await client.execute(uri: "/api/stats", method: .get) { try $0.json(Stats.self) }
+            #expect(stats.images == 14 && stats.printedImages == 14 && stats.faces >= 9 && stats.writable)
+            #expect(stats.people >= 5 && stats.labelledFaces >= 1)
+            #expect(stats.lastRun?.indexed == 14 && stats.lastRun?.finished != nil)
+        }
+    }
+
+    @Test func peopleArePagedAndNamedChangedMergedAndHidden() async throws {
+        try await fixture.withServer { client, _ in
+            let people = try await client.execute(uri: "/api/people", method: .get) {
+                try $0.json(Listing<Person>.self)
+            }
+            #expect(people.total == people.items.count && people.page == 1 && people.items.count >= 5)
+            #expect(people.items.contains { $0.name == "Barack Obama" })
+            let first = people.items[0], second = people.items[1]
+            for bad in ["/api/people?page=0", "/api/people?page=x", "/api/people?page=-1"] {
+                #expect(try await client.execute(uri: bad, method: .get).status == .badRequest, "\(bad)")
+            }
+            let detail = try await client.execute(uri: "/api/people/\(first.id)", method: .get) {
+                try $0.json(PersonDetail.self)
+            }
+            #expect(detail.person.id == first.id && detail.faces.total == first.faces)
+            for unknown in ["/api/people/999999", "/api/people/abc", "/api/people/0", "/api/people/-3"] {
+                #expect(try await client.execute(uri: unknown, method: .get).status == .notFound, "\(unknown)")
+            }
+
+            let renamed = try await client.execute(
+                uri: "/api/people/\(second.id)", method: .post, body: jsonBody(#"{"name": "  Ann Other "}"#)
+            ) { try $0.json(Person.self) }
+            #expect(renamed.name == "Ann Other")
+            let cleared = try await client.execute(
+                uri: "/api/people/\(second.id)", method: .post, body: jsonBody(#"{"name": null}"#)
+            ) { try $0.json(Person.self) }
+            #expect(cleared.name == nil)
+            for body in [#"{"name": 5}"#, "{not json", #"{"hidden": "yes"}"#, ""] {
+                let status = try await client.execute(
+                    uri: "/api/people/\(second.id)", method: .post, body: jsonBody(body)
+                ).status
+                #expect(status == .badRequest, "\(body): \(status)")
+            }
+            let taken = try await client.execute(
+                uri: "/api/people/\(second.id)", method: .post, body: jsonBody(#"{"name": "Barack Obama"}"#))
+            #expect(taken.status == .badRequest && taken.text.contains("merge"))
+            let long = try await client.execute(
+                uri: "/api/people/\(second.id)", method: .post,
+                body: jsonBody(#"{"name": "\#(String(repeating: "a", count: 300))"}"#))
+            #expect(long.status == .badRequest)
+
+            let hidden = try await client.execute(
+                uri: "/api/people/\(second.id)", method: .post, body: jsonBody(#"{"hidden": true}"#)
+            ) { try $0.json(Person.self) }
+            #expect(hidden.hidden)
+            let shown = try await client.execute(uri: "/api/people", method: .get) { try $0.json(Listing<Person>.self) }
+            #expect(!shown.items.contains { $0.id == second.id })
+            let all = try await client.execute(uri: "/api/people?hidden=true", method: .get) {
+                try $0.json(Listing<Person>.self)
+            }
+            #expect(all.items.contains { $0.id == second.id })
+
+            #expect(
+                try await client.execute(
+                    uri: "/api/people/\(second.id)/merge", method: .post, body: jsonBody(#"{"into": 999999}"#)
+                ).status == .notFound)
+            #expect(
+                try await client.execute(
+                    uri: "/api/people/\(second.id)/merge", method: .post, body: jsonBody(#"{"into": \#(second.id)}"#)
+                ).status == .badRequest)
+            let merged = try await client.execute(
+                uri: "/api/people/\(second.id)/merge", method: .post, body: jsonBody(#"{"into": \#(first.id)}"#)
+            ) { try $0.json(Person.self) }
+            #expect(merged.id == first.id && merged.faces == first.faces + second.faces)
+            #expect(try await client.execute(uri: "/api/people/\(second.id)", method: .get).status == .notFound)
+        }
+    }
+
+    @Test func aFaceMovesOutOfItsPersonAndIntoAnother() async throws {
+        try await fixture.withServer { client, _ in
+            let people = try await client.execute(uri: "/api/people", method: .get) {
+                try $0.json(Listing<Person>.self)
+            }
+            let person = try #require(people.items.first { $0.faces >= 1 }), other = try #require(people.items.last)
+            let face = try #require(person.representative)
+            let out = try await client.execute(
+                uri: "/api/faces/\(face)", method: .post, body: jsonBody(#"{"person": null}"#)
+            ) { try $0.json(PhotoFace.self) }
+            #expect(out.id == face && out.person == nil && out.assignment == .manual)
+            let moved = try await client.execute(
+                uri: "/api/faces/\(face)", method: .post, body: jsonBody(#"{"person": \#(other.id)}"#)
+            ) { try $0.json(PhotoFace.self) }
+            #expect(moved.person == other.id)
+            #expect(
+                try await client.execute(uri: "/api/faces/999999", method: .post, body: jsonBody(#"{"person": null}"#))
+                    .status == .notFound)
+            #expect(
+                try await client.execute(
+                    uri: "/api/faces/\(face)", method: .post, body: jsonBody(#"{"person": 999999}"#)
+                )
+                .status == .notFound)
+        }
+    }
+
+    @Test func photosListWithTheirFacesSimilarPhotosAndCopies() async throws {
+        try await fixture.withServer { client, _ in
+            let photos = try await client.execute(uri: "/api/photos", method: .get) {
+                try $0.json(Listing<PhotoSummary>.self)
+            }
+            #expect(photos.total == 14 && photos.items.map(\.path) == photos.items.map(\.path).sorted())
+            let obama = try #require(photos.items.first { $0.path.hasSuffix("/train/obama/obama.jpg") })
+            let detail = try await client.execute(uri: "/api/photos/\(obama.id)", method: .get) {
+                try $0.json(PhotoDetail.self)
+            }
+            #expect(detail.printed && detail.faces.count == obama.faces && detail.faces.first?.name == "Barack Obama")
+            let person = try #require(detail.faces.first?.person)
+            let his = try await client.execute(uri: "/api/photos?person=\(person)", method: .get) {
+                try $0.json(Listing<PhotoSummary>.self)
+            }
+            #expect(his.items.contains { $0.id == obama.id } && his.total < photos.total)
+            #expect(try await client.execute(uri: "/api/photos?person=x", method: .get).status == .badRequest)
+
+            let view = try #require(photos.items.first { $0.path.hasSuffix("ukbench00000.jpg") })
+            let similar = try await client.execute(uri: "/api/photos/\(view.id)/similar?top=3", method: .get) {
+                try $0.json(Similar.self)
+            }
+            // The other three views of the object come first, the photo itself left out.
+            #expect(similar.printed && similar.photos.count == 3 && !similar.photos.contains { $0.image == view.id })
+            #expect(similar.photos.allSatisfy { $0.path.contains("ukbench0000") }, "\(similar.photos.map(\.path))")
+            for bad in ["top=0", "top=101", "top=x"] {
+                #expect(
+                    try await client.execute(uri: "/api/photos/\(view.id)/similar?\(bad)", method: .get).status
+                        == .badRequest)
+            }
+            for unknown in ["/api/photos/999999", "/api/photos/999999/similar", "/api/photos/x"] {
+                #expect(try await client.execute(uri: unknown, method: .get).status == .notFound, "\(unknown)")
+            }
+
+            let duplicates = try await client.execute(uri: "/api/duplicates", method: .get) {
+                try $0.json(Duplicates.self)
+            }
+            let group = try #require(
+                duplicates.groups.items.first { $0.photos.contains { $0.path.hasSuffix("biden copy.jpg") } })
+            #expect(group.photos.count == 2 && group.photos.allSatisfy { $0.path.contains("biden") } && group.bytes > 0)
+            #expect(try await client.execute(uri: "/api/duplicates?threshold=3", method: .get).status == .badRequest)
+            let loose = try await client.execute(uri: "/api/duplicates?similar=true", method: .get) {
+                try $0.json(Duplicates.self)
+            }
+            #expect(loose.groups.items.contains { $0.photos.filter { $0.path.contains("ukbench") }.count >= 2 })
+        }
+    }
+
+    @Test func filesAreServedByIdWithTagsAndThumbnailsMadeOnTheKernels() async throws {
+        try await fixture.withServer { client, configuration in
+            let photos = try await client.execute(uri: "/api/photos", method: .get) {
+                try $0.json(Listing<PhotoSummary>.self)
+            }
+            let photo = try #require(photos.items.first { $0.path.hasSuffix("/train/obama/obama.jpg") })
+            let original = try await client.execute(uri: "/photos/\(photo.id)/image", method: .get)
+            #expect(original.status == .ok && original.headers[.contentType] == "image/jpeg")
+            #expect(Array(buffer: original.body) == (try ImageDecoder.contents(of: photo.path)))
+            let tag = try #require(original.headers[.eTag])
+            let again = try await client.execute(
+                uri: "/photos/\(photo.id)/image", method: .get, headers: [.ifNoneMatch: tag])
+            #expect(again.status == .notModified && again.body.readableBytes == 0)
+
+            let thumbnail = try await client.execute(uri: "/photos/\(photo.id)/thumbnail", method: .get)
+            #expect(thumbnail.status == .ok && thumbnail.headers[.contentType] == "image/jpeg")
+            let small = try ImageDecoder.decode(Array(buffer: thumbnail.body), path: "thumbnail")
+            #expect(max(small.descriptor.width, small.descriptor.height) == 360 && small.descriptor.channels == 3)
+            // Kept beside the database, and the same bytes from there.
+            let kept = try FileManager.default.contentsOfDirectory(atPath: configuration.database + "-thumbnails")
+            #expect(kept.contains { $0.hasPrefix("photo-\(photo.id)-") })
+            let cached = try await client.execute(uri: "/photos/\(photo.id)/thumbnail", method: .get)
+            #expect(cached.body == thumbnail.body && cached.headers[.eTag] == thumbnail.headers[.eTag])
+
+            let detail = try await client.execute(uri: "/api/photos/\(photo.id)", method: .get) {
+                try $0.json(PhotoDetail.self)
+            }
+            let face = try #require(detail.faces.first)
+            let faceThumbnail = try await client.execute(uri: "/faces/\(face.id)/thumbnail", method: .get)
+            let square = try ImageDecoder.decode(Array(buffer: faceThumbnail.body), path: "face")
+            #expect(square.descriptor.width == 160 && square.descriptor.height == 160)
+
+            for unknown in [
+                "/photos/999999/image", "/photos/999999/thumbnail", "/faces/999999/thumbnail", "/photos/x/image",
+                "/photos/..%2F..%2Fetc%2Fpasswd", "/photos/..%2F..%2Fetc%2Fpasswd/image", "/photos/1/../../etc/passwd",
+                "/assets/..%2F..%2FPackage.swift", "/assets/site.css%00", "/etc/passwd",
+            ] {
+                let response = try await client.execute(uri: unknown, method: .get)
+                #expect(response.status == .notFound, "\(unknown): \(response.status)")
+                #expect(!response.text.contains("root:"))
+            }
+        }
+    }
+
+    @Test func aFileGoneFromDiskIsNotFound() async throws {
+        let configuration = try fixture.configuration()
+        let catalog = try Catalog(path: configuration.database)
+        // Point one photo at a file that is not there.
+        let id = try await catalog.write { db in
+            try db.execute(
+                sql: "UPDATE images SET path = '/nonexistent/gone.jpg' WHERE id = (SELECT MIN(id) FROM images)")
+            return try Int64.fetchOne(db, sql: "SELECT MIN(id) FROM images") ?? 0
+        }
+        try await fixture.withServer(configuration) { client, _ in
+            for uri in ["/photos/\(id)/image", "/photos/\(id)/thumbnail"] {
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .notFound && response.text.contains("gone.jpg"), "\(uri): \(response.text)")
+            }
+        }
+    }
+
+    @Test func searchByUploadNamesTheFacesAndFindsSimilarPhotos() async throws {
+        let probe = try ImageDecoder.contents(of: SharedData.root + "/wild-photos/test/obama1.jpg")
+        try await fixture.withServer { client, _ in
+            let raw = try await client.execute(
+                uri: "/api/search", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer(bytes: probe)
+            )
+            #expect(raw.status == .ok, "\(raw.text)")
+            let result = try raw.json(SearchResult.self)
+            let face = try #require(result.faces.first)
+            #expect(face.name == "Barack Obama" && face.confidence != "unknown", "\(result)")
+            #expect(result.printed && result.similar.count > 0)
+
+            let boundary = "----cbir-test-\(UUID().uuidString)"
+            var form = Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n".utf8)
+            let header =
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"o.jpg\"\r\n"
+                + "Content-Type: image/jpeg\r\n\r\n"
+            form += Data(header.utf8)
+            form += Data(probe) + Data("\r\n--\(boundary)--\r\n".utf8)
+            let multipart = try await client.execute(
+                uri: "/api/search", method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
+                body: ByteBuffer(bytes: form)
+            ) { try $0.json(SearchResult.self) }
+            #expect(multipart.faces.first?.name == "Barack Obama")
+
+            let garbage = try await client.execute(
+                uri: "/api/search", method: .post, body: ByteBuffer(bytes: [UInt8](repeating: 7, count: 5000)))
+            #expect(garbage.status == .unprocessableContent)
+            let truncated = try await client.execute(
+                uri: "/api/search", method: .post, body: ByteBuffer(bytes: probe.prefix(2000)))
+            #expect(truncated.status == .unprocessableContent, "\(truncated.text)")
+            #expect(try await client.execute(uri: "/api/search", method: .post).status == .badRequest)
+            let noFile = try await client.execute(
+                uri: "/api/search", method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
+                body: ByteBuffer(
+                    string:
+                        "--\(boundary)\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nb\r\n--\(boundary)--\r\n"))
+            #expect(noFile.status == .badRequest)
+        }
+    }
+
+    @Test func uploadsOverTheLimitAreRefused() async throws {
+        let probe = try ImageDecoder.contents(of: SharedData.root + "/wild-photos/test/obama1.jpg")
+        try await fixture.withServer(try fixture.configuration(uploadLimit: probe.count - 1)) { client, _ in
+            let response = try await client.execute(uri: "/api/search", method: .post, body: ByteBuffer(bytes: probe))
+            #expect(response.status == .contentTooLarge)
+        }
+    }
+
+    struct SearchResult: Decodable {
+        struct Face: Decodable {
+            let name: String?
+            let confidence: String
+            let matches: [FaceHit]
+        }
+        let faces: [Face]
+        let printed: Bool
+        let similar: [SimilarPhoto]
+    }
+}
