@@ -84,16 +84,10 @@ public enum ClosePrints {
     /// The cosine distance of prints `a` and `b` among the L2-normalised prints packed in `prints`: one pair
     /// on the host, where a kernel launch would cost more than the product.
     public static func distance(between a: Int, and b: Int, in prints: [Float]) -> Float {
-        let length = PhotoPrinter.length  // 1280: whole vectors of eight
-
-        return prints.withUnsafeBytes { bytes in
-            var sums = SIMD8<Float>()
-            for i in stride(from: 0, to: length, by: 8) {
-                sums.addProduct(
-                    bytes.loadUnaligned(fromByteOffset: (a * length + i) * 4, as: SIMD8<Float>.self),
-                    bytes.loadUnaligned(fromByteOffset: (b * length + i) * 4, as: SIMD8<Float>.self))
-            }
-            return max(0, 1 - sums.sum())
+        let length = PhotoPrinter.length
+        return prints.withUnsafeBufferPointer { prints in
+            guard let rows = prints.baseAddress else { return 1 }
+            return max(0, 1 - RowArithmetic.dot(rows + a * length, rows + b * length, count: length))
         }
     }
 }

@@ -49,13 +49,12 @@ public struct EmbeddingDistance: Filter {
         let length = Int(arguments.length), probe = arguments.probe
         CPUParallel.forEachRange(Int(arguments.count)) { rows in
             let gallery = arguments.gallery.elements, distances = arguments.distances.elements
-            for i in rows {
-                var sum: Float = 0
-                for k in 0..<length {
-                    let d = gallery[i * length + k] - probe[k]
-                    sum += d * d
+            probe.withUnsafeBufferPointer { probe in
+                guard let probe = probe.baseAddress else { return }
+                for i in rows {
+                    distances[i] = RowArithmetic.squaredDistance(gallery + i * length, probe, count: length)
+                        .squareRoot()
                 }
-                distances[i] = sum.squareRoot()
             }
         }
     }

@@ -49,20 +49,8 @@ struct NeighbourSearch: Sendable {
 
     /// The squared distance of gallery rows `a` and `b` in full.
     private func squaredDistance(_ a: Int, _ b: Int) -> Float {
-        let rowA = arguments.gallery.elements + a * length, rowB = arguments.gallery.elements + b * length
-        var sums = SIMD8<Float>(), i = 0
-        while i + 8 <= length {
-            sums.addProduct(
-                UnsafeRawPointer(rowA + i).loadUnaligned(as: SIMD8<Float>.self),
-                UnsafeRawPointer(rowB + i).loadUnaligned(as: SIMD8<Float>.self))
-            i += 8
-        }
-        var dot = sums.sum()
-        while i < length {
-            dot += rowA[i] * rowB[i]
-            i += 1
-        }
-        return norms[a] + norms[b] - 2 * dot
+        let gallery = arguments.gallery.elements
+        return norms[a] + norms[b] - 2 * RowArithmetic.dot(gallery + a * length, gallery + b * length, count: length)
     }
 
     var lists: NeighbourLists {
