@@ -24,7 +24,8 @@ final class CatalogService: Sendable {
         let printer: PhotoPrinter
     }
     private let models = Mutex<Models?>(nil)
-    private let duplicates = Mutex<(key: String, groups: [DuplicateGroup])?>(nil)
+    private let duplicates = KeptUntilChanged<[DuplicateGroup]>()
+    private let peopleList = KeptUntilChanged<[Person]>()
 
     /// Opens the database for writing where it can be written and is not to be served read-only, else read-only.
     init(configuration: ServerConfiguration) throws {
@@ -62,11 +63,26 @@ final class CatalogService: Sendable {
 
     /// The duplicate groups at `threshold`, kept until a print changes.
     func duplicateGroups(threshold: Float) throws -> [DuplicateGroup] {
-        let key = "\(threshold) \(try catalog.printsTag().base64EncodedString())"
-        if let kept = duplicates.withLock({ $0 }), kept.key == key { return kept.groups }
-        let groups = try catalog.duplicateGroups(threshold: threshold, context: context)
-        duplicates.withLock { $0 = (key, groups) }
-        return groups
+        try duplicates.value(for: "\(threshold) \(try catalog.printsTag().base64EncodedString())") {
+            try catalog.duplicateGroups(threshold: threshold, context: context)
+        }
+    }
+
+    /// Every person, most faces first, kept until a face or a person changes.
+    func people() throws -> [Person] {
+        try peopleList.value(for: try catalog.peopleTag().base64EncodedString()) { try catalog.people() }
+    }
+}
+
+/// A value kept while the key it was made under (a tag of the tables it was read from) stays the same.
+final class KeptUntilChanged<Value: Sendable>: Sendable {
+    private let kept = Mutex<(key: String, value: Value)?>(nil)
+
+    func value(for key: String, make: () throws -> Value) throws -> Value {
+        if let kept = kept.withLock({ $0 }), kept.key == key { return kept.value }
+        let value = try make()
+        kept.withLock { $0 = (key, value) }
+        return value
     }
 }
 

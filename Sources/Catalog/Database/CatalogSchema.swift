@@ -1,10 +1,10 @@
 import GRDB
 
 /// Every table a catalog holds and the migrations that made them, oldest first: the images, then the
-/// faces, their vectors and people, then the photos' prints, then the runs of indexing. Identifiers are
-/// those databases were made with ("indexer faces …" from when faces were an indexer's tables), so every
-/// database made before opens as it is and is upgraded in place. An analysis's own tables follow
-/// (``PhotoAnalysis/migrations``).
+/// faces, their vectors and people, then the photos' prints, the runs of indexing and an index for listing
+/// people. Identifiers are those databases were made with ("indexer faces …" from when faces were an
+/// indexer's tables), so every database made before opens as it is and is upgraded in place. An analysis's
+/// own tables follow (``PhotoAnalysis/migrations``).
 enum CatalogSchema {
     static func migrator(adding analyses: [any PhotoAnalysis] = []) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -31,6 +31,7 @@ enum CatalogSchema {
         }
         migrator.registerMigration("photo prints", migrate: PhotoStore.createTable)
         migrator.registerMigration("indexing runs", migrate: IndexingHistory.createTable)
+        migrator.registerMigration("indexer faces people index", migrate: FaceStore.addPeopleIndex)
         for analysis in analyses {
             for (name, migration) in analysis.migrations {
                 migrator.registerMigration("indexer \(analysis.name) \(name)", migrate: migration)

@@ -113,6 +113,14 @@ public struct FaceStore: Sendable {
         for table in [descriptorsTable, embeddingsTable] { try TableTags.track(table, db) }
     }
 
+    /// What keeps listing people cheap: an index that holds what it reads of their faces (which photos,
+    /// how large), so that counting them and choosing each one's largest face read no face rows (each holds
+    /// its thumbnail), and tags on the faces and people, so that a list kept in memory knows when it is stale.
+    static func addPeopleIndex(_ db: Database) throws {
+        try db.execute(sql: "CREATE INDEX faces_for_people ON faces(person_id, image_id, width, height)")
+        for table in [table, "persons"] { try TableTags.track(table, db) }
+    }
+
     private static func setDescriptor(_ parameters: String, _ stored: Data, face: Int64, _ db: Database) throws {
         try db.execute(
             sql: "INSERT INTO \(descriptorsTable) (face_id, parameters, descriptor) VALUES (?, ?, ?)",

@@ -1,4 +1,5 @@
 import FaceRecognition
+import Foundation
 import GRDB
 import ImageKernels
 
@@ -132,6 +133,12 @@ extension Catalog {
     /// Every person with faces, or a name, most faces first.
     public nonisolated func people() throws(CatalogError) -> [Person] {
         try read { db in try Self.people(db) }
+    }
+
+    /// A tag that changes whenever a face or a person is added, changed or removed (by any process): what
+    /// a list of people kept in memory is kept by.
+    public nonisolated func peopleTag() throws(CatalogError) -> Data {
+        try read { db in try TableTags.tag(of: FaceStore.table, db) + TableTags.tag(of: "persons", db) }
     }
 
     /// The person a user means: by id (a number) or by name (spelt as ``PersonName`` stores it or not).

@@ -47,19 +47,19 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
             ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold
     }
 
-    private struct Copy {
+    private struct Copy: Encodable {
         let id: Int64
         let name: String
         let distance: String
         let keep: Bool
     }
 
-    private struct GroupContent {
+    private struct GroupContent: Encodable {
         let copies: [Copy]
         let megabytes: String
     }
 
-    private struct DuplicatesContent {
+    private struct DuplicatesContent: Encodable {
         let groups: [GroupContent]
         let total: Int
         let megabytes: String

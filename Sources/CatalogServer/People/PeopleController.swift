@@ -100,7 +100,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
 
     // MARK: Pages
 
-    private struct PersonCard {
+    private struct PersonCard: Encodable {
         let id: Int64
         let title: String
         let isNamed: Bool
@@ -120,7 +120,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
         }
     }
 
-    private struct PeopleContent {
+    private struct PeopleContent: Encodable {
         let people: [PersonCard]
         let total: Int
         let showsHidden: Bool
@@ -140,14 +140,14 @@ struct PeopleController<Context: RequestContext>: Sendable {
                     total: people.count, path: "/people", query: showsHidden ? [("hidden", "true")] : [])))
     }
 
-    private struct FaceCard {
+    private struct FaceCard: Encodable {
         let id: Int64
         let image: Int64
         let name: String
         let byHand: Bool
     }
 
-    private struct PersonContent {
+    private struct PersonContent: Encodable {
         let person: PersonCard
         let name: String
         let faces: [FaceCard]
@@ -161,7 +161,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
         let paging = try Paging(request, size: Self.pageSize)
         let id = try request.id(in: context)
         let (person, faces) = try personAndFaces(id)
-        let others = try service.catalog.people().filter { $0.id != id && $0.name != nil }.sorted {
+        let others = try service.people().filter { $0.id != id && $0.name != nil }.sorted {
             ($0.name ?? "") < ($1.name ?? "")
         }
         return Page(
@@ -181,7 +181,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
     /// The people a request lists: all but the hidden, or all with `?hidden=true`.
     private func people(_ request: Request) throws -> [Person] {
         let showsHidden = request.uri.queryParameters.get("hidden") == "true"
-        return try service.catalog.people().filter { showsHidden || !$0.hidden }
+        return try service.people().filter { showsHidden || !$0.hidden }
     }
 
     private func personAndFaces(_ id: Int64) throws -> (Person, [PersonFace]) {

@@ -123,14 +123,14 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     // MARK: Pages
 
-    private struct PhotoCard {
+    private struct PhotoCard: Encodable {
         let id: Int64
         let name: String
         let faces: Int
         let distance: String?
     }
 
-    private struct PhotosContent {
+    private struct PhotosContent: Encodable {
         let photos: [PhotoCard]
         let total: Int
         let person: Person?
@@ -152,7 +152,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
                     total: page.total, path: "/photos", query: person.map { [("person", String($0))] } ?? [])))
     }
 
-    private struct FaceBox {
+    private struct FaceBox: Encodable {
         let id: Int64
         let person: Int64?
         let title: String
@@ -163,7 +163,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
         let labelSize: Int
     }
 
-    private struct PhotoContent {
+    private struct PhotoContent: Encodable {
         let photo: PhotoDetail
         let name: String
         let faces: [FaceBox]

@@ -86,13 +86,13 @@ struct SearchController<Context: RequestContext>: Sendable {
 
     // MARK: Page
 
-    private struct SearchContent {
+    private struct SearchContent: Encodable {
         let result: ResultContent?
         /// The upload, small, as a data URL.
         let preview: String?
     }
 
-    private struct FaceContent {
+    private struct FaceContent: Encodable {
         let number: Int
         let person: Int64?
         let title: String
@@ -101,7 +101,7 @@ struct SearchController<Context: RequestContext>: Sendable {
         let x, y, width, height: Int
     }
 
-    private struct ResultContent {
+    private struct ResultContent: Encodable {
         let width, height: Int
         let faces: [FaceContent]
         let similar: [SimilarContent]
@@ -109,7 +109,7 @@ struct SearchController<Context: RequestContext>: Sendable {
         let isEmpty: Bool
     }
 
-    private struct SimilarContent {
+    private struct SimilarContent: Encodable {
         let id: Int64
         let name: String
         let distance: String

@@ -73,7 +73,7 @@ struct SignInController<Context: RequestContext> {
     let token: String?
 
     private struct Form: Decodable { let token: String }
-    private struct Content { let failed: Bool }
+    private struct Content: Encodable { let failed: Bool }
 
     func addRoutes(to router: Router<Context>) {
         router.get("/sign-in") { _, _ in Page(template: "sign-in", title: "Sign in", content: Content(failed: false)) }

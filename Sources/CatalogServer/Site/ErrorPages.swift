@@ -30,7 +30,7 @@ struct ErrorPages<Context: RequestContext>: RouterMiddleware {
         }
     }
 
-    private struct ErrorContent {
+    private struct ErrorContent: Encodable {
         let status: Int
         let reason: String
         let message: String

@@ -33,7 +33,7 @@ struct Paging: Sendable {
     }
 
     /// What a page shows below a list: where it is and the links to the pages beside it.
-    struct Links: Sendable {
+    struct Links: Sendable, Encodable {
         let page: Int
         let pages: Int
         let previous: String?

@@ -4,11 +4,13 @@ import Hummingbird
 import Mustache
 
 /// An HTML page: a template of ``Assets`` filled with a value (its properties by name, Mustache escaping
-/// every one of them), inside the layout with the site's navigation.
+/// every one of them), inside the layout with the site's navigation. The value reaches the template as
+/// the dictionaries and arrays of its JSON form, which Mustache reads by key (reading a Swift value's
+/// properties through reflection took it 40 µs a card of the people grid).
 struct Page: ResponseGenerator {
     let template: String
     let title: String
-    let content: any Sendable
+    let content: any Encodable & Sendable
     var status: HTTPResponse.Status = .ok
 
     /// The templates, parsed once.
@@ -23,29 +25,20 @@ struct Page: ResponseGenerator {
         return library
     }()
 
-    /// What every template sees: the page's title and content, and the navigation with the current page marked.
-    private struct Frame {
-        struct Link {
-            let path: String
-            let label: String
-            let current: Bool
-        }
-        let title: String
-        let navigation: [Link]
-        let content: Any
-    }
-
+    /// The sections every page links to: path and label.
     static let sections = [
         ("/people", "People"), ("/photos", "Photos"), ("/duplicates", "Duplicates"), ("/search", "Search"),
         ("/status", "Status"),
     ]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let frame = Frame(
-            title: title,
-            navigation: Self.sections.map { path, label in
-                Frame.Link(path: path, label: label, current: request.uri.path.hasPrefix(path))
-            }, content: content)
+        let frame: [String: Any] = [
+            "title": title,
+            "navigation": Self.sections.map { path, label in
+                ["path": path, "label": label, "current": request.uri.path.hasPrefix(path)] as [String: Any]
+            },
+            "content": try JSONSerialization.jsonObject(with: JSONEncoder().encode(content)),
+        ]
         guard let html = Self.library.render(frame, withTemplate: template) else {
             throw HTTPError(.internalServerError, message: "no page template \(template)")
         }

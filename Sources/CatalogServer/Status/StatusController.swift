@@ -24,18 +24,18 @@ struct StatusController<Context: RequestContext>: Sendable {
         return Stats(
             database: service.catalog.path, writable: service.isWritable, images: counts.images,
             failedImages: counts.failedImages, faces: counts.faces, labelledFaces: counts.labelledFaces,
-            people: try service.catalog.people().count, printedImages: counts.printedImages,
+            people: try service.people().count, printedImages: counts.printedImages,
             lastRun: try service.catalog.lastIndexingRun())
     }
 
-    private struct RunContent {
+    private struct RunContent: Encodable {
         let folder: String
         let started: String
         let finished: String
         let indexed, unchanged, failed, upgraded, removed: Int
     }
 
-    private struct StatusContent {
+    private struct StatusContent: Encodable {
         let stats: Stats
         let run: RunContent?
         let hint: String?
