@@ -1,0 +1,90 @@
+"""Drives headless Chromium through the pages of `cbir serve` (see browser-test.sh): BASE PROBE OUT."""
+import json
+import os
+import sys
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as shown
+from selenium.webdriver.support.ui import WebDriverWait
+
+base, probe, out = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+options = webdriver.ChromeOptions()
+for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900", "--hide-scrollbars"]:
+    options.add_argument(argument)
+options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+wait = WebDriverWait(browser, 20)
+checked = []
+
+
+def check(condition, what):
+    if not condition:
+        browser.save_screenshot(os.path.join(out, "failed.png"))
+        sys.exit(f"browser-test: {what} (on {browser.current_url}; failed.png saved)")
+    checked.append(what)
+
+
+def visit(path, screenshot):
+    """Loads a page, waits for its images, and checks that every image shows and the browser said nothing wrong."""
+    browser.get(base + path) if path else None
+    wait.until(lambda b: b.execute_script("return document.readyState") == "complete")
+    wait.until(lambda b: b.execute_script(
+        "return [...document.images].every(i => i.complete)"))
+    broken = browser.execute_script(
+        "return [...document.images].filter(i => i.naturalWidth === 0).map(i => i.src)")
+    check(not broken, f"every image of {browser.current_url} shows ({broken})")
+    problems = [entry["message"] for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+    check(not problems, f"the browser reports nothing wrong on {browser.current_url} ({problems})")
+    browser.save_screenshot(os.path.join(out, screenshot))
+
+
+def text():
+    return browser.find_element(By.TAG_NAME, "main").text
+
+
+images = json.load(urllib.request.urlopen(base + "/api/stats"))["images"]
+try:
+    visit("/", "people.png")
+    check(browser.current_url.endswith("/people"), "/ leads to the people")
+    cards = browser.find_elements(By.CSS_SELECTOR, ".people .card a")
+    check(len(cards) >= 4, f"the people page shows the four people seen more than once ({len(cards)})")
+    cards[0].click()
+    visit(None, "person-before.png")
+    field = browser.find_element(By.NAME, "name")
+    field.clear()
+    field.send_keys("Barack Obama")
+    field.submit()
+    wait.until(shown.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Barack Obama"))
+    visit(None, "person.png")
+    check(len(browser.find_elements(By.CSS_SELECTOR, ".faces .card")) >= 5, "the person's faces show")
+
+    visit("/people", "people-named.png")
+    check("Barack Obama" in text(), "the people page shows the new name")
+
+    visit("/photos", "photos.png")
+    check(f"{images} photos" in text(), "the photos page counts every photo")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "two_people.jpg").click()
+    visit(None, "photo.png")
+    boxes = browser.find_elements(By.CSS_SELECTOR, ".framed rect")
+    check(len(boxes) == 2, f"a photo of two people has two faces boxed ({len(boxes)})")
+    check("Similar photos" in text(), "the photo page lists similar photos")
+
+    visit("/duplicates", "duplicates.png")
+    check("keep this one" in text() and "biden copy.jpg" in text(), "the copy of a photo is grouped with it")
+
+    visit("/search", "search-form.png")
+    browser.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(probe)
+    browser.find_element(By.CSS_SELECTOR, "form.upload button").click()
+    wait.until(shown.presence_of_element_located((By.CSS_SELECTOR, "table.faces-found")))
+    visit(None, "search.png")
+    row = browser.find_element(By.CSS_SELECTOR, "table.faces-found tbody tr").text
+    check("Barack Obama" in row and ("sure" in row or "likely" in row), f"the upload's face is named ({row})")
+
+    visit("/status", "status.png")
+    check("Last indexing run" in text() and str(images) in text(), "the status page shows the counts and the last run")
+finally:
+    browser.quit()
+print(f"browser-test: {len(checked)} checks passed; screenshots in {out}")
