@@ -18,21 +18,30 @@ extension Catalog {
     public nonisolated func similarPhotos(to print: [Float], top: Int, context: RenderContext) throws(CatalogError)
         -> [SimilarPhoto]
     {
+        try similarPhotos(to: [print], top: top, context: context)[0]
+    }
+
+    /// The `top` indexed photos nearest to each of `prints`, as ``similarPhotos(to:top:context:)`` finds
+    /// them for one, the prints read once for all.
+    public nonisolated func similarPhotos(to prints: [[Float]], top: Int, context: RenderContext)
+        throws(CatalogError) -> [[SimilarPhoto]]
+    {
         guard top > 0 else { throw .invalidQuery("--top must be at least 1") }
-        var nearest = TopImages(top)
+        var nearest = prints.map { _ in TopImages(top) }
         do {
-            try galleries.printGallery(of: self, context: context).search(print, into: &nearest)
+            try galleries.printGallery(of: self, context: context).search(prints, into: &nearest)
         } catch let error as CatalogError {
             throw error
         } catch {
             throw .processing("\(error)")
         }
-        let matches = nearest.matches
-        let paths = try paths(of: matches.map(\.image.rawValue))
+        let paths = try paths(of: nearest.flatMap { $0.matches.map(\.image.rawValue) })
         // Unit vectors: the Euclidean distance d the kernel gives is √(2 − 2 cos), so the cosine distance is d² ÷ 2.
-        return matches.compactMap { match in
-            paths[match.image.rawValue].map {
-                SimilarPhoto(image: match.image.rawValue, path: $0, distance: match.distance * match.distance / 2)
+        return nearest.map { found in
+            found.matches.compactMap { match in
+                paths[match.image.rawValue].map {
+                    SimilarPhoto(image: match.image.rawValue, path: $0, distance: match.distance * match.distance / 2)
+                }
             }
         }
     }

@@ -1,41 +1,48 @@
 import FaceRecognitionCL
 import ImageKernels
 
-/// Euclidean distances from a probe embedding to the first `count` rows of a gallery image (one
-/// embedding per row; rows past them are spare capacity): exact nearest-neighbour search on the device.
-/// The output is one distance per row searched (1 wide).
+/// Euclidean distances from probe embeddings to the first `count` rows of a gallery image (one embedding
+/// per row; rows past them are spare capacity): exact nearest-neighbour search on the device. Its inputs
+/// are the gallery and the probes (one per row, as long as the gallery's); the output holds a row of
+/// `count` distances per probe. Several probes at once read the gallery once: searches that arrive
+/// together (a server's) cost little more than one.
 public struct EmbeddingDistance: Filter {
-    public let probe: [Float]
     public let count: Int
     public var name: String { "embedding distance" }
 
-    public init(probe: [Float], count: Int) {
-        self.probe = probe
+    public init(count: Int) {
         self.count = count
     }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        let gallery = try singleInput(inputs, of: .float32)
-        guard gallery.width == probe.count, gallery.planeCount == 1, (1...gallery.height).contains(count) else {
+        guard inputs.count == 2, let gallery = inputs.first, let probes = inputs.last,
+            gallery.elementType == .float32, probes.elementType == .float32
+        else {
+            throw .invalidInput(filter: name, reason: "a float32 gallery and float32 probes, not \(inputs)")
+        }
+        guard gallery.width == probes.width, gallery.planeCount == 1, probes.planeCount == 1,
+            (1...gallery.height).contains(count)
+        else {
             throw .invalidInput(
                 filter: name,
-                reason: "\(count) rows of \(gallery.width) values searched in \(gallery), probe of \(probe.count)")
+                reason: "\(count) rows of \(gallery.width) values searched in \(gallery), probes \(probes)")
         }
-        return gallery.with(width: 1, height: count)
+        return ImageDescriptor(width: count, height: probes.height, elementType: .float32)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let probes = encoder.inputs[1]
         try encoder.launch(
             Self.kernel,
             Arguments(
-                gallery: .init(encoder.input), probe: probe, distances: .init(encoder.output),
-                count: Int32(count), length: Int32(probe.count)),
-            over: [count])
+                gallery: .init(encoder.input), probes: .init(probes), distances: .init(encoder.output),
+                count: Int32(count), length: Int32(probes.descriptor.width)),
+            over: [count, probes.descriptor.height])
     }
 
     struct Arguments: KernelArguments {
         var gallery: KernelBuffer<Float>
-        var probe: [Float]
+        var probes: KernelBuffer<Float>
         var distances: KernelMutableBuffer<Float>
         var count: Int32
         var length: Int32
@@ -44,15 +51,17 @@ public struct EmbeddingDistance: Filter {
     static let kernel = Kernel<Arguments>(
         "embedding_distance",
         in: KernelSource(name: "EmbeddingDistance", bytes: FaceRecognitionCL.embeddingDistance),
-        schedules: .uniform([64])
-    ) { arguments, _ in
-        let length = Int(arguments.length), probe = arguments.probe
-        CPUParallel.forEachRange(Int(arguments.count)) { rows in
-            let gallery = arguments.gallery.elements, distances = arguments.distances.elements
-            probe.withUnsafeBufferPointer { probe in
-                guard let probe = probe.baseAddress else { return }
-                for i in rows {
-                    distances[i] = RowArithmetic.squaredDistance(gallery + i * length, probe, count: length)
+        schedules: .uniform([64, 1])
+    ) { arguments, grid in
+        // A row of the gallery is read once from memory for every probe.
+        let count = Int(arguments.count), length = Int(arguments.length), probeCount = grid[1]
+        CPUParallel.forEachRange(count) { rows in
+            let gallery = arguments.gallery.elements, probes = arguments.probes.elements
+            let distances = arguments.distances.elements
+            for i in rows {
+                for p in 0..<probeCount {
+                    distances[p * count + i] =
+                        RowArithmetic.squaredDistance(gallery + i * length, probes + p * length, count: length)
                         .squareRoot()
                 }
             }

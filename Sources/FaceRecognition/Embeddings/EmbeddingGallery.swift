@@ -113,32 +113,51 @@ public final class EmbeddingGallery: @unchecked Sendable {
     public func search<Collector: MatchCollector>(_ probe: [Float], into collector: inout Collector)
         throws(RecognitionError)
     {
-        guard probe.count == length else {
-            throw .invalidParameters("a probe of \(probe.count) values for a gallery of \(length)")
+        var collectors = [collector]
+        try search([probe], into: &collectors)
+        collector = collectors[0]
+    }
+
+    /// Each face's distance to each probe, and each image's (its nearest face's), to that probe's collector:
+    /// the gallery is read once for all of them.
+    public func search<Collector: MatchCollector>(_ probes: [[Float]], into collectors: inout [Collector])
+        throws(RecognitionError)
+    {
+        guard probes.count == collectors.count else {
+            throw .invalidParameters("\(probes.count) probes for \(collectors.count) collectors")
+        }
+        guard !probes.isEmpty else { return }
+        guard probes.allSatisfy({ $0.count == length }) else {
+            throw .invalidParameters("a probe of other than \(length) values for a gallery of \(length)")
         }
         let (faces, numbers, images, distances) = try lock.withTypedLock { () throws(RecognitionError) in
             guard !self.faces.isEmpty else { return ([FaceID](), [Int32](), [ImageID](), [Float]()) }
             do throws(RenderError) {
                 let gallery = try synchronize()
+                let probeImage = Image(
+                    try PixelBuffer(width: length, height: probes.count, values: probes.flatMap { $0 }))
                 let distances = try context.render(
-                    gallery.applying(EmbeddingDistance(probe: probe, count: self.faces.count))
+                    gallery.applying(EmbeddingDistance(count: self.faces.count), with: [probeImage])
                 ).floatValues
                 return (self.faces, imageNumbers, imageOfNumber, distances)
             } catch {
                 throw .render(error)
             }
         }
-        // Each image's nearest face by its number: the distance and the slot (-1: no face of it seen yet).
-        var nearest = [(distance: Float, slot: Int)](repeating: (.infinity, -1), count: images.count)
-        for (slot, distance) in distances.enumerated() {
-            let number = Int(numbers[slot])
-            collector.collect(FaceMatch(face: faces[slot], image: images[number], distance: distance))
-            let best = nearest[number]
-            if best.slot >= 0, (best.distance, faces[best.slot]) <= (distance, faces[slot]) { continue }
-            nearest[number] = (distance, slot)
-        }
-        for (number, best) in nearest.enumerated() where best.slot >= 0 {
-            collector.collect(ImageMatch(image: images[number], distance: best.distance, bestFace: faces[best.slot]))
+        for index in collectors.indices where !faces.isEmpty {
+            // Each image's nearest face by its number: the distance and the slot (-1: no face of it seen yet).
+            var nearest = [(distance: Float, slot: Int)](repeating: (.infinity, -1), count: images.count)
+            for slot in faces.indices {
+                let distance = distances[index * faces.count + slot], number = Int(numbers[slot])
+                collectors[index].collect(FaceMatch(face: faces[slot], image: images[number], distance: distance))
+                let best = nearest[number]
+                if best.slot >= 0, (best.distance, faces[best.slot]) <= (distance, faces[slot]) { continue }
+                nearest[number] = (distance, slot)
+            }
+            for (number, best) in nearest.enumerated() where best.slot >= 0 {
+                collectors[index].collect(
+                    ImageMatch(image: images[number], distance: best.distance, bestFace: faces[best.slot]))
+            }
         }
     }
 
