@@ -18,6 +18,8 @@ final class CatalogService: Sendable {
     /// Where searches and thumbnails render.
     let context: RenderContext
     let thumbnails: ThumbnailCache
+    /// Similar-photo searches, batched when they arrive together.
+    let similarSearches: SimilarSearches
 
     private struct Models: Sendable {
         let faces: FaceAnalysis
@@ -44,6 +46,7 @@ final class CatalogService: Sendable {
         self.configuration = configuration
         context = try RenderContext.orDefault(configuration.context, for: .search)
         thumbnails = ThumbnailCache(folder: catalog.files.thumbnails, context: context)
+        similarSearches = SimilarSearches(catalog: catalog, context: context)
     }
 
     /// The face analysis and the photo printer, loaded once.

@@ -56,7 +56,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
     }
 
     /// The photos nearest this one by print (`?top=`, 12 by default, at most 100), itself left out.
-    @Sendable func similar(_ request: Request, context: Context) throws -> Similar {
+    @Sendable func similar(_ request: Request, context: Context) async throws -> Similar {
         let id = try request.id(in: context)
         let top = try request.uri.queryParameters.get("top").map { given in
             guard let top = Int(given), (1...100).contains(top) else {
@@ -64,7 +64,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
             }
             return top
         }
-        return try similarPhotos(to: id, top: top ?? Self.similarCount)
+        return try await similarPhotos(to: id, top: top ?? Self.similarCount)
     }
 
     // MARK: Files
@@ -173,10 +173,10 @@ struct PhotosController<Context: RequestContext>: Sendable {
         let megabytes: String
     }
 
-    @Sendable func photoPage(_ request: Request, context: Context) throws -> Page {
+    @Sendable func photoPage(_ request: Request, context: Context) async throws -> Page {
         let id = try request.id(in: context)
         let photo = try detail(id)
-        let similar = try similarPhotos(to: id, top: Self.similarCount)
+        let similar = try await similarPhotos(to: id, top: Self.similarCount)
         let labelSize = max(12, max(photo.width, photo.height) / 36)
         let cards = similar.photos.map {
             PhotoCard(id: $0.image, name: Self.name($0.path), faces: 0, distance: String(format: "%.3f", $0.distance))
@@ -206,12 +206,12 @@ struct PhotosController<Context: RequestContext>: Sendable {
             faces: try service.catalog.faces(inImage: id), printed: try service.catalog.storedPrint(ofImage: id) != nil)
     }
 
-    private func similarPhotos(to id: Int64, top: Int) throws -> Similar {
+    private func similarPhotos(to id: Int64, top: Int) async throws -> Similar {
         _ = try service.catalog.image(id)
         guard let print = try service.catalog.storedPrint(ofImage: id) else {
             return Similar(printed: false, hint: service.printingHint, photos: [])
         }
-        let found = try service.catalog.similarPhotos(to: print, top: top + 1, context: service.context)
+        let found = try await service.similarSearches.similar(to: print, top: top + 1)
         return Similar(printed: true, hint: nil, photos: Array(found.filter { $0.image != id }.prefix(top)))
     }
 

@@ -71,8 +71,8 @@ struct SearchController<Context: RequestContext>: Sendable {
         let printed = try service.catalog.statistics().printedImages > 0
         let similar =
             printed
-            ? try service.catalog.similarPhotos(
-                to: try service.printer.prints(of: [photo.pixels])[0], top: Self.similarCount, context: service.context)
+            ? try await service.similarSearches.similar(
+                to: try service.printer.prints(of: [photo.pixels])[0], top: Self.similarCount)
             : []
         let width = Int(Double(photo.pixels.descriptor.width) * photo.scale)
         let height = Int(Double(photo.pixels.descriptor.height) * photo.scale)
