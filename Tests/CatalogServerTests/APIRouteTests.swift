@@ -4,7 +4,6 @@ import Foundation
 import GRDB
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import ImageCodecs
 import TestSupport
 import Testing

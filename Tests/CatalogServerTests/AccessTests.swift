@@ -3,7 +3,6 @@ import CatalogServer
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdTesting
 import TestSupport
 import Testing
 

@@ -1,7 +1,6 @@
 import CatalogServer
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import Testing
 
 /// The OpenAPI document at `/api/openapi.json` describes every route of the API and the files, and no other.

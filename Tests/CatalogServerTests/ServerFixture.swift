@@ -3,7 +3,6 @@ import CatalogServer
 import Foundation
 import GRDB
 import Hummingbird
-import HummingbirdTesting
 import ImageKernels
 import TestSupport
 
@@ -62,15 +61,14 @@ struct ServerFixture: Sendable {
     /// A copy of the database served in process, the client handed to `body`.
     func withServer<Result: Sendable>(
         _ configuration: ServerConfiguration? = nil,
-        _ body: @escaping @Sendable (any TestClientProtocol, ServerConfiguration) async throws -> Result
+        _ body: @escaping @Sendable (RouterClient, ServerConfiguration) async throws -> Result
     ) async throws -> Result {
         let configuration = try configuration ?? self.configuration()
-        let app = try buildApplication(configuration)
-        return try await app.test(.router) { client in try await body(client, configuration) }
+        return try await body(RouterClient(responder: try buildRouter(configuration).buildResponder()), configuration)
     }
 }
 
-extension TestResponse {
+extension RouterClient.Response {
     /// The body as text.
     var text: String { String(buffer: body) }
 
