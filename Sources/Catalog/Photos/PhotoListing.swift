@@ -64,20 +64,41 @@ extension Catalog {
 
     /// The faces of the image `id`, left to right, with their people.
     public nonisolated func faces(inImage id: Int64) throws(CatalogError) -> [PhotoFace] {
-        try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT faces.id, x, y, width, height, person_id, name, assignment FROM faces \
-                    LEFT JOIN persons ON persons.id = person_id WHERE image_id = ? ORDER BY x, y
-                    """, arguments: [id]
-            ).map {
+        try read { db in try Self.photoFaces(db, where: "image_id = ?", id).map(\.face) }
+    }
+
+    /// The face `id` with its person, and its image's id, or ``CatalogError/notFound(_:)``.
+    public nonisolated func face(_ id: Int64) throws(CatalogError) -> (image: Int64, face: PhotoFace) {
+        guard let found = try read({ db in try Self.photoFaces(db, where: "faces.id = ?", id).first }) else {
+            throw .notFound("face \(id)")
+        }
+        return found
+    }
+
+    /// Faces matching `condition` (on `faces`), left to right, with their people and images' ids.
+    private static func photoFaces(_ db: Database, where condition: String, _ argument: Int64) throws
+        -> [(image: Int64, face: PhotoFace)]
+    {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT faces.id, image_id, x, y, width, height, person_id, name, assignment FROM faces \
+                LEFT JOIN persons ON persons.id = person_id WHERE \(condition) ORDER BY x, y
+                """, arguments: [argument]
+        ).map {
+            (
+                $0["image_id"],
                 PhotoFace(
                     id: $0["id"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"],
                     person: $0["person_id"], name: $0["name"],
                     assignment: ($0["assignment"] as String?).flatMap(FaceAssignment.init(rawValue:)))
-            }
+            )
         }
+    }
+
+    /// Whether the image `id` has a print (without reading it).
+    public nonisolated func hasPrint(image id: Int64) throws(CatalogError) -> Bool {
+        try read { db in try !PhotoStore().lacksPrint(image: id, db) }
     }
 
     /// The stored print of the image `id`, if it was printed.

@@ -91,11 +91,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
         let move = try await request.decode(as: Move.self, context: context)
         try service.requireWritable()
         try await service.catalog.assign(faces: [id], to: move.person)
-        guard let face = try service.catalog.faces([id]).first else { throw CatalogError.notFound("face \(id)") }
-        guard let found = try service.catalog.faces(inImage: face.imageID).first(where: { $0.id == id }) else {
-            throw CatalogError.notFound("face \(id)")
-        }
-        return found
+        return try service.catalog.face(id).face
     }
 
     // MARK: Pages

@@ -88,13 +88,9 @@ struct PhotosController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func faceThumbnail(_ request: Request, context: Context) throws -> Response {
-        let id = try request.id(in: context)
-        guard let face = try service.catalog.faces([id]).first else { throw CatalogError.notFound("face \(id)") }
-        let image = try service.catalog.image(face.imageID)
-        guard let placed = try service.catalog.faces(inImage: face.imageID).first(where: { $0.id == id }) else {
-            throw CatalogError.notFound("face \(id)")
-        }
-        return try thumbnail(request) { try service.thumbnails.face(placed, in: image) }
+        let (image, face) = try service.catalog.face(try request.id(in: context))
+        let record = try service.catalog.image(image)
+        return try thumbnail(request) { try service.thumbnails.face(face, in: record) }
     }
 
     /// A thumbnail, or 404 where the photo's file is gone or cannot be decoded any more.
@@ -203,7 +199,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
         let image = try service.catalog.image(id)
         return PhotoDetail(
             id: id, path: image.path, width: image.width, height: image.height, bytes: image.size,
-            faces: try service.catalog.faces(inImage: id), printed: try service.catalog.storedPrint(ofImage: id) != nil)
+            faces: try service.catalog.faces(inImage: id), printed: try service.catalog.hasPrint(image: id))
     }
 
     private func similarPhotos(to id: Int64, top: Int) async throws -> Similar {

@@ -60,11 +60,11 @@ struct SearchController<Context: RequestContext>: Sendable {
             guard let found = try await query.run(on: service.catalog, context: service.context, updates: { _ in })
             else { throw CancellationError() }
             let nearest = found.faces.first.flatMap { $0.distance <= threshold ? $0 : nil }
-            let person = try nearest.flatMap { try service.catalog.faces([$0.face]).first?.personID }
+            let match = try nearest.map { try service.catalog.face($0.face).face }
             faces.append(
                 FoundFace(
-                    x: face.x, y: face.y, width: face.width, height: face.height, person: person,
-                    name: try person.flatMap { try service.catalog.person(String($0)).name },
+                    x: face.x, y: face.y, width: face.width, height: face.height, person: match?.person,
+                    name: match?.name,
                     confidence: nearest.map { $0.distance <= 0.8 * threshold ? "sure" : "likely" } ?? "unknown",
                     matches: found.faces))
         }

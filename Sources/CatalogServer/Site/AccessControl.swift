@@ -27,11 +27,7 @@ struct AccessControl<Context: RequestContext>: RouterMiddleware {
                 : try HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "a token is needed")
                     .response(from: request, context: context)
         } else {
-            do {
-                response = try await next(request, context)
-            } catch let error as any HTTPResponseError {
-                response = try error.response(from: request, context: context)
-            }
+            response = try await next(request, context)
         }
         response.headers[.contentSecurityPolicy] =
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; "

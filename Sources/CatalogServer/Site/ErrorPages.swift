@@ -26,7 +26,8 @@ struct ErrorPages<Context: RequestContext>: RouterMiddleware {
                 if let headers = (error as? HTTPError)?.headers { response.headers.append(contentsOf: headers) }
                 return response
             }
-            throw HTTPError(status, headers: (error as? HTTPError)?.headers ?? [:], message: message)
+            return try HTTPError(status, headers: (error as? HTTPError)?.headers ?? [:], message: message)
+                .response(from: request, context: context)
         }
     }
 

@@ -9,11 +9,11 @@ public final class EmbeddingGallery: @unchecked Sendable {
     public let length: Int
     private let lock = NSLock()
     private var faces: [FaceID] = []
-    private var images: [ImageID] = []
     private var rows: [Float] = []
     private var slotOfFace: [FaceID: Int] = [:]
-    /// Each slot's image as a small number (numbered as first seen), so that a search finds each image's
-    /// nearest face in an array: hashing every slot's image took a quarter of a search of 10k prints.
+    /// Each slot's image, as a small number (numbered as first seen) and the image of each number: a search
+    /// finds each image's nearest face in an array (hashing every slot's image took a quarter of a search of
+    /// 10k prints).
     private var imageNumbers: [Int32] = []
     private var imageOfNumber: [ImageID] = []
     private var numberOfImage: [ImageID: Int32] = [:]
@@ -33,6 +33,7 @@ public final class EmbeddingGallery: @unchecked Sendable {
         throws(RecognitionError)
     {
         self.init(length: length, context: context)
+        let images: [ImageID]
         (faces, images, rows) = try EmbeddingGalleryFile.read(path, length: length, tag: tag)
         imageNumbers = images.map(number)
         for (slot, face) in faces.enumerated() {
@@ -47,7 +48,8 @@ public final class EmbeddingGallery: @unchecked Sendable {
     public func write(to path: String, tag: Data) throws(RecognitionError) {
         try lock.withTypedLock { () throws(RecognitionError) in
             try EmbeddingGalleryFile.write(
-                faces: faces, images: images, rows: rows[...], length: length, to: path, tag: tag)
+                faces: faces, images: imageNumbers.map { imageOfNumber[Int($0)] }, rows: rows[...], length: length,
+                to: path, tag: tag)
         }
     }
 
@@ -61,7 +63,7 @@ public final class EmbeddingGallery: @unchecked Sendable {
     public func reserveCapacity(_ faceCount: Int) {
         lock.withLock {
             faces.reserveCapacity(faceCount)
-            images.reserveCapacity(faceCount)
+            imageNumbers.reserveCapacity(faceCount)
             rows.reserveCapacity(faceCount * length)
         }
     }
@@ -79,7 +81,6 @@ public final class EmbeddingGallery: @unchecked Sendable {
                 }
                 slotOfFace[entry.face] = faces.count
                 faces.append(entry.face)
-                images.append(entry.image)
                 imageNumbers.append(number(of: entry.image))
                 rows += entry.embedding
             }
@@ -95,14 +96,12 @@ public final class EmbeddingGallery: @unchecked Sendable {
             let last = faces.count - 1
             if slot != last {
                 faces[slot] = faces[last]
-                images[slot] = images[last]
                 imageNumbers[slot] = imageNumbers[last]
                 rows.replaceSubrange(
                     slot * length..<(slot + 1) * length, with: rows[last * length..<(last + 1) * length])
                 slotOfFace[faces[slot]] = slot
             }
             faces.removeLast()
-            images.removeLast()
             imageNumbers.removeLast()
             rows.removeLast(length)
             uploadedCount = nil

@@ -42,9 +42,7 @@ struct NeighbourSearch: Sendable {
     }
 
     private static func squaredNorms(of rows: UnsafePointer<Float>, count: Int, length: Int) -> [Float] {
-        (0..<count).map { row in
-            (0..<length).reduce(Float(0)) { $0 + rows[row * length + $1] * rows[row * length + $1] }
-        }
+        (0..<count).map { row in RowArithmetic.dot(rows + row * length, rows + row * length, count: length) }
     }
 
     /// The squared distance of gallery rows `a` and `b` in full.
