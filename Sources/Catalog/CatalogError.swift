@@ -11,6 +11,9 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
     case readOnly(path: String)
     /// SQLite found the file damaged. Nothing more is written into it; `recovery` says how to start afresh.
     case damaged(path: String, reason: String)
+    /// A damaged database whose rows cannot be found to be saved (its schema, SQLite's list of tables and
+    /// where they start, is what is damaged). Nothing was changed.
+    case unrepairable(path: String, reason: String)
     /// Another process kept the database locked for longer than writers wait.
     case busy(path: String)
     /// The folder to index cannot be read.
@@ -33,6 +36,11 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
         case .storage(let path, let reason): "\(path): database error: \(reason)"
         case .readOnly(let path): "the database is read-only: \(path)"
         case .damaged(let path, let reason): "\(path): the database is damaged (\(reason)). \(Self.recovery(path))"
+        case .unrepairable(let path, let reason):
+            """
+            \(path): the database cannot be repaired: \(reason). Nothing was changed. Index the photos again into a \
+            new database (`cbir index <folder> --db <new file>`), or put back a copy of the file.
+            """
         case .busy(let path):
             "\(path): another process has kept the database locked for \(Int(Catalog.busyTimeout)) s; try again later"
         case .unreadableFolder(let path, let reason): "\(path): cannot index: \(reason)"

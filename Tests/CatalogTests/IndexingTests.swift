@@ -256,6 +256,40 @@ struct MeanColourAnalysis: PhotoAnalysis {
         #expect(try database.lastIndexingRun()?.unchanged == 2)
     }
 
+    /// A repair carries a user's analysis's table over as the damaged database declares it; where the record of
+    /// migrations is what is damaged, it leaves the table out and says so, and the next run with the analysis
+    /// makes it again.
+    @Test func repairCarriesAnAnalysisTables() async throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/cbir.sqlite", context = try Self.context()
+        _ = try await Catalog(path: path).index(
+            folder: Self.photos + "/train", analyses: [MeanColourAnalysis()], context: context)
+        try FileManager.default.copyItem(atPath: path, toPath: folder + "/copy.sqlite")
+        for (database, damaged) in [(path, "sqlite_autoindex_images_1"), (folder + "/copy.sqlite", "grdb_migrations")] {
+            let page = try #require(
+                try await DatabaseQueue(path: database).read { db in
+                    try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = ?", arguments: [damaged])
+                })
+            let file = try FileHandle(forWritingTo: URL(fileURLWithPath: database))
+            try file.seek(toOffset: UInt64((page - 1) * 4096))
+            try file.write(contentsOf: Data((0..<4096).map { _ in UInt8.random(in: 0...255) }))
+            try file.close()
+        }
+        let repaired = try #require(try Catalog.repair(path: path))
+        #expect(repaired.tablesLeftOut.isEmpty && repaired.tables.contains { $0.name == "mean_colours" })
+        #expect(
+            try Catalog(path: path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mean_colours") } == 9)
+
+        let leftOut = try #require(try Catalog.repair(path: folder + "/copy.sqlite"))
+        #expect(leftOut.tablesLeftOut == ["mean_colours"] && leftOut.tables.allSatisfy { $0.name != "mean_colours" })
+        let copy = try Catalog(path: folder + "/copy.sqlite")
+        let again = try await copy.index(
+            folder: Self.photos + "/train", analyses: [MeanColourAnalysis()], context: context)
+        #expect(again.unchanged == 9 && again.failed == 0)
+        #expect(try copy.read { db in try db.tableExists("mean_colours") })
+    }
+
     /// A database inside the folder it indexes leaves its own files alone (reading one as a photo would
     /// drop SQLite's locks on it), however they are named, and refuses them as probes.
     @Test func theDatabasesOwnFilesAreNotPhotos() async throws {

@@ -176,7 +176,7 @@ import Testing
         }
     }
 
-    /// Random bytes over a random page (but the first, the schema's): the writer refuses the file in a short
+    /// Random bytes over a random page (but the schema's): the writer refuses the file in a short
     /// message that says how to recover, `check` lists the damage, and `check --repair` gives a database that,
     /// indexed again, is sound and names no one who was not named (photos indexed again may see their faces join
     /// named people, as new ones do).
@@ -184,8 +184,7 @@ import Testing
         defer { cleanUp() }
         let db = folder + "/cbir.sqlite"
         let labels = try indexAndLabel(db)
-        let size = try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int ?? 0
-        let page = Int.random(in: 2...size / 4096)
+        let page = try #require(try schemaPages(db).pages.randomElement())
         try damage(pages: [page], of: db)
 
         let index = try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"])
@@ -213,6 +212,43 @@ import Testing
         }
         let after = try exportedLabels(db)
         #expect(names(after).isSubset(of: names(labels)), "page \(page): \(after) after, \(labels) before")
+    }
+
+    /// A page of the schema damaged: nothing can be found without it, so the repair says so, points to indexing
+    /// afresh, and leaves the file as it was.
+    @Test func damagedSchemaIsNotRepaired() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite"
+        _ = try indexAndLabel(db)
+        let page = try #require(try schemaPages(db).schema.last)
+        try damage(pages: [page], of: db)
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: db))
+        let repair = try cbir.run(["check", "--repair", "--db", db])
+        #expect(
+            repair.status != 0 && repair.standardError.contains("the database cannot be repaired")
+                && repair.standardError.contains("cbir index <folder> --db <new file>"), "page \(page): \(repair)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == damaged)
+    }
+
+    /// The record of migrations damaged: the repair keeps every row and name (the catalog knows its own
+    /// tables), and the repaired database is sound and indexes as before.
+    @Test func damagedRecordOfMigrations() throws {
+        defer { cleanUp() }
+        let db = folder + "/cbir.sqlite"
+        let labels = try indexAndLabel(db)
+        let page = try #require(
+            try DatabaseQueue(path: db).read { db in
+                try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'grdb_migrations'")
+            })
+        try damage(pages: [page], of: db)
+        let repair = try cbir.run(["check", "--repair", "--db", db])
+        #expect(
+            repair.status == 0 && repair.standardOutput.contains("photo_prints: 9 rows saved")
+                && repair.standardOutput.contains("\(labels.count) named faces kept"), "\(repair)")
+        let again = try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"])
+        #expect(again.standardOutput.contains("9 unchanged"), "\(again)")
+        #expect(try cbir.run(["check", "--db", db]).standardOutput.contains("sound"))
+        #expect(try exportedLabels(db).sorted() == labels.sorted())
     }
 
     /// The pages the labels' export reads through (the indexes on people and on faces' people) and a page of
@@ -309,6 +345,15 @@ import Testing
     }
 
     /// Random bytes over whole pages (numbered from 1) of a database file.
+    /// The pages of the schema, and every other page of the file.
+    func schemaPages(_ db: String) throws -> (schema: [Int], pages: [Int]) {
+        let pages = try DatabaseQueue(path: db).read { db in
+            try Row.fetchAll(db, sql: "SELECT pageno, name FROM dbstat ORDER BY pageno")
+        }
+        let schema = pages.filter { $0["name"] == "sqlite_schema" }.map { $0["pageno"] as Int }
+        return (schema, pages.map { $0["pageno"] as Int }.filter { !schema.contains($0) })
+    }
+
     func damage(pages: [Int], of db: String) throws {
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: db))

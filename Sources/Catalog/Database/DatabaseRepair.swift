@@ -25,6 +25,9 @@ public struct DatabaseRepair: Sendable {
     public let repaired: String
     /// Where the damaged file was moved, when the repaired one took its place.
     public let damaged: String?
+    /// The tables of analyses left out because the record of the migrations that made them is damaged: the
+    /// next `cbir index` makes their rows again.
+    public let tablesLeftOut: [String]
 }
 
 extension Catalog {
@@ -36,7 +39,8 @@ extension Catalog {
     /// descriptor or an embedding, or all their faces, are marked to be indexed again. Unless another
     /// process has the damaged file open, the repaired one then takes its place and the damaged one (with
     /// its write-ahead log) is kept beside it as `<path>.damaged-<time>`. Writers wait while it runs.
-    /// Returns nil, having changed nothing, when the database is sound.
+    /// Returns nil, having changed nothing, when the database is sound; throws `unrepairable`, having changed
+    /// nothing, when its schema cannot be read.
     public static func repair(path: String) throws(CatalogError) -> DatabaseRepair? {
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
         let files = DatabaseFiles(path: path)
@@ -53,7 +57,8 @@ extension Catalog {
                 try FileManager.default.moveItem(atPath: saved.repaired, toPath: path)
                 return DatabaseRepair(
                     tables: saved.tables, rowsDropped: saved.rowsDropped, labels: saved.labels,
-                    photosToIndexAgain: saved.photosToIndexAgain, repaired: path, damaged: kept)
+                    photosToIndexAgain: saved.photosToIndexAgain, repaired: path, damaged: kept,
+                    tablesLeftOut: saved.tablesLeftOut)
             }
         } catch {
             throw .storage(error, path: path)
@@ -65,7 +70,14 @@ extension Catalog {
     private static func saveReadableRows(of path: String, to repaired: String) throws -> DatabaseRepair? {
         var readOnly = Configuration()
         readOnly.readonly = true  // the damaged file stays as it was
-        let damaged = try DatabaseQueue(path: path, configuration: readOnly)
+        let damaged: DatabaseQueue
+        do {
+            damaged = try DatabaseQueue(path: path, configuration: readOnly)
+            _ = try damaged.read { db in try Row.fetchAll(db, sql: "SELECT sql FROM sqlite_master") }
+        } catch  where isDamage(error) {
+            throw CatalogError.unrepairable(
+                path: path, reason: "its schema, SQLite's list of the tables and where they start, is damaged")
+        }
         guard try !isSound(damaged) else { return nil }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: repaired + suffix) }
         _ = try Catalog(path: repaired)
@@ -73,7 +85,7 @@ extension Catalog {
         var unchecked = Configuration()
         unchecked.foreignKeysEnabled = false  // rows come in any order; those left without what they belong to go after
         let target = try DatabaseQueue(path: repaired, configuration: unchecked)
-        try copyAnalysesTables(from: damaged, to: target)
+        let leftOut = try copyAnalysesTables(from: damaged, to: target)
         let tables = try copyTables(from: damaged, to: target)
         let dropped = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
         let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
@@ -88,7 +100,7 @@ extension Catalog {
         }
         return DatabaseRepair(
             tables: tables, rowsDropped: dropped, labels: labels, photosToIndexAgain: photos, repaired: repaired,
-            damaged: nil)
+            damaged: nil, tablesLeftOut: leftOut)
     }
 
     /// Whether SQLite's full integrity check passes (it may itself stop on damage).
@@ -107,30 +119,35 @@ extension Catalog {
     }
 
     /// Makes in `target` the tables (with their indexes and triggers) that analyses made in `source` and a
-    /// new catalog lacks, as `source` declares them, and records their migrations as applied there.
-    private static func copyAnalysesTables(from source: DatabaseQueue, to target: DatabaseQueue) throws {
+    /// new catalog lacks, as `source` declares them, and records their migrations as applied there. Where the
+    /// record of migrations cannot be read, it makes none (an analysis would not know its tables are made)
+    /// and returns the tables left out.
+    private static func copyAnalysesTables(from source: DatabaseQueue, to target: DatabaseQueue) throws -> [String] {
         let known = try target.read { db in
             try Set(String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
         }
-        let (schema, migrations) = try source.read { db in
-            (
-                try Row.fetchAll(
-                    db,
-                    sql:
-                        """
-                        SELECT type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type = \
-                        'table' DESC
-                        """
-                ),
-                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-            )
+        let schema = try source.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT type, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type = 'table' DESC
+                    """
+            ).filter { !known.contains($0["tbl_name"] as String) }
+        }
+        let migrations: [String]
+        do {
+            migrations = try source.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+            }
+        } catch  where isDamage(error) {
+            return schema.filter { $0["type"] == "table" }.map { $0["tbl_name"] }
         }
         try target.write { db in
-            for row in schema where !known.contains(row["tbl_name"] as String) { try db.execute(sql: row["sql"]) }
+            for row in schema { try db.execute(sql: row["sql"]) }
             for migration in migrations {
                 try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations VALUES (?)", arguments: [migration])
             }
         }
+        return []
     }
 
     /// Rows read at a time from a damaged table before a failing range is split.

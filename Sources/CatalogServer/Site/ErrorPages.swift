@@ -62,7 +62,7 @@ struct ErrorPages<Context: RequestContext>: RouterMiddleware {
         case .readOnly: .forbidden
         case .busy: .serviceUnavailable
         case .mismatch: .conflict
-        case .storage, .damaged, .unreadableFolder, .processing: .internalServerError
+        case .storage, .damaged, .unrepairable, .unreadableFolder, .processing: .internalServerError
         }
     }
 }

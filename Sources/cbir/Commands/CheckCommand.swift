@@ -43,6 +43,11 @@ struct CheckCommand: ParsableCommand {
             print("\(repair.rowsDropped) rows dropped: damaged, or what they belonged to was lost")
         }
         print("\(repair.labels) named faces kept")
+        for table in repair.tablesLeftOut {
+            print(
+                "\(table): left out (the record of the migrations that made it is damaged); `cbir index` makes it again"
+            )
+        }
         if !repair.photosToIndexAgain.isEmpty {
             print(
                 """
