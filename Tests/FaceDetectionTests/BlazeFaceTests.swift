@@ -191,6 +191,20 @@ struct BlazeFaceReference: Decodable {
         #expect(tiled.count == 3, "\(tiled)")
     }
 
+    /// Squares are searched only where small faces are likely: not in rose_leslie/img1.jpg, a close-up
+    /// whose face the whole photo shows at 276 px (where a square took a blurred lamp behind her for a
+    /// face), but in obama_and_biden.jpg, whose faces are near the smallest its whole shows.
+    @Test func tilesOnlyWhereSmallFacesAreLikely() throws {
+        let detector = try BlazeFaceDetector(model: .fullRange)
+        for (name, likely, faces) in [("train/rose_leslie/img1.jpg", false, 1), ("test/obama_and_biden.jpg", true, 3)] {
+            let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/" + name)
+            let d = photo.descriptor, whole = try detector.faces(in: photo)
+            #expect(detector.smallFacesLikely(among: whole, width: d.width, height: d.height) == likely, "\(name)")
+            #expect(try detector.faces(in: photo, minimumFaceSize: 40).count == faces, "\(name)")
+        }
+        #expect(detector.smallFacesLikely(among: [], width: 1000, height: 800), "a photo with no face found")
+    }
+
     /// The README's BlazeFace example, kept here so that it stays true.
     @Test func theReadmeExample() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)
