@@ -12,17 +12,14 @@ import ImageKernels
 // detector's precision and recall against the faces checked by eye (--truth, default
 // Benchmarks/detect-bench/faces.json).
 //
-// Usage: detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets] [--truth faces.json]
 
-func argument(_ name: String) -> String? {
-    let arguments = CommandLine.arguments
-    return arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-}
+let options = UsageOptions(
+    usage: "detect-bench [--runs N] [--photos a.jpg,b.jpg] [--datasets ../shared/datasets] [--truth faces.json]")
 
-let runs = argument("--runs").flatMap(Int.init) ?? 5
-let root = (argument("--datasets") ?? "../shared/datasets") + "/wild-photos"
+let runs = options.value("--runs").flatMap(Int.init) ?? 5
+let root = (options.value("--datasets") ?? "../shared/datasets") + "/wild-photos"
 let photos: [String]
-if let list = argument("--photos") {
+if let list = options.value("--photos") {
     photos = list.split(separator: ",").map(String.init)
 } else {
     let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
@@ -228,7 +225,7 @@ for (name, detect) in contenders {
 }
 
 // Each detector's boxes (CPU device) against the faces checked by eye in every photo.
-let truthPath = argument("--truth") ?? "Benchmarks/detect-bench/faces.json"
+let truthPath = options.value("--truth") ?? "Benchmarks/detect-bench/faces.json"
 do {
     let truth = try FaceTruth(contentsOf: truthPath)
     let total = truth.faces.values.reduce(0) { $0 + $1.count }

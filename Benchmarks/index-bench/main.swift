@@ -10,22 +10,20 @@ import ImageKernels
 // index-bench: indexing throughput (photos and faces per second) per device on a gallery of 1–3 megapixel
 // photos made from the shared wild photos (cropped, rescaled, re-encoded, mixed), then query latency per
 // matcher and device with the database grown to 10k faces; between them, faces and photo prints indexed together
-// against each alone. Prints markdown tables.
-//
-// Usage: index-bench [--photos 1000] [--faces 10000] [--runs 5] [--gallery DIR] [--datasets ../shared/datasets]
-//                    [--analyses-only] (stop after the table of faces and photo prints)
+// against each alone. Prints markdown tables. --analyses-only stops after the table of faces and photo prints.
 
-func argument(_ name: String) -> String? {
-    let arguments = CommandLine.arguments
-    return arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-}
+let options = UsageOptions(
+    usage: """
+        index-bench [--photos 1000] [--faces 10000] [--runs 5] [--gallery DIR] [--datasets ../shared/datasets] \
+        [--analyses-only]
+        """)
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
-let photoCount = argument("--photos").flatMap(Int.init) ?? 1000
-let faceTarget = argument("--faces").flatMap(Int.init) ?? 10_000
-let runs = argument("--runs").flatMap(Int.init) ?? 5
-let sources = (argument("--datasets") ?? "../shared/datasets") + "/wild-photos"
-let gallery = argument("--gallery") ?? NSTemporaryDirectory() + "index-bench-gallery-\(photoCount)"
+let photoCount = options.value("--photos").flatMap(Int.init) ?? 1000
+let faceTarget = options.value("--faces").flatMap(Int.init) ?? 10_000
+let runs = options.value("--runs").flatMap(Int.init) ?? 5
+let sources = (options.value("--datasets") ?? "../shared/datasets") + "/wild-photos"
+let gallery = options.value("--gallery") ?? NSTemporaryDirectory() + "index-bench-gallery-\(photoCount)"
 let work = NSTemporaryDirectory() + "index-bench-" + UUID().uuidString
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: work) }
@@ -149,7 +147,7 @@ for (name, faces, prints) in [("faces", true, false), ("faces and prints", true,
             format: "| %@ | %d | %.1f | %.1f | %.2f |", name, indexed, median, Double(indexed) / median,
             median / facesAloneSeconds))
 }
-if CommandLine.arguments.contains("--analyses-only") { exit(0) }
+if options.contains("--analyses-only") { exit(0) }
 
 // The face detectors, each stage on its fastest device, with embeddings.
 print(
