@@ -166,6 +166,48 @@ import Testing
                 && !Self.succeeding(cbir, ["people"] + db).contains("Ann"))
     }
 
+    /// Indexing the wild photos a folder at a time (train/, then test/, then misc/: each run's new faces join
+    /// the people before them or make new ones) gives the same people as indexing them all at once.
+    @Test func incrementalIndexingGivesThePeopleOfOneRun() throws {
+        let folder = try DatabaseCommandTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let parts = ["train", "test", "misc"]
+        try FileManager.default.createDirectory(atPath: folder + "/photos", withIntermediateDirectories: true)
+        for part in parts {
+            try FileManager.default.copyItem(atPath: Self.photos + "/" + part, toPath: folder + "/photos/" + part)
+        }
+        let cbir = try CommandRunner(product: "cbir")
+        /// The people of a database: each person's faces as photo and box, and the faces in no person.
+        func people(_ database: String) throws -> Set<Set<String>> {
+            try DatabaseQueue(path: database).read { db in
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT person_id, path, x, y FROM faces JOIN images ON images.id = image_id
+                        """)
+                let faces = Dictionary(grouping: rows) { ($0["person_id"] as Int64?).map { "\($0)" } ?? "none" }
+                return Set(
+                    faces.map { person, rows in
+                        Set(
+                            rows.map {
+                                let path = ($0["path"] as String).replacingOccurrences(of: folder, with: "")
+                                let face = "\(path) \($0["x"] as Int) \($0["y"] as Int)"
+                                return person == "none" ? "in no person: " + face : face
+                            })
+                    })
+            }
+        }
+        let once = folder + "/once.sqlite", inSteps = folder + "/steps.sqlite"
+        _ = try Self.succeeding(cbir, ["index", folder + "/photos", "--no-photos", "--device", "cpu", "--db", once])
+        for part in parts {
+            _ = try Self.succeeding(
+                cbir, ["index", folder + "/photos/" + part, "--no-photos", "--device", "cpu", "--db", inSteps])
+        }
+        let all = try people(once)
+        #expect(all.count >= 5, "\(all)")
+        #expect(try people(inSteps) == all)
+    }
+
     /// A photo whose bytes changed is indexed anew: its new faces take the hand assignments of the old faces
     /// with the same boxes, to named people and to unnamed ones alike.
     @Test func handAssignmentsSurviveReindexingAChangedPhoto() throws {
