@@ -101,30 +101,38 @@ public enum ImageDecoder {
         let outWidth = (width + reduction - 1) / reduction, outHeight = (height + reduction - 1) / reduction
         let pixels = outWidth * outHeight
         let descriptor = ImageDescriptor(width: outWidth, height: outHeight, channels: channels, elementType: .uint8)
-        return PixelBuffer(descriptor: descriptor) { out in
-            guard let source = samples.baseAddress, samples.count >= width * height * channels else { return }
+        return PixelBuffer(descriptor: descriptor) { bytes in
+            guard let source = samples.baseAddress, samples.count >= width * height * channels,
+                let out = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            else { return }
+            // A plane at a time, so that each loop reads one stride and writes one row.
             guard reduction > 1 else {
-                for i in 0..<pixels {
-                    let pixel = source + i * channels
-                    for c in 0..<channels { out[c * pixels + i] = pixel[c] }
+                for c in 0..<channels {
+                    let plane = out + c * pixels, first = source + c
+                    for i in 0..<pixels { plane[i] = first[i * channels] }
                 }
                 return
             }
-            var sums = [Int](repeating: 0, count: outWidth * channels)
-            for row in 0..<outHeight {
-                let rows = row * reduction..<min((row + 1) * reduction, height)
-                for index in sums.indices { sums[index] = 0 }
-                for y in rows {
-                    let line = source + y * width * channels
-                    for x in 0..<width {
-                        for c in 0..<channels { sums[x / reduction * channels + c] += Int(line[x * channels + c]) }
+            let sums = UnsafeMutablePointer<Int>.allocate(capacity: outWidth)
+            defer { sums.deallocate() }
+            for c in 0..<channels {
+                let plane = out + c * pixels, first = source + c
+                for row in 0..<outHeight {
+                    let rows = row * reduction..<min((row + 1) * reduction, height)
+                    sums.initialize(repeating: 0, count: outWidth)
+                    for y in rows {
+                        let line = first + y * width * channels
+                        for column in 0..<outWidth {
+                            var total = 0
+                            for x in column * reduction..<min((column + 1) * reduction, width) {
+                                total += Int(line[x * channels])
+                            }
+                            sums[column] += total
+                        }
                     }
-                }
-                for column in 0..<outWidth {
-                    let count = rows.count * (min((column + 1) * reduction, width) - column * reduction)
-                    for c in 0..<channels {
-                        out[c * pixels + row * outWidth + column] = UInt8(
-                            (sums[column * channels + c] + count / 2) / count)
+                    for column in 0..<outWidth {
+                        let count = rows.count * (min((column + 1) * reduction, width) - column * reduction)
+                        plane[row * outWidth + column] = UInt8((sums[column] + count / 2) / count)
                     }
                 }
             }
