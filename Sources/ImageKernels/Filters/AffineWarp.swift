@@ -136,15 +136,22 @@ public struct AffineWarp: Filter {
                     for x in 0..<outWidth {
                         let fx = Float(x)
                         let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                        let inside =
-                            sx >= 0 && sy >= 0 && sx.rounded(.down) + 1 < Float(inWidth)
-                            && sy.rounded(.down) + 1 < Float(inHeight)
-                        let value =
-                            border == 2 && !inside
-                            ? 0
-                            : bilinearSample(
-                                plane, width: inWidth, height: inHeight, x: sx, y: sy,
-                                zeroBorder: border == 1)
+                        let left = sx.rounded(.down), top = sy.rounded(.down)
+                        let inside = sx >= 0 && sy >= 0 && left + 1 < Float(inWidth) && top + 1 < Float(inHeight)
+                        let value: Float
+                        if inside {
+                            // All four neighbours are in the plane: bilinearSample's arithmetic without its clamps.
+                            let p = plane + Int(top) * inWidth + Int(left), ax = sx - left, ay = sy - top
+                            let upper = (1 - ax) * p[0].floatValue + ax * p[1].floatValue
+                            let lower = (1 - ax) * p[inWidth].floatValue + ax * p[inWidth + 1].floatValue
+                            value = (1 - ay) * upper + ay * lower
+                        } else {
+                            value =
+                                border == 2
+                                ? 0
+                                : bilinearSample(
+                                    plane, width: inWidth, height: inHeight, x: sx, y: sy, zeroBorder: border == 1)
+                        }
                         dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
                     }
                 }
