@@ -26,7 +26,8 @@ public struct DatabaseRepair: Sendable {
     /// Where the damaged file was moved, when the repaired one took its place.
     public let damaged: String?
     /// The tables of analyses left out because the record of the migrations that made them is damaged: the
-    /// next `cbir index` makes their rows again.
+    /// next run that indexes with their analysis makes them again, empty, and fills them as photos are
+    /// indexed again.
     public let tablesLeftOut: [String]
 }
 

@@ -45,7 +45,7 @@ struct CheckCommand: ParsableCommand {
         print("\(repair.labels) named faces kept")
         for table in repair.tablesLeftOut {
             print(
-                "\(table): left out (the record of the migrations that made it is damaged); `cbir index` makes it again"
+                "\(table): left out (the record of the migrations that made it is damaged); its analysis makes it again"
             )
         }
         if !repair.photosToIndexAgain.isEmpty {
