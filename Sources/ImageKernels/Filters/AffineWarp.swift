@@ -136,22 +136,14 @@ public struct AffineWarp: Filter {
                     for x in 0..<outWidth {
                         let fx = Float(x)
                         let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                        let left = sx.rounded(.down), top = sy.rounded(.down)
-                        let inside = sx >= 0 && sy >= 0 && left + 1 < Float(inWidth) && top + 1 < Float(inHeight)
-                        let value: Float
-                        if inside {
-                            // All four neighbours are in the plane: bilinearSample's arithmetic without its clamps.
-                            let p = plane + Int(top) * inWidth + Int(left), ax = sx - left, ay = sy - top
-                            let upper = (1 - ax) * p[0].floatValue + ax * p[1].floatValue
-                            let lower = (1 - ax) * p[inWidth].floatValue + ax * p[inWidth + 1].floatValue
-                            value = (1 - ay) * upper + ay * lower
-                        } else {
-                            value =
-                                border == 2
-                                ? 0
-                                : bilinearSample(
-                                    plane, width: inWidth, height: inHeight, x: sx, y: sy, zeroBorder: border == 1)
-                        }
+                        let inside =
+                            sx >= 0 && sy >= 0 && sx.rounded(.down) + 1 < Float(inWidth)
+                            && sy.rounded(.down) + 1 < Float(inHeight)
+                        let value =
+                            border == 2 && !inside
+                            ? 0
+                            : bilinearSample(
+                                plane, width: inWidth, height: inHeight, x: sx, y: sy, zeroBorder: border == 1)
                         dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
                     }
                 }
@@ -172,6 +164,13 @@ public struct AffineWarp: Filter {
         let fx = x.rounded(.down), fy = y.rounded(.down)
         let x0 = Int(fx), y0 = Int(fy)
         let ax = x - fx, ay = y - fy
+        if x0 >= 0, y0 >= 0, x0 + 1 < width, y0 + 1 < height {
+            // All four neighbours are in the plane: the same arithmetic without the clamps.
+            let p = plane + y0 * width + x0
+            let top = (1 - ax) * p[0].floatValue + ax * p[1].floatValue
+            let bottom = (1 - ax) * p[width].floatValue + ax * p[width + 1].floatValue
+            return (1 - ay) * top + ay * bottom
+        }
         let top = (1 - ax) * pixel(x0, y0) + ax * pixel(x0 + 1, y0)
         let bottom = (1 - ax) * pixel(x0, y0 + 1) + ax * pixel(x0 + 1, y0 + 1)
         return (1 - ay) * top + ay * bottom
