@@ -2,7 +2,7 @@
 # indexes the shared wild photos and a copy of one (so that duplicates show) into a scratch folder, and starts
 # the server there on a random loopback port. Sets `work` (the folder), `base` (the server's address) and
 # `serve_log`; the server stops and the folder goes when the script exits.
-# With the tests, as `swift test -c release` builds: building the tool alone would build every module again.
+# Built as the README's test command builds, so that after the tests nothing is left to build.
 swift build -c release --build-tests >/dev/null 2>&1 || swift build -c release --build-tests
 cbir="$(swift build -c release --show-bin-path)/cbir"
 work="$(mktemp -d)"
