@@ -36,7 +36,12 @@ final class OpenCLBackend: DeviceBackend, @unchecked Sendable {
         }
         self.context = context
         self.queue = queue
-        self.programs = OpenCLProgramCache(context: context, device: device)
+        let singleFloat = Self.deviceValue(
+            device, cl_device_info(CL_DEVICE_SINGLE_FP_CONFIG), as: cl_device_fp_config.self)
+        let correctlyRounded = singleFloat & cl_device_fp_config(CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0
+        self.programs = OpenCLProgramCache(
+            context: context, device: device,
+            buildOptions: correctlyRounded ? " -cl-fp32-correctly-rounded-divide-sqrt" : "")
     }
 
     deinit {

@@ -8,6 +8,10 @@ import Foundation
 final class OpenCLProgramCache: @unchecked Sendable {
     private let context: cl_context
     private let device: cl_device_id
+    /// Options every program of this device is built with, after its own: correctly rounded division and
+    /// square root where the device offers them, so that a kernel divides as its CPU twin does (OpenCL lets
+    /// a GPU's division be 2.5 ulp off, and NVIDIA's is: block histograms then stopped being exact counts).
+    private let buildOptions: String
     private let lock = NSLock()
     private var programs: [KernelProgram: cl_program] = [:]
     private var kernels: [KernelKey: cl_kernel] = [:]
@@ -17,9 +21,10 @@ final class OpenCLProgramCache: @unchecked Sendable {
         let entryPoint: String
     }
 
-    init(context: cl_context, device: cl_device_id) {
+    init(context: cl_context, device: cl_device_id, buildOptions: String) {
         self.context = context
         self.device = device
+        self.buildOptions = buildOptions
     }
 
     /// The kernel object for an entry point, building its program first when needed.
@@ -58,7 +63,8 @@ final class OpenCLProgramCache: @unchecked Sendable {
         }
         var device: cl_device_id? = self.device
         let verbose = Device.isVerbose
-        let buildStatus = clBuildProgram(created, 1, &device, program.options + (verbose ? "" : " -w"), nil, nil)
+        let buildStatus = clBuildProgram(
+            created, 1, &device, program.options + buildOptions + (verbose ? "" : " -w"), nil, nil)
         guard buildStatus == CL_SUCCESS else {
             let log = buildLog(created)
             clReleaseProgram(created)
