@@ -50,7 +50,7 @@ __kernel void chisquare_counts(__global const uchar* counts, __global const int*
                     if (inverse[bin] > 0.0f) terms += g * (g * inverse[bin] - 2.0f);
 #else
                     float q = p[bin], e = q - g;
-                    terms += e * e / (q + g) - q;
+                    terms += native_divide(e * e, q + g) - q;  // as in ChiSquareNearest.cl
 #endif
                 }
             }
