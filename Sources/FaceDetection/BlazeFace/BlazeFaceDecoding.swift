@@ -50,11 +50,22 @@ public struct BlazeFaceDetection: Hashable, Sendable {
 
     /// Intersection over union with `other`'s box (0 when they do not meet).
     func overlap(with other: BlazeFaceDetection) -> Float {
+        let intersection = intersection(with: other)
+        return intersection / (width * height + other.width * other.height - intersection)
+    }
+
+    /// Whether this box lies mostly (at least 80 % of it) inside `other`'s, a wider one: then it is a part
+    /// of that face (an eye behind glasses, a mouth), not a face of its own. MediaPipe keeps such boxes,
+    /// since its suppression merges only boxes whose overlap is 0.3 of their union.
+    public func isPart(of other: BlazeFaceDetection) -> Bool {
+        other.width > width && intersection(with: other) >= 0.8 * width * height
+    }
+
+    /// The area this box and `other`'s share.
+    private func intersection(with other: BlazeFaceDetection) -> Float {
         let w = min(x + width, other.x + other.width) - max(x, other.x),
             h = min(y + height, other.y + other.height) - max(y, other.y)
-        guard w > 0, h > 0 else { return 0 }
-        let intersection = w * h
-        return intersection / (width * height + other.width * other.height - intersection)
+        return w > 0 && h > 0 ? w * h : 0
     }
 }
 

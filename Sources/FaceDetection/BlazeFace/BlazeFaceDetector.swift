@@ -115,18 +115,27 @@ public final class BlazeFaceDetector: FaceFinder {
     /// sizes, so one well above that means a portrait or a close-up, where squares find parts of the
     /// face and hands rather than faces (on index-bench's gallery: 4 false faces of 6 found, at 45 % of
     /// the indexing time).
+    /// A part of a larger face found with them (``BlazeFaceDetection/isPart(of:)``) does not count.
     public func smallFacesLikely(among faces: [BlazeFaceDetection], width: Int, height: Int) -> Bool {
         let smallestInWhole = Float(model.smallestFace * max(width, height)) / Float(model.inputSize)
+        let faces = Self.wholeFaces(faces)
         return faces.isEmpty || faces.contains { $0.width < 2 * smallestInWhole }
     }
 
+    /// `faces` less those that are parts of a larger one among them (``BlazeFaceDetection/isPart(of:)``).
+    public static func wholeFaces(_ faces: [BlazeFaceDetection]) -> [BlazeFaceDetection] {
+        faces.filter { face in !faces.contains { face.isPart(of: $0) } }
+    }
+
     /// The faces of `photo` at least `minimumFaceSize` pixels wide (with ``tiles``, squares are searched
-    /// where the whole photo would show them too small), boxed as the cascades box faces
-    /// (``BlazeFaceDetection/boxedAsCascades``), their eyes from the keypoints.
+    /// where the whole photo would show them too small), less parts of larger faces (``wholeFaces(_:)``),
+    /// boxed as the cascades box faces (``BlazeFaceDetection/boxedAsCascades``), their eyes from the
+    /// keypoints.
     public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError)
         -> [FaceObservation]
     {
-        let d = photo.descriptor, found = try faces(in: photo, minimumFaceSize: tiles ? minimumFaceSize : nil)
+        let d = photo.descriptor
+        let found = Self.wholeFaces(try faces(in: photo, minimumFaceSize: tiles ? minimumFaceSize : nil))
         return found.filter { $0.width >= Float(minimumFaceSize) }.map {
             $0.boxedAsCascades.observation(clippedTo: d.width, d.height)
         }
