@@ -57,14 +57,17 @@ public struct FaceSet {
         self.faces = faces
     }
 
-    /// The largest face `finder` finds in a photo (of 40 px or more, as the cascades search), and the
-    /// photo's gray plane.
+    /// The largest face `finder` finds in a photo, and the photo's gray plane. Faces are searched down to
+    /// 40 px, as the cascades search, or an eighth of a small photo's shorter side, as indexing does
+    /// (``FaceSize/smallest(minimum:shortSide:)``).
     static func largestFace(
         in photo: PixelBuffer, finder: any FaceFinder,
         context: RenderContext
     ) throws -> (face: FaceObservation?, gray: PixelBuffer) {
-        let gray = try context.grayPlane(of: photo)
-        let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: DetectionOptions.faces.minSize)
+        let gray = try context.grayPlane(of: photo), d = photo.descriptor
+        let smallest = FaceSize.smallest(
+            minimum: DetectionOptions.faces.minSize, shortSide: Double(min(d.width, d.height)))
+        let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: max(1, Int(smallest.rounded())))
         return (faces.max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }, gray)
     }
 

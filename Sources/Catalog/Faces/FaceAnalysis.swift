@@ -144,7 +144,8 @@ public struct FaceAnalysis: PhotoAnalysis {
     /// The faces of a photo, in its decoded pixels, and their aligned gray crops.
     public func faces(in photo: Photo) throws -> ([FaceObservation], PixelBuffer) {
         let gray = photo.gray, shortSide = Double(min(gray.descriptor.width, gray.descriptor.height)) * photo.scale
-        let smallest = max(1, Int((min(Double(minimumFaceSize), shortSide / 8) / photo.scale).rounded()))
+        let smallest = max(
+            1, Int((FaceSize.smallest(minimum: minimumFaceSize, shortSide: shortSide) / photo.scale).rounded()))
         let observations = try finder.faces(in: photo.pixels, gray: gray, minimumFaceSize: smallest)
         guard !observations.isEmpty else { return ([], gray) }
         return (
