@@ -196,7 +196,7 @@ import Testing
         let check = try cbir.run(["check", "--db", db])
         #expect(
             check.status != 0 && check.standardOutput.contains("problem"),
-            "\(check.standardOutput) \(check.standardError)")
+            "page \(page): \(check.standardOutput) \(check.standardError)")
 
         let repair = try cbir.run(["check", "--repair", "--db", db])
         #expect(
@@ -230,8 +230,9 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == damaged)
     }
 
-    /// The record of migrations damaged: the repair keeps every row and name (the catalog knows its own
-    /// tables), and the repaired database is sound and indexes as before.
+    /// The record of migrations damaged: `check`, which the catalog cannot open it for, checks the file as
+    /// it is and lists the damage; the repair keeps every row and name (the catalog knows its own tables),
+    /// and the repaired database is sound and indexes as before.
     @Test func damagedRecordOfMigrations() throws {
         defer { cleanUp() }
         let db = folder + "/cbir.sqlite"
@@ -241,6 +242,10 @@ import Testing
                 try Int.fetchOne(db, sql: "SELECT pageno FROM dbstat WHERE name = 'grdb_migrations'")
             })
         try damage(pages: [page], of: db)
+        let check = try cbir.run(["check", "--db", db])
+        #expect(
+            check.status != 0 && check.standardOutput.contains("the catalog cannot open it")
+                && check.standardOutput.contains("9 images"), "\(check)")
         let repair = try cbir.run(["check", "--repair", "--db", db])
         #expect(
             repair.status == 0 && repair.standardOutput.contains("photo_prints: 9 rows saved")

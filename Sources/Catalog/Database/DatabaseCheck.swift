@@ -17,6 +17,33 @@ extension Catalog {
     /// its parameters and its embedding read back, and every face's image present and indexed. Reads only;
     /// a file too damaged to open or to run the check on is an error.
     public nonisolated func check() throws(CatalogError) -> DatabaseCheck {
+        try Self.check(pool, path: path)
+    }
+
+    /// ``check()`` of the database at `path`. Where the catalog cannot open it for damage (its record of
+    /// migrations unreadable, say), the file is checked as it is, on a connection of its own.
+    public static func check(path: String) throws(CatalogError) -> DatabaseCheck {
+        guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
+        do {
+            return try Catalog(path: path, access: .readOnly).check()
+        } catch .damaged(_, let reason) {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let file: DatabaseQueue
+            do { file = try DatabaseQueue(path: path, configuration: readOnly) } catch {
+                throw .storage(error, path: path)
+            }
+            let found = try check(file, path: path)
+            return DatabaseCheck(
+                images: found.images, faces: found.faces,
+                problems: ["the catalog cannot open it: \(reason)"] + found.problems)
+        }
+    }
+
+    private static func check(_ database: some DatabaseReader, path: String) throws(CatalogError) -> DatabaseCheck {
+        func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
+            do { return try database.read(body) } catch { throw .storage(error, path: path) }
+        }
         var problems: [String]
         do {
             problems = try read { db in try Self.integrityProblems(db, quick: false) }

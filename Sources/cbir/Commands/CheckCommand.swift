@@ -22,8 +22,7 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         if repair { return try repairDatabase() }
-        let store = try database.open()
-        let check = try store.check()
+        let check = try Catalog.check(path: try database.existing())
         for problem in check.problems { print(problem) }
         print(
             "\(database.db): \(check.images) images, \(check.faces) faces: "

@@ -15,10 +15,15 @@ struct DatabaseOptions: ParsableArguments {
     /// file can be searched), and created only by `index`: asking an absent database a question is an
     /// error, not an empty answer.
     func open(access: Catalog.Access = .readOnly, create: Bool = false) throws -> Catalog {
-        guard create || FileManager.default.fileExists(atPath: db) else {
+        try Catalog(path: create ? db : existing(), access: access)
+    }
+
+    /// The database's path, once it is known to exist.
+    func existing() throws -> String {
+        guard FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
-        return try Catalog(path: db, access: access)
+        return db
     }
 }
 
