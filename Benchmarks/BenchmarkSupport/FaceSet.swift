@@ -57,17 +57,25 @@ public struct FaceSet {
         self.faces = faces
     }
 
-    /// The largest face `finder` finds in a photo, and the photo's gray plane. Faces are searched down to
-    /// 40 px, as the cascades search, or an eighth of a small photo's shorter side, as indexing does
+    /// The faces `finder` finds in a photo, and the photo's gray plane. Faces are searched down to 40 px,
+    /// as the cascades search, or an eighth of a small photo's shorter side, as indexing does
     /// (``FaceSize/smallest(minimum:shortSide:)``).
+    public static func faces(
+        in photo: PixelBuffer, finder: any FaceFinder,
+        context: RenderContext
+    ) throws -> (faces: [FaceObservation], gray: PixelBuffer) {
+        let gray = try context.grayPlane(of: photo), d = photo.descriptor
+        let smallest = FaceSize.smallest(
+            minimum: DetectionOptions.faces.minSize, shortSide: Double(min(d.width, d.height)))
+        return (try finder.faces(in: photo, gray: gray, minimumFaceSize: max(1, Int(smallest.rounded()))), gray)
+    }
+
+    /// The largest of ``faces(in:finder:context:)``, and the photo's gray plane.
     static func largestFace(
         in photo: PixelBuffer, finder: any FaceFinder,
         context: RenderContext
     ) throws -> (face: FaceObservation?, gray: PixelBuffer) {
-        let gray = try context.grayPlane(of: photo), d = photo.descriptor
-        let smallest = FaceSize.smallest(
-            minimum: DetectionOptions.faces.minSize, shortSide: Double(min(d.width, d.height)))
-        let faces = try finder.faces(in: photo, gray: gray, minimumFaceSize: max(1, Int(smallest.rounded())))
+        let (faces, gray) = try faces(in: photo, finder: finder, context: context)
         return (faces.max { $0.rect.width * $0.rect.height < $1.rect.width * $1.rect.height }, gray)
     }
 

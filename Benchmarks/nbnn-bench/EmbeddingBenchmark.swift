@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import FaceDetection
 import FaceRecognition
 import Foundation
 import ImageKernels
@@ -71,16 +72,22 @@ struct EmbeddingBenchmark {
             device: "dlib 20.0.1 (Python, its own threads)", batch: 1, facesPerSecond: rate, runs: runs)
     }
 
-    /// Rank-1 accuracy of the embedding matcher on `people` (each person's faces with their photos), the
-    /// first K faces of each person in the gallery for each K of `protocols`.
-    static func accuracy(set: FaceSet, protocols: [Int], context: RenderContext) throws -> [AccuracyRow] {
+    /// Rank-1 accuracy of the embedding matcher on `set` (each person's faces with their photos), the first
+    /// K faces of each person in the gallery for each K of `protocols`. With `finder` (the set's faces are
+    /// the largest it found), each wrong answer is laid at a stage: another face of the probe's photo is the
+    /// person (the wrong face was taken), or none is (the match, or the person's face went unfound).
+    static func accuracy(
+        set: FaceSet, protocols: [Int], finder: (any FaceFinder)?, context: RenderContext
+    ) throws -> (rows: [AccuracyRow], failures: [DetectionFailures]) {
         let dataset = set.name
         progress("accuracy on \(dataset): embedding")
-        let embeddings = try set.embeddings(try FaceEmbedder(context: context))
+        let embedder = try FaceEmbedder(context: context)
+        let embeddings = try set.embeddings(embedder)
         let most = set.faces.map(\.count).max() ?? 0
-        return try protocols.map { galleryPerPerson in
+        var rows: [AccuracyRow] = [], failures: [DetectionFailures] = []
+        for galleryPerPerson in protocols {
             let gallery = EmbeddingGallery(context: context)
-            var probes: [(embedding: [Float], person: Int)] = []
+            var probes: [(embedding: [Float], person: Int, photo: PixelBuffer)] = []
             var faceID: Int64 = 0
             for (person, vectors) in embeddings.enumerated() {
                 for (index, vector) in vectors.enumerated() {
@@ -88,20 +95,48 @@ struct EmbeddingBenchmark {
                         try gallery.append([(vector, FaceID(faceID), ImageID(Int64(person)))])
                         faceID += 1
                     } else {
-                        probes.append((vector, person))
+                        probes.append((vector, person, set.faces[person][index].photo))
                     }
                 }
             }
-            var correct = 0
-            for probe in probes {
+            func nearestPerson(_ embedding: [Float]) throws -> Int? {
                 var top = TopImages(1)
-                try gallery.search(probe.embedding, into: &top)
-                if top.matches.first?.image == ImageID(Int64(probe.person)) { correct += 1 }
+                try gallery.search(embedding, into: &top)
+                return top.matches.first.map { Int($0.image.rawValue) }
             }
-            return AccuracyRow(
-                dataset: dataset, protocol: "\(galleryPerPerson)/\(most - galleryPerPerson)",
-                matcher: Matcher.embedding.rawValue,
-                config: "dlib ResNet, 5-point chips", rank1: Double(correct) / Double(max(probes.count, 1)))
+            var correct = 0, wrongFace = 0
+            for probe in probes {
+                if try nearestPerson(probe.embedding) == probe.person {
+                    correct += 1
+                } else if let finder {
+                    let others = try FaceSet.faces(in: probe.photo, finder: finder, context: context).faces
+                    let embedded = try embedder.embeddings(ofFacesIn: others.map(\.landmarkBox), of: probe.photo)
+                    if try embedded.contains(where: { try nearestPerson($0) == probe.person }) { wrongFace += 1 }
+                }
+            }
+            let name = "\(galleryPerPerson)/\(most - galleryPerPerson)"
+            rows.append(
+                AccuracyRow(
+                    dataset: dataset, protocol: name, matcher: Matcher.embedding.rawValue,
+                    config: "dlib ResNet, 5-point chips", rank1: Double(correct) / Double(max(probes.count, 1))))
+            if finder != nil {
+                failures.append(
+                    DetectionFailures(
+                        dataset: dataset, protocol: name, probes: probes.count, wrongFace: wrongFace,
+                        wrongMatch: probes.count - correct - wrongFace))
+            }
         }
+        return (rows, failures)
     }
+}
+
+/// With detection, where the embedding's wrong answers of one protocol come from: `wrongFace`, another face
+/// found in the probe's photo is the person (the largest was someone else's, or not a face); `wrongMatch`,
+/// no face found there is (the person's face was matched wrongly, or not found at all).
+struct DetectionFailures: Encodable {
+    let dataset: String
+    let `protocol`: String
+    let probes: Int
+    let wrongFace: Int
+    let wrongMatch: Int
 }

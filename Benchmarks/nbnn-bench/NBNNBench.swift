@@ -61,6 +61,8 @@ struct NBNNBench: ParsableCommand {
         let accuracy: [AccuracyRow]
         /// With --detect: images where no face was found, left out of the accuracy figures.
         let missedDetections: Int?
+        /// With --detect: the embedding's wrong answers per protocol, by the stage that failed.
+        let detectionFailures: [DetectionFailures]?
     }
 
     func run() throws {
@@ -82,7 +84,7 @@ struct NBNNBench: ParsableCommand {
             speed = try SpeedBenchmark(devices: devices, runs: runs, quick: quick, faces: faces, probe: probes).run()
         }
 
-        var accuracy: [AccuracyRow] = [], missed: Int?
+        var accuracy: [AccuracyRow] = [], missed: Int?, failures: [DetectionFailures]?
         if !speedOnly {
             let fastest = fastestDevice(devices, speed)
             let context = RenderContext(device: fastest)
@@ -98,13 +100,17 @@ struct NBNNBench: ParsableCommand {
                 set = try set.withFaceBoxes(finder: finder, context: context)
             }
             let protocols = dataset != nil ? [galleryPerPerson] : quick ? [5] : [5, 1]
-            accuracy = try EmbeddingBenchmark.accuracy(set: set, protocols: protocols, context: context)
+            let embedding = try EmbeddingBenchmark.accuracy(
+                set: set, protocols: protocols, finder: detect ? finder : nil, context: context)
+            accuracy = embedding.rows
+            failures = detect ? embedding.failures : nil
             accuracy += try AccuracyBenchmark(set: set, context: context, protocols: protocols, quick: quick).run()
         }
 
         let output = Output(
             machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
-            speed: speed, embeddingSpeed: embeddingSpeed, accuracy: accuracy, missedDetections: missed)
+            speed: speed, embeddingSpeed: embeddingSpeed, accuracy: accuracy, missedDetections: missed,
+            detectionFailures: failures)
         switch format {
         case .json:
             try printJSONReport(output)

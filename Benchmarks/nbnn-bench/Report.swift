@@ -41,6 +41,18 @@ enum Report {
         if let missed = output.missedDetections {
             lines += ["Images where detection found no face (left out of the accuracy figures): \(missed)", ""]
         }
+        if let failures = output.detectionFailures, !failures.isEmpty {
+            lines += [
+                "## Wrong answers by embedding with detection, by stage", "",
+                "Wrong face: another face found in the probe's photo is the person. Wrong match: none is.", "",
+                "| dataset | protocol | probes | wrong face | wrong match |", "|---|---|---:|---:|---:|",
+            ]
+            for row in failures {
+                lines.append(
+                    "| \(row.dataset) | \(row.protocol) | \(row.probes) | \(row.wrongFace) | \(row.wrongMatch) |")
+            }
+            lines.append("")
+        }
         if !output.accuracy.isEmpty {
             var matchers: [String] = []
             for row in output.accuracy where !matchers.contains(row.matcher) { matchers.append(row.matcher) }
