@@ -127,7 +127,8 @@ public struct AffineWarp: Filter {
             schedules: .perPixel
         ) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
-            let outHeight = Int(arguments.outHeight), border = arguments.border, m = arguments.m
+            let outHeight = Int(arguments.outHeight), border = Border(rawValue: arguments.border) ?? .replicate
+            let m = arguments.m
             let truncates = arguments.truncate != 0
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
@@ -136,14 +137,8 @@ public struct AffineWarp: Filter {
                     for x in 0..<outWidth {
                         let fx = Float(x)
                         let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                        let inside =
-                            sx >= 0 && sy >= 0 && sx.rounded(.down) + 1 < Float(inWidth)
-                            && sy.rounded(.down) + 1 < Float(inHeight)
-                        let value =
-                            border == 2 && !inside
-                            ? 0
-                            : bilinearSample(
-                                plane, width: inWidth, height: inHeight, x: sx, y: sy, zeroBorder: border == 1)
+                        let value = bilinearSample(
+                            plane, width: inWidth, height: inHeight, x: sx, y: sy, border: border)
                         dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
                     }
                 }
@@ -151,26 +146,27 @@ public struct AffineWarp: Filter {
         }
     }
 
-    /// Bilinear sample at (x, y) with replicated or zero borders, in the kernel's order of operations.
+    /// Bilinear sample at (x, y), what lies outside read as `border` says, in the kernel's order of operations.
     @inline(__always)
     static func bilinearSample<T: PixelElement>(
         _ plane: UnsafePointer<T>, width: Int, height: Int,
-        x: Float, y: Float, zeroBorder: Bool
+        x: Float, y: Float, border: Border
     ) -> Float {
         @inline(__always) func pixel(_ px: Int, _ py: Int) -> Float {
-            if zeroBorder && (px < 0 || py < 0 || px >= width || py >= height) { return 0 }
+            if border == .zero && (px < 0 || py < 0 || px >= width || py >= height) { return 0 }
             return plane[min(max(py, 0), height - 1) * width + min(max(px, 0), width - 1)].floatValue
         }
         let fx = x.rounded(.down), fy = y.rounded(.down)
-        let x0 = Int(fx), y0 = Int(fy)
         let ax = x - fx, ay = y - fy
-        if x0 >= 0, y0 >= 0, x0 + 1 < width, y0 + 1 < height {
+        if fx >= 0, fy >= 0, fx + 1 < Float(width), fy + 1 < Float(height) {
             // All four neighbours are in the plane: the same arithmetic without the clamps.
-            let p = plane + y0 * width + x0
+            let p = plane + Int(fy) * width + Int(fx)
             let top = (1 - ax) * p[0].floatValue + ax * p[1].floatValue
             let bottom = (1 - ax) * p[width].floatValue + ax * p[width + 1].floatValue
             return (1 - ay) * top + ay * bottom
         }
+        if border == .blank { return 0 }
+        let x0 = Int(fx), y0 = Int(fy)
         let top = (1 - ax) * pixel(x0, y0) + ax * pixel(x0 + 1, y0)
         let bottom = (1 - ax) * pixel(x0, y0 + 1) + ax * pixel(x0 + 1, y0 + 1)
         return (1 - ay) * top + ay * bottom
