@@ -31,35 +31,67 @@ enum ConvolutionProduct {
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
         let groupOut = Int(a.groupOutChannels), outChannels = Int(a.outChannels)
         let groupChannels = channels / (outChannels / groupOut), spatial = outHeight * outWidth
-        let pointwise = kh == 1 && kw == 1 && sy == 1 && sx == 1 && py == 0 && px == 0 && outWidth == width
-        run(
-            columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
-            outChannels: outChannels, ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
-            bias: a.bias.elements,
-            dst: a.dst.elements
-        ) { panel, group, n, lanes in
-            let src = a.src.elements
-            // A 1 × 1 filter with unit stride and no padding whose eight columns lie side by side in one image:
-            // its fields are the input's channels at those pixels, read as vectors.
-            if pointwise, lanes == 8, n % spatial + 8 <= spatial {
-                let pixels = src + (n / spatial * channels + group * groupChannels) * spatial + n % spatial
-                for c in 0..<groupChannels {
-                    panel[c] = UnsafeRawPointer(pixels + c * spatial).loadUnaligned(as: SIMD8<Float>.self)
+        let product = { (pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void) in
+            run(
+                columns: Int(a.batch) * spatial, groupOut: groupOut, depth: groupChannels * kh * kw, spatial: spatial,
+                outChannels: outChannels, ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
+                bias: a.bias.elements, dst: a.dst.elements, pack: pack)
+        }
+        // A 1 × 1 filter with unit stride and no padding: its fields are the input's channels at the columns'
+        // pixels, read as vectors where the eight lie side by side in one image.
+        if kh == 1, kw == 1, sy == 1, sx == 1, py == 0, px == 0, outWidth == width {
+            return product { panel, group, n, lanes in
+                let src = a.src.elements, group = group * groupChannels
+                if lanes == 8, n % spatial + 8 <= spatial {
+                    let pixels = src + (n / spatial * channels + group) * spatial + n % spatial
+                    for c in 0..<groupChannels {
+                        panel[c] = UnsafeRawPointer(pixels + c * spatial).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    return
                 }
-                return
+                for i in 0..<8 {
+                    let column = n + min(i, lanes - 1)
+                    let pixel = src + (column / spatial * channels + group) * spatial + column % spatial
+                    for c in 0..<groupChannels { panel[c][i] = pixel[c * spatial] }
+                }
             }
-            for i in 0..<8 {
-                let column = n + min(i, lanes - 1), b = column / spatial, p = column % spatial
-                let top = p / outWidth * sy - py, left = p % outWidth * sx - px
-                let plane = src + (b * channels + group * groupChannels) * height * width
+        }
+        // Otherwise the fields are read from a zero-bordered copy of the input: where the eight columns lie in
+        // one output row, each window row as a vector; elsewhere value by value (lanes past the columns
+        // repeat the last).
+        ZeroBorderedPlanes.withCopy(
+            of: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width, top: py,
+            left: px, height: max(height + py, (outHeight - 1) * sy + kh),
+            width: max(width + px, (outWidth - 1) * sx + kw + 1)
+        ) { padded in
+            product { panel, group, n, lanes in
+                func origin(_ column: Int) -> Int {
+                    let b = column / spatial, p = column % spatial
+                    return (b * channels + group * groupChannels) * padded.planeSize
+                        + p / outWidth * sy * padded.width + p % outWidth * sx
+                }
+                if n % spatial % outWidth + 8 <= outWidth, sx <= 2 {
+                    let first = padded.base + origin(n)
+                    var k = 0
+                    for c in 0..<groupChannels {
+                        for ky in 0..<kh {
+                            let line = first + c * padded.planeSize + ky * padded.width
+                            for kx in 0..<kw {
+                                panel[k] = (line + kx).loadEight(stride: sx)
+                                k += 1
+                            }
+                        }
+                    }
+                    return
+                }
+                var origins = SIMD8<Int>()
+                for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
                 var k = 0
                 for c in 0..<groupChannels {
                     for ky in 0..<kh {
-                        let y = top + ky, row = plane + (c * height + y) * width
-                        let inside = y >= 0 && y < height && i < lanes
                         for kx in 0..<kw {
-                            let x = left + kx
-                            panel[k][i] = inside && x >= 0 && x < width ? row[x] : 0
+                            let offset = c * padded.planeSize + ky * padded.width + kx
+                            for i in 0..<8 { panel[k][i] = padded.base[origins[i] + offset] }
                             k += 1
                         }
                     }
@@ -99,7 +131,11 @@ enum ConvolutionProduct {
                     let image = first / spatial, position = first % spatial
                     if position + width <= spatial {
                         let out = dst + (image * outChannels + oc) * spatial + position
-                        for i in 0..<width { out[i] = values[i] }
+                        if width == 8 {
+                            UnsafeMutableRawPointer(out).storeBytes(of: values, as: SIMD8<Float>.self)
+                        } else {
+                            for i in 0..<width { out[i] = values[i] }
+                        }
                         return
                     }
                     for i in 0..<width {

@@ -1,8 +1,9 @@
 import ImageKernels
 
-/// The CPU twin of `conv_depthwise`: planes in parallel, each copied once into a zero-bordered buffer so
-/// that every output, the plane's edges included, is computed in vector registers, sixteen outputs of a
-/// row at a time in two independent sums (one sum's chain of fused multiply-adds would wait on itself).
+/// The CPU twin of `conv_depthwise`: planes in parallel, read from a zero-bordered copy
+/// (``ZeroBorderedPlanes``) so that every output, the plane's edges included, is computed in vector registers:
+/// sixteen outputs of four rows at a time, in eight independent sums (fewer chains of fused multiply-adds
+/// would wait on themselves).
 /// Taps are summed in the kernel's order, the border's zeros adding nothing.
 enum DepthwiseConvolution {
     static func run(_ a: Convolution.Direct) {
@@ -16,58 +17,57 @@ enum DepthwiseConvolution {
         let vectorOutputs = (outWidth + 15) / 16 * 16
         let paddedWidth = max(width + px, (vectorOutputs - 1) * sx + kw) + 8 * sx
         let paddedHeight = max(height + py, (outHeight - 1) * sy + kh)
-        CPUParallel.forEachRange(Int(a.batch) * outChannels) { planes in
-            let src = a.src.elements, weights = a.weights.elements, dst = a.dst.elements
-            let padded = UnsafeMutablePointer<Float>.allocate(capacity: paddedHeight * paddedWidth)
-            let row = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: vectorOutputs / 8)
-            defer {
-                padded.deallocate()
-                row.deallocate()
-            }
-            padded.initialize(repeating: 0, count: paddedHeight * paddedWidth)
-            for plane in planes {
-                let oc = plane % outChannels
-                let input = src + (plane / outChannels * channels + oc / perChannel) * height * width
-                for y in 0..<height {
-                    (padded + (y + py) * paddedWidth + px).update(from: input + y * width, count: width)
-                }
-                let filter = weights + oc * kh * kw, bias = SIMD8<Float>(repeating: a.bias.elements[oc])
-                for oy in 0..<outHeight {
-                    let top = padded + oy * sy * paddedWidth
-                    for ox in stride(from: 0, to: vectorOutputs, by: 16) {
-                        var first = bias, second = bias
-                        for ky in 0..<kh {
-                            let line = top + ky * paddedWidth + ox * sx
-                            for kx in 0..<kw {
-                                let weight = SIMD8<Float>(repeating: filter[ky * kw + kx])
-                                first.addProduct(weight, load(line + kx, stride: sx))
-                                second.addProduct(weight, load(line + kx + 8 * sx, stride: sx))
+        ZeroBorderedPlanes.withCopy(
+            of: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width, top: py,
+            left: px, height: paddedHeight, width: paddedWidth
+        ) { padded in
+            CPUParallel.forEachRange(Int(a.batch) * outChannels) { planes in
+                let weights = a.weights.elements, dst = a.dst.elements, rowVectors = vectorOutputs / 8
+                let rows = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 4 * rowVectors)
+                defer { rows.deallocate() }
+                for plane in planes {
+                    let oc = plane % outChannels
+                    let input = padded.base + (plane / outChannels * channels + oc / perChannel) * padded.planeSize
+                    let filter = weights + oc * kh * kw, bias = SIMD8<Float>(repeating: a.bias.elements[oc])
+                    for oy in stride(from: 0, to: outHeight, by: 4) {
+                        // Four output rows at once, the last repeated where fewer are left.
+                        func top(_ row: Int) -> UnsafePointer<Float> {
+                            input + min(oy + row, outHeight - 1) * sy * paddedWidth
+                        }
+                        let (top0, top1, top2, top3) = (top(0), top(1), top(2), top(3))
+                        for ox in stride(from: 0, to: vectorOutputs, by: 16) {
+                            var s0 = bias, s1 = bias, s2 = bias, s3 = bias, s4 = bias, s5 = bias, s6 = bias, s7 = bias
+                            for ky in 0..<kh {
+                                for kx in 0..<kw {
+                                    let weight = SIMD8<Float>(repeating: filter[ky * kw + kx])
+                                    let first = ky * paddedWidth + ox * sx + kx, second = first + 8 * sx
+                                    s0.addProduct(weight, (top0 + first).loadEight(stride: sx))
+                                    s1.addProduct(weight, (top0 + second).loadEight(stride: sx))
+                                    s2.addProduct(weight, (top1 + first).loadEight(stride: sx))
+                                    s3.addProduct(weight, (top1 + second).loadEight(stride: sx))
+                                    s4.addProduct(weight, (top2 + first).loadEight(stride: sx))
+                                    s5.addProduct(weight, (top2 + second).loadEight(stride: sx))
+                                    s6.addProduct(weight, (top3 + first).loadEight(stride: sx))
+                                    s7.addProduct(weight, (top3 + second).loadEight(stride: sx))
+                                }
                             }
+                            func store(_ row: Int, _ first: SIMD8<Float>, _ second: SIMD8<Float>) {
+                                let vector = rows + row * rowVectors + ox / 8
+                                vector[0] = ceiling.map { first.rectified(ceiling: $0) } ?? first
+                                vector[1] = ceiling.map { second.rectified(ceiling: $0) } ?? second
+                            }
+                            store(0, s0, s1)
+                            store(1, s2, s3)
+                            store(2, s4, s5)
+                            store(3, s6, s7)
                         }
-                        if let ceiling {
-                            first = first.rectified(ceiling: ceiling)
-                            second = second.rectified(ceiling: ceiling)
+                        for row in 0..<min(4, outHeight - oy) {
+                            UnsafeMutableRawPointer(dst + (plane * outHeight + oy + row) * outWidth).copyMemory(
+                                from: rows + row * rowVectors, byteCount: outWidth * MemoryLayout<Float>.stride)
                         }
-                        row[ox / 8] = first
-                        row[ox / 8 + 1] = second
                     }
-                    UnsafeMutableRawPointer(dst + (plane * outHeight + oy) * outWidth).copyMemory(
-                        from: row, byteCount: outWidth * MemoryLayout<Float>.stride)
                 }
             }
-        }
-    }
-
-    /// Eight values `stride` apart from `p`; a stride of 2 reads one value past the last it keeps.
-    @inline(__always)
-    private static func load(_ p: UnsafePointer<Float>, stride: Int) -> SIMD8<Float> {
-        switch stride {
-        case 1: return UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
-        case 2: return UnsafeRawPointer(p).loadUnaligned(as: SIMD16<Float>.self).evenHalf
-        default:
-            var values = SIMD8<Float>()
-            for i in 0..<8 { values[i] = p[i * stride] }
-            return values
         }
     }
 }
