@@ -19,10 +19,10 @@ public struct Convolution: Filter {
     /// How the product is formed.
     public enum Method: Sendable {
         /// The faster way for the device: depthwise wherever each filter reads one channel; direct on the
-        /// CPU device (no columns streamed through memory) except for inputs of few channels (an RGB image:
-        /// its columns are cheap to lay out, the gathers of wide windows are not) and for 1 × 1 filters over
-        /// one image (its columns are the input itself); lowered on OpenCL CPUs (pocl runs the direct
-        /// kernel's gathers slower), lowered with shared tiles on GPUs.
+        /// CPU device (no columns streamed through memory: window rows are read as vectors from a
+        /// zero-bordered copy of the input) except for 1 × 1 filters over one image (its columns are the
+        /// input itself); lowered on OpenCL CPUs (pocl runs the direct kernel's gathers slower), lowered with
+        /// shared tiles on GPUs.
         case automatic
         /// Columns in memory (`conv_im2col`), then the product in register tiles (`conv_gemm`).
         case lowered
@@ -128,7 +128,7 @@ public struct Convolution: Filter {
             case .automatic where depthwise: Method.depthwise
             case .automatic:
                 encoder.device.kind == .cpu
-                    ? (input.channels / groups >= 8 && !columnsAreInput ? Method.direct : .lowered)
+                    ? (!columnsAreInput ? Method.direct : .lowered)
                     : encoder.schedule(for: Self.sharedGemm) == Self.sharedGemm.schedules.openCLGPU
                         ? .loweredShared : .lowered
             default: self.method

@@ -59,7 +59,21 @@ public struct ResidualAdd: Filter {
         let shapeA = (Int(arguments.aChannels), Int(arguments.aHeight), Int(arguments.aWidth))
         let shapeB = (Int(arguments.bChannels), Int(arguments.bHeight), Int(arguments.bWidth))
         let relu = arguments.relu != 0
-        // Row by row: zeros, plus each input's part of the row where it has one, so the loops vectorise.
+        // Inputs of the output's shape (most are): one sum a value, in blocks.
+        if shapeA == (channels, height, width), shapeB == shapeA {
+            let count = Int(arguments.batch) * channels * height * width, block = 4096
+            CPUParallel.forEachRange((count + block - 1) / block) { blocks in
+                let a = arguments.a.elements, b = arguments.b.elements, dst = arguments.dst.elements
+                let range = blocks.lowerBound * block..<min(blocks.upperBound * block, count)
+                if relu {
+                    for i in range { dst[i] = max(a[i] + b[i], 0) }
+                } else {
+                    for i in range { dst[i] = a[i] + b[i] }
+                }
+            }
+            return
+        }
+        // Otherwise row by row: zeros, plus each input's part of the row where it has one, so the loops vectorise.
         CPUParallel.forEachRange(Int(arguments.batch) * channels * height) { rows in
             let dst = arguments.dst.elements
             for row in rows {
