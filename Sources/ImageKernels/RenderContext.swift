@@ -6,10 +6,11 @@ import Foundation
 /// pool and reuses them as soon as their last consumer has run, and builds each program once. When an
 /// OpenCL device cannot go on (a program that does not build, device memory exhausted), the context
 /// says why in one line on stderr, moves its resident images to the CPU device and carries on there
-/// with every kernel's CPU twin. Renders on one context are serialised; use several contexts for
-/// parallel work.
+/// with every kernel's CPU twin. Renders on one context can run at once on several threads (indexing's
+/// batches do); they share its pool.
 public final class RenderContext: @unchecked Sendable {
-    private let lock = NSLock()
+    /// Guards the device, pool, resident images and schedules; `countsLock` guards the counts.
+    private let lock = NSLock(), countsLock = NSLock()
     private var currentDevice: Device
     private var pool: BufferPool
     private var totals = RenderStatistics()
@@ -61,7 +62,7 @@ public final class RenderContext: @unchecked Sendable {
 
     /// Counts since the context was made.
     public var statistics: RenderStatistics {
-        lock.withLock { totals }
+        countsLock.withLock { totals }
     }
 
     /// Runs the kernel with this entry point on `schedule` instead of its own for the device (nil: its
@@ -83,14 +84,13 @@ public final class RenderContext: @unchecked Sendable {
 
     /// Renders several recipes in one pass; nodes they share are computed once.
     public func render(_ images: [Image]) throws(RenderError) -> [PixelBuffer] {
-        lock.lock()
-        defer { lock.unlock() }
-        defer { pool.trim() }
+        let device = self.device
+        defer { lock.withLock { pool.trim() } }
         do {
-            return try RenderPass(context: self, device: currentDevice).run(images)
+            return try RenderPass(context: self, device: device).run(images)
         } catch {
-            try fallBack(after: error)
-            return try RenderPass(context: self, device: currentDevice).run(images)
+            try fallBack(afterRenderOn: device, error)
+            return try RenderPass(context: self, device: self.device).run(images)
         }
     }
 
@@ -188,7 +188,7 @@ public final class RenderContext: @unchecked Sendable {
             values, to: resident.buffer, on: resident.device, offset: offset, limit: resident.descriptor.byteCount)
     }
 
-    /// Copies an array's bytes into a device buffer of `limit` bytes (the lock held); returns how many.
+    /// Copies an array's bytes into a device buffer of `limit` bytes; returns how many.
     private func upload<Element>(
         _ values: ArraySlice<Element>, to buffer: any DeviceBuffer, on device: Device, offset: Int,
         limit: Int
@@ -201,7 +201,7 @@ public final class RenderContext: @unchecked Sendable {
         return values.count * MemoryLayout<Element>.stride
     }
 
-    /// Copies bytes into a device buffer of `limit` bytes at `offset`, and counts them (the lock held).
+    /// Copies bytes into a device buffer of `limit` bytes at `offset`, and counts them.
     private func upload(
         _ bytes: UnsafeRawBufferPointer, to buffer: any DeviceBuffer, on device: Device, offset: Int,
         limit: Int
@@ -210,7 +210,20 @@ public final class RenderContext: @unchecked Sendable {
             throw .sizeMismatch(expected: limit, actual: offset + bytes.count)
         }
         try device.backend.upload(bytes, to: buffer, offset: offset)
-        totals.bytesUploaded += bytes.count
+        count { $0.bytesUploaded += bytes.count }
+    }
+
+    /// Adds to the counts.
+    private func count(_ change: (inout RenderStatistics) -> Void) {
+        countsLock.withLock { change(&totals) }
+    }
+
+    /// Moves to the CPU device after a render on `device` failed with `error` where that warrants it, unless
+    /// a render beside it has moved it already.
+    private func fallBack(afterRenderOn device: Device, _ error: RenderError) throws(RenderError) {
+        lock.lock()
+        defer { lock.unlock() }
+        if currentDevice === device { try fallBack(after: error) }
     }
 
     /// Moves to the CPU device after `error` where it warrants that (else throws it): one line on stderr,
@@ -236,10 +249,11 @@ public final class RenderContext: @unchecked Sendable {
         currentDevice = .cpu
         pool.removeAll()
         reason = line
-        totals.fallbacks += 1
+        count { $0.fallbacks += 1 }
     }
 
-    /// One render: the plan, its live buffers and counters. Runs with the context's lock held.
+    /// One render: the plan and its live buffers. It takes buffers from the context's pool and gives them
+    /// back under the context's lock, the pool's only while the context is on its device.
     final class RenderPass {
         private let context: RenderContext
         let device: Device
@@ -265,10 +279,12 @@ public final class RenderContext: @unchecked Sendable {
             for node in order {
                 let descriptor = try node.descriptor.get()
                 if case .resident(let resident) = node.content {
-                    guard resident.device === device else {
-                        throw .deviceUnavailable("a resident image of \(resident.device) was rendered on \(device)")
+                    // Read under the lock: a render beside this one may be moving it to the CPU device.
+                    let (residentDevice, buffer) = context.lock.withLock { (resident.device, resident.buffer) }
+                    guard residentDevice === device else {
+                        throw .deviceUnavailable("a resident image of \(residentDevice) was rendered on \(device)")
                     }
-                    rendered[ObjectIdentifier(node)] = DeviceImage(buffer: resident.buffer, descriptor: descriptor)
+                    rendered[ObjectIdentifier(node)] = DeviceImage(buffer: buffer, descriptor: descriptor)
                     residents.insert(ObjectIdentifier(node))
                     continue
                 }
@@ -296,17 +312,17 @@ public final class RenderContext: @unchecked Sendable {
                     }
                 }
                 rendered[ObjectIdentifier(node)] = output
-                context.totals.nodesRendered += 1
+                context.count { $0.nodesRendered += 1 }
             }
             var results: [PixelBuffer] = []
             for image in images {
                 let image = try Self.find(image, in: rendered)
                 let bytes = try device.backend.download(image.buffer, byteCount: image.descriptor.byteCount)
-                context.totals.bytesDownloaded += bytes.count
+                context.count { $0.bytesDownloaded += bytes.count }
                 results.append(PixelBuffer(unchecked: image.descriptor, bytes: bytes))
             }
             for (id, image) in rendered where !residents.contains(id) { giveBack(image.buffer) }
-            context.totals.renders += 1
+            context.count { $0.renders += 1 }
             return results
         }
 
@@ -336,8 +352,11 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         func schedule<Arguments>(for kernel: Kernel<Arguments>) -> KernelSchedule {
-            guard device.kind != .cpu else { return context.overrides[kernel.entryPoint] ?? kernel.schedules.cpu }
-            var schedule = context.overrides[kernel.entryPoint] ?? kernel.schedules[context.scheduleKind ?? device.kind]
+            let (override, kind) = context.lock.withLock {
+                (context.overrides[kernel.entryPoint], context.scheduleKind)
+            }
+            guard device.kind != .cpu else { return override ?? kernel.schedules.cpu }
+            var schedule = override ?? kernel.schedules[kind ?? device.kind]
             if schedule.cooperative {
                 schedule.workGroup = schedule.workGroup.fitting(device.capabilities.maxWorkGroupSize)
             }
@@ -349,7 +368,7 @@ public final class RenderContext: @unchecked Sendable {
         {
             try kernel.checkSignatureOnce()
             try device.backend.launch(kernel, arguments, grid: grid)
-            context.totals.launches += 1
+            context.count { $0.launches += 1 }
         }
 
         func temporaryBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
@@ -359,16 +378,21 @@ public final class RenderContext: @unchecked Sendable {
         }
 
         private func takeBuffer(byteCount: Int) throws(RenderError) -> any DeviceBuffer {
-            if let reused = context.pool.take(byteCount: byteCount) {
-                context.totals.buffersReused += 1
+            let pooled = context.lock.withLock {
+                context.currentDevice === device ? context.pool.take(byteCount: byteCount) : nil
+            }
+            if let reused = pooled {
+                context.count { $0.buffersReused += 1 }
                 return reused
             }
-            context.totals.buffersAllocated += 1
+            context.count { $0.buffersAllocated += 1 }
             return try device.backend.makeBuffer(byteCount: byteCount)
         }
 
         private func giveBack(_ buffer: any DeviceBuffer) {
-            context.pool.give(buffer)
+            context.lock.withLock {
+                if context.currentDevice === device { context.pool.give(buffer) }
+            }
         }
     }
 }

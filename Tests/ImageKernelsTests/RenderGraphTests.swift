@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import ImageKernels
+import Synchronization
 import TestSupport
 import Testing
 
@@ -322,6 +323,53 @@ struct Reordered: Filter {
         let second = context.statistics
         #expect(
             second.buffersAllocated == first.buffersAllocated, "a second render of the same chain allocates nothing")
+    }
+
+    /// Renders on one context from several threads at once (indexing's batches) give what they give one
+    /// after another, and every one is counted.
+    @Test(arguments: devices)
+    func concurrentRendersMatchSerialOnes(_ choice: DeviceChoice) throws {
+        var generator = SeededGenerator()
+        let inputs = (0..<12).map { index in
+            TestImages.random(
+                ImageDescriptor(width: 31 + index, height: 17, batch: 2, elementType: .uint8), using: &generator)
+        }
+        @Sendable func recipe(_ input: PixelBuffer) -> Image {
+            Image(input).gammaAdjusted(0.5).differenceOfGaussians(sigma1: 1, sigma2: 2).contrastEqualized()
+        }
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let serial = try inputs.map { try context.render(recipe($0)).floatValues }
+        let results = Mutex([Int: [Float]]())
+        let failures = Mutex([String]())
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
+            do {
+                let values = try context.render(recipe(inputs[index])).floatValues
+                results.withLock { $0[index] = values }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let concurrent = results.withLock { $0 }
+        for index in inputs.indices {
+            #expect(concurrent[index] == serial[index], "input \(index), seed \(generator.seed)")
+        }
+        #expect(context.statistics.renders == 2 * inputs.count)
+    }
+
+    /// Renders that fail on the OpenCL device at once move the context to the CPU device once, and each is
+    /// rendered there.
+    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    func concurrentFailuresFallBackOnce() throws {
+        let context = RenderContext(device: try TestDevices.openCL.get())
+        let image = Image(try PixelBuffer(width: 3, height: 2, values: [Float](repeating: 0, count: 6)))
+        let results = Mutex([[Float]]())
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            let values = (try? context.render(image.applying(Broken())).floatValues) ?? []
+            results.withLock { $0.append(values) }
+        }
+        #expect(results.withLock { $0 } == [[Float]](repeating: [Float](repeating: 7, count: 6), count: 6))
+        #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
     }
 
     /// Renders of many sizes (a gallery of photos) keep no more than the pool's budget between renders,
