@@ -35,7 +35,7 @@ struct NeighbourSearch: Sendable {
             ? Self.squaredNorms(of: arguments.standIns.elements, count: count, length: screenedLength) : norms
         // Blocks of at most 256 rows (whole panels of eight), enough of them to keep every core busy.
         let start = Int(arguments.queryStart), queries = Int(arguments.queryCount)
-        let wanted = ProcessInfo.processInfo.activeProcessorCount * 8
+        let wanted = CPUParallel.chunkCount
         let size = min(256, ((queries + wanted - 1) / wanted + 7) / 8 * 8)
         blocks = stride(from: start, to: start + queries, by: size).map { $0..<min($0 + size, start + queries) }
         lists.empty()
