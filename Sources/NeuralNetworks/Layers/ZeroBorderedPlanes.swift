@@ -23,10 +23,16 @@ struct ZeroBorderedPlanes: @unchecked Sendable {
         CPUParallel.forEachRange(planes) { range in
             for plane in range {
                 let bordered = destination + plane * planeSize, input = source + plane * sourceHeight * sourceWidth
-                bordered.initialize(repeating: 0, count: planeSize)
+                // Zeros only where the source does not go: the rows above and below it, and each row's margins.
+                bordered.initialize(repeating: 0, count: top * width)
                 for y in 0..<sourceHeight {
-                    (bordered + (y + top) * width + left).update(from: input + y * sourceWidth, count: sourceWidth)
+                    let row = bordered + (y + top) * width
+                    row.initialize(repeating: 0, count: left)
+                    (row + left).initialize(from: input + y * sourceWidth, count: sourceWidth)
+                    (row + left + sourceWidth).initialize(repeating: 0, count: width - left - sourceWidth)
                 }
+                (bordered + (top + sourceHeight) * width).initialize(
+                    repeating: 0, count: (height - top - sourceHeight) * width)
             }
         }
         return body(ZeroBorderedPlanes(base: copy, width: width, height: height))
