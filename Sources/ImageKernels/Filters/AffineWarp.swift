@@ -175,10 +175,10 @@ public struct AffineWarp: Filter {
             (x0 .>= 0) .& (y0 .>= 0) .& (x0 + 1 .< Float(width)) .& (y0 + 1 .< Float(height))
         guard all(inside) else { return nil }
         let ax = x - x0, ay = y - y0
-        let offsets = SIMD8<Int32>(y0, rounding: .towardZero) &* Int32(width) &+ SIMD8<Int32>(x0, rounding: .towardZero)
         var p00 = SIMD8<Float>(), p01 = SIMD8<Float>(), p10 = SIMD8<Float>(), p11 = SIMD8<Float>()
         for i in 0..<8 {
-            let p = plane + Int(offsets[i])
+            // Lane by lane: the vector conversion to integers is a generic call a lane.
+            let p = plane + Int(y0[i]) * width + Int(x0[i])
             (p00[i], p01[i], p10[i], p11[i]) = (
                 p[0].floatValue, p[1].floatValue, p[width].floatValue, p[width + 1].floatValue
             )
