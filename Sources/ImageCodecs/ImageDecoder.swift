@@ -105,9 +105,9 @@ public enum ImageDecoder {
             guard let source = samples.baseAddress, samples.count >= width * height * channels,
                 let out = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
             else { return }
-            // A plane at a time, so that each loop reads one stride and writes one row.
             guard reduction > 1 else {
-                // RGB, most photos, in one loop of a fixed stride, which the compiler turns into shuffles.
+                // RGB, most photos, in one loop of a fixed stride, which the compiler turns into shuffles;
+                // other layouts a plane at a time, so that each loop reads one stride and writes one row.
                 if channels == 3 {
                     let (red, green, blue) = (out, out + pixels, out + 2 * pixels)
                     for i in 0..<pixels {

@@ -129,62 +129,21 @@ public struct AffineWarp: Filter {
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
             let outHeight = Int(arguments.outHeight), border = Border(rawValue: arguments.border) ?? .replicate
             let m = arguments.m
-            // The matrix as a value, not an array whose count every batch's thread would touch.
-            let matrix = SIMD8<Float>(m[0], m[1], m[2], m[3], m[4], m[5], 0, 0)
             let truncates = arguments.truncate != 0
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = src + (row / outHeight) * inHeight * inWidth, fy = Float(row % outHeight)
-                    let out = dst + row * outWidth
-                    func store(_ x: Int, _ value: Float) {
-                        out[x] = truncates ? T(roundingDown: value) : T(rounding: value)
-                    }
-                    // Eight outputs at a time where all their neighbours are in the plane, one at a time elsewhere.
-                    for first in stride(from: 0, to: outWidth, by: 8) {
-                        if first + 8 <= outWidth,
-                            let values = bilinearSamples(
-                                plane, width: inWidth, height: inHeight, matrix: matrix, firstX: Float(first), row: fy)
-                        {
-                            for i in 0..<8 { store(first + i, values[i]) }
-                            continue
-                        }
-                        for x in first..<min(first + 8, outWidth) {
-                            let fx = Float(x)
-                            let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                            store(
-                                x, bilinearSample(plane, width: inWidth, height: inHeight, x: sx, y: sy, border: border)
-                            )
-                        }
+                    for x in 0..<outWidth {
+                        let fx = Float(x)
+                        let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
+                        let value = bilinearSample(
+                            plane, width: inWidth, height: inHeight, x: sx, y: sy, border: border)
+                        dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
                     }
                 }
             }
         }
-    }
-
-    /// Bilinear samples at eight outputs from (`firstX`, `row`) on, mapped through `matrix` as the kernel maps
-    /// them, the same arithmetic in vector registers; nil unless all their neighbours are in the plane.
-    @inline(__always)
-    static func bilinearSamples<T: PixelElement>(
-        _ plane: UnsafePointer<T>, width: Int, height: Int, matrix m: SIMD8<Float>, firstX: Float, row: Float
-    ) -> SIMD8<Float>? {
-        let fx = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + firstX
-        let x = m[0] * fx + m[1] * row + m[2], y = m[3] * fx + m[4] * row + m[5]
-        let x0 = x.rounded(.down), y0 = y.rounded(.down)
-        let inside =
-            (x0 .>= 0) .& (y0 .>= 0) .& (x0 + 1 .< Float(width)) .& (y0 + 1 .< Float(height))
-        guard all(inside) else { return nil }
-        let ax = x - x0, ay = y - y0
-        var p00 = SIMD8<Float>(), p01 = SIMD8<Float>(), p10 = SIMD8<Float>(), p11 = SIMD8<Float>()
-        for i in 0..<8 {
-            // Lane by lane: the vector conversion to integers is a generic call a lane.
-            let p = plane + Int(y0[i]) * width + Int(x0[i])
-            (p00[i], p01[i], p10[i], p11[i]) = (
-                p[0].floatValue, p[1].floatValue, p[width].floatValue, p[width + 1].floatValue
-            )
-        }
-        let top = (1 - ax) * p00 + ax * p01, bottom = (1 - ax) * p10 + ax * p11
-        return (1 - ay) * top + ay * bottom
     }
 
     /// Bilinear sample at (x, y), what lies outside read as `border` says, in the kernel's order of operations.

@@ -73,8 +73,8 @@ enum DepthwiseConvolution {
                     }
                 }
                 switch sx {
-                case 1: sum { UnsafeRawPointer($0).loadUnaligned(as: SIMD8<Float>.self) }
-                case 2: sum { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<Float>.self).evenHalf }
+                case 1: sum { $0.loadEight(stride: 1) }
+                case 2: sum { $0.loadEight(stride: 2) }
                 default: sum { $0.loadEight(stride: sx) }
                 }
             }
