@@ -74,6 +74,27 @@ import Testing
         #expect(context.fallbackReason == nil, "\(test): \(context.fallbackReason ?? "")")
     }
 
+    /// A probe with values too small for the CPU twin's sums of four fractions a division (the product of
+    /// four denominators would underflow, and the distances go wrong) takes its one-division path and gets
+    /// the reference's distances.
+    @Test func tinyProbeValuesMatchTheReference() throws {
+        var generator = SeededGenerator()
+        let parameters = DescriptorParameters(uniform: true, gridColumns: 5, gridRows: 4)
+        let entries = RandomGallery.entries(parameters, faces: 37, using: &generator)
+        let random = RandomGallery.descriptor(parameters, using: &generator)
+        let probe = try FaceDescriptor(
+            parameters: parameters,
+            histograms: random.histograms.enumerated().map { $0.offset % 5 == 0 ? $0.element * 1e-33 : $0.element })
+        let gallery = Gallery(parameters: parameters, context: RenderContext(device: .cpu))
+        try gallery.append(entries)
+        for matcher in [Matcher.nbnn, .restrictedNBNN] {
+            try Self.searchMatchesReference(
+                gallery, probe, entries: entries,
+                options: SearchOptions(matcher: matcher, weights: .uniform(columns: 5, rows: 4)),
+                context: "tiny probe values, \(matcher.rawValue), seed \(generator.seed)")
+        }
+    }
+
     /// Same members, distances within tolerance, and the same ranking up to swaps of near-equal distances.
     /// Searches `gallery` for `probe` and compares the faces and images found with the reference's over
     /// `entries`; returns both.

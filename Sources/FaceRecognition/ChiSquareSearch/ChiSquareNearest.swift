@@ -114,9 +114,9 @@ struct ChiSquareNearest: Filter {
     }
 
     /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
-    /// vector (16 lanes would not fit the registers of baseline x86-64 and spill). Both halves are done
-    /// while a gallery block is in the L1 cache; with all blocks compared, the gallery block is the
-    /// outer loop, so each stays in L1 while every probe block is compared with it.
+    /// vector (16 lanes would not fit the registers of baseline x86-64 and spill), both halves in one
+    /// pass over the probe block's bins. With all blocks compared, the gallery block is the outer loop, so
+    /// each stays in L1 while every probe block is compared with it.
     private static func cpuTwin(
         full: Bool, asymmetric: Bool, faceSums: Bool,
         neighbourhood: BlockNeighbourhood?
@@ -124,51 +124,55 @@ struct ChiSquareNearest: Filter {
         { arguments, _ in
             let probeCount = Int(arguments.probeCount), blocks = Int(arguments.blocks), bins = Int(arguments.bins)
             let slots = Int(arguments.slots)
+            let totals = arguments.probeTotals()
             CPUParallel.forEachRange((slots + lanes - 1) / lanes) { tiles in
-                arguments.withProbe { probe in
+                arguments.withProbe(totals: totals) { probe in
                     let gallery = arguments.tiles.elements, sums = arguments.sums.elements
                     let distances = arguments.distances.elements
-                    // best[half * probeCount + jj]: the nearest distance so far, for the 8 faces of one half.
+                    // best[2 * jj + half]: the nearest distance so far, for the 8 faces of one half.
                     let best = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * probeCount)
                     defer { best.deallocate() }
                     for tile in tiles {
                         let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
                         let blockTotals = UnsafeRawPointer(sums + tile * blocks * lanes)
-                        func distance(_ jj: Int, to block: Int, half: Int) -> SIMD8<Float> {
-                            let g = face + (block * bins * lanes + half * 8) * 4
-                            let total = blockTotals.loadUnaligned(
-                                fromByteOffset: (block * lanes + half * 8) * 4, as: SIMD8<Float>.self)
+                        func compare(_ jj: Int, with block: Int) -> Halves {
+                            let g = face + block * bins * lanes * 4
+                            let total = blockTotals + block * lanes * 4
                             return asymmetric
-                                ? probe.asymmetricDistance(jj, g) : probe.symmetricDistance(jj, g, total: total)
+                                ? probe.asymmetricDistances(jj, g)
+                                : probe.symmetricDistances(
+                                    jj, g,
+                                    totals: (
+                                        total.loadUnaligned(as: SIMD8<Float>.self),
+                                        total.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                                    ))
                         }
                         if full {
                             best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
                             for block in 0..<blocks {
-                                for half in 0..<2 {
-                                    for jj in 0..<probeCount
-                                    where neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true {
-                                        best[half * probeCount + jj] = pointwiseMin(
-                                            best[half * probeCount + jj],
-                                            distance(jj, to: block, half: half))
-                                    }
+                                for jj in 0..<probeCount
+                                where neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true {
+                                    let (d0, d1) = compare(jj, with: block)
+                                    best[2 * jj].replace(with: d0, where: d0 .< best[2 * jj])
+                                    best[2 * jj + 1].replace(with: d1, where: d1 .< best[2 * jj + 1])
                                 }
                             }
                         } else {
                             for jj in 0..<probeCount {
-                                for half in 0..<2 {
-                                    best[half * probeCount + jj] = distance(jj, to: Int(probe.blocks[jj]), half: half)
-                                }
+                                (best[2 * jj], best[2 * jj + 1]) = compare(jj, with: Int(probe.blocks[jj]))
                             }
                         }
                         for lane in 0..<min(lanes, slots - tile * lanes) {
-                            let slot = tile * lanes + lane, row = best + (lane / 8) * probeCount
+                            let slot = tile * lanes + lane, half = lane / 8
                             if faceSums {
                                 var total: Float = 0
-                                for jj in 0..<probeCount { total += probe.weights[jj] * max(row[jj][lane % 8], 0) }
+                                for jj in 0..<probeCount {
+                                    total += probe.weights[jj] * max(best[2 * jj + half][lane % 8], 0)
+                                }
                                 distances[slot] = total
                             } else {
                                 for jj in 0..<probeCount {
-                                    distances[slot * probeCount + jj] = max(row[jj][lane % 8], 0)
+                                    distances[slot * probeCount + jj] = max(best[2 * jj + half][lane % 8], 0)
                                 }
                             }
                         }
@@ -178,6 +182,9 @@ struct ChiSquareNearest: Filter {
         }
     }
 
+    /// A tile's distances: faces 0–7 and 8–15.
+    fileprivate typealias Halves = (SIMD8<Float>, SIMD8<Float>)
+
     /// The sparse probe as the CPU twin reads it.
     fileprivate struct Probe {
         let blocks: UnsafeBufferPointer<Int32>
@@ -186,48 +193,106 @@ struct ChiSquareNearest: Filter {
         let values: UnsafeBufferPointer<Float>
         let inverses: UnsafeBufferPointer<Float>
         let weights: UnsafeBufferPointer<Float>
+        /// Each block's total.
+        let totals: UnsafeBufferPointer<Float>
+        /// See ``ProbeTotals``.
+        let combinesFractions: Bool
 
-        /// Σ over the probe's nonzero bins of (p−g)²/(p+g), plus the gallery block's uncovered mass.
+        /// Bin k's value, and where its column starts in a gallery block.
         @inline(__always)
-        func symmetricDistance(_ jj: Int, _ g: UnsafeRawPointer, total: SIMD8<Float>) -> SIMD8<Float> {
-            var terms = SIMD8<Float>(), covered = SIMD8<Float>()
-            for k in Int(starts[jj])..<Int(starts[jj + 1]) {
-                let p = values[k]
-                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD8<Float>.self)
-                let d = p - v
-                terms += d * d / (p + v)
-                covered += v
+        private func bin(_ k: Int) -> (value: Float, offset: Int) { (values[k], Int(binIndices[k]) * lanes * 4) }
+
+        /// Σ over all bins of (p−g)²/(p+g), computed as p's total + g's total − 4 Σ pg/(p+g) over the
+        /// probe's nonzero bins (each term is p + g − 4pg/(p+g)), so zero probe bins cost nothing. The
+        /// fractions are added four to a division where the probe's values allow it (``ProbeTotals``):
+        /// on CPUs the division's throughput, not the arithmetic, bounds this loop.
+        @inline(__always)
+        func symmetricDistances(_ jj: Int, _ g: UnsafeRawPointer, totals galleryTotals: Halves) -> Halves {
+            var sum0 = SIMD8<Float>(), sum1 = SIMD8<Float>()
+            /// pg and p + g for bin k, both halves.
+            @inline(__always) func fractions(_ k: Int) -> (Halves, Halves) {
+                let (p, offset) = bin(k)
+                let g0 = g.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                let g1 = g.loadUnaligned(fromByteOffset: offset + 32, as: SIMD8<Float>.self)
+                return ((p * g0, p + g0), (p * g1, p + g1))
             }
-            return terms + (total - covered)
+            var k = Int(starts[jj])
+            let end = Int(starts[jj + 1])
+            if combinesFractions {
+                while k + 4 <= end {
+                    let (a0, a1) = fractions(k), (b0, b1) = fractions(k + 1)
+                    let (c0, c1) = fractions(k + 2), (d0, d1) = fractions(k + 3)
+                    sum0 += Self.sum(a0, b0, c0, d0)
+                    sum1 += Self.sum(a1, b1, c1, d1)
+                    k += 4
+                }
+            }
+            while k < end {
+                let ((n0, d0), (n1, d1)) = fractions(k)
+                sum0 += n0 / d0
+                sum1 += n1 / d1
+                k += 1
+            }
+            let p = totals[jj]
+            return ((p + galleryTotals.0) - 4 * sum0, (p + galleryTotals.1) - 4 * sum1)
+        }
+
+        /// Four fractions (numerator, denominator) added with one division.
+        @inline(__always)
+        private static func sum(_ a: Halves, _ b: Halves, _ c: Halves, _ d: Halves) -> SIMD8<Float> {
+            let ab = a.1 * b.1, cd = c.1 * d.1
+            let left = (a.0 * b.1).addingProduct(b.0, a.1), right = (c.0 * d.1).addingProduct(d.0, c.1)
+            return (left * cd).addingProduct(right, ab) / (ab * cd)
         }
 
         /// Σ over the probe's nonzero bins of (p−g)²/p.
         @inline(__always)
-        func asymmetricDistance(_ jj: Int, _ g: UnsafeRawPointer) -> SIMD8<Float> {
-            var terms = SIMD8<Float>()
+        func asymmetricDistances(_ jj: Int, _ g: UnsafeRawPointer) -> Halves {
+            var terms0 = SIMD8<Float>(), terms1 = SIMD8<Float>()
             for k in Int(starts[jj])..<Int(starts[jj + 1]) {
-                let v = g.loadUnaligned(fromByteOffset: Int(binIndices[k]) * lanes * 4, as: SIMD8<Float>.self)
-                let d = values[k] - v
-                terms += d * d * inverses[k]
+                let (p, offset) = bin(k), inverse = inverses[k]
+                let d0 = p - g.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+                let d1 = p - g.loadUnaligned(fromByteOffset: offset + 32, as: SIMD8<Float>.self)
+                terms0 += d0 * d0 * inverse
+                terms1 += d1 * d1 * inverse
             }
-            return terms
+            return (terms0, terms1)
         }
+    }
+
+    /// Each active probe block's total, and whether the twin may add its fractions four to a division:
+    /// only where every probe value lies in [2⁻³⁰, 2³⁰], so that a product of four denominators (each at
+    /// least its probe value) neither underflows nor, for gallery values of that range, overflows. Real
+    /// descriptors' values are multiples of 1/pixels, at most 1.
+    fileprivate struct ProbeTotals: Sendable {
+        let sums: [Float]
+        let combinesFractions: Bool
     }
 }
 
 extension ChiSquareNearest.Arguments {
+    /// The probe's block totals, as the twin reads them.
+    fileprivate func probeTotals() -> ChiSquareNearest.ProbeTotals {
+        ChiSquareNearest.ProbeTotals(
+            sums: (0..<Int(probeCount)).map { jj in values[Int(starts[jj])..<Int(starts[jj + 1])].reduce(0, +) },
+            combinesFractions: values.allSatisfy { $0 >= 0x1p-30 && $0 <= 0x1p30 })
+    }
+
     /// Runs `body` with the probe's arrays as the twin reads them.
-    fileprivate func withProbe(_ body: (ChiSquareNearest.Probe) -> Void) {
+    fileprivate func withProbe(totals: ChiSquareNearest.ProbeTotals, _ body: (ChiSquareNearest.Probe) -> Void) {
         probeBlocks.withUnsafeBufferPointer { blocks in
             starts.withUnsafeBufferPointer { starts in
                 binIndices.withUnsafeBufferPointer { binIndices in
                     values.withUnsafeBufferPointer { values in
                         inverses.withUnsafeBufferPointer { inverses in
                             weights.withUnsafeBufferPointer { weights in
-                                body(
-                                    ChiSquareNearest.Probe(
-                                        blocks: blocks, starts: starts, binIndices: binIndices, values: values,
-                                        inverses: inverses, weights: weights))
+                                totals.sums.withUnsafeBufferPointer { sums in
+                                    body(
+                                        ChiSquareNearest.Probe(
+                                            blocks: blocks, starts: starts, binIndices: binIndices, values: values,
+                                            inverses: inverses, weights: weights, totals: sums,
+                                            combinesFractions: totals.combinesFractions))
+                                }
                             }
                         }
                     }
