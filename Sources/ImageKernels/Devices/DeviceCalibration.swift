@@ -6,7 +6,8 @@ import Foundation
 public struct Workload: Sendable {
     /// Names the workload in the calibration file and in `cbir devices`.
     public let name: String
-    /// Changes when the job does, so that timings of the old job are not trusted.
+    /// Changes when the job does, or a device's kernels for it change enough to move the choice, so that
+    /// old timings are not trusted.
     public let version: Int
     /// Sets the job up on a context (models read, inputs made: not timed) and returns the timed part.
     public let prepare: @Sendable (RenderContext) throws -> @Sendable () throws -> Void

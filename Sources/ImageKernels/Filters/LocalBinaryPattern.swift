@@ -186,32 +186,50 @@ public struct LocalBinaryPattern: Filter {
         }
     }
 
+    /// The CPU twin reads, for each row of codes, the 2R + 1 rows around it as floats, and makes eight codes
+    /// at a time: each neighbour's four pixels for eight centres are four vector loads, summed in the
+    /// kernel's order.
     private static func circular<T: PixelElement>(_ type: T.Type) -> Kernel<CircularArguments<T>> {
         Kernel("lbp_circular", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
             let neighbours = Int(arguments.neighbours), radius = Int(arguments.radius)
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight)
             let outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
+            let window = (2 * radius + 1) * inWidth
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
+                // Eight floats past the window: the last eight codes of a row may read past its end, into
+                // lanes that are not stored.
+                let lines = UnsafeMutablePointer<Float>.allocate(capacity: window + 8)
+                lines.initialize(repeating: 0, count: window + 8)
+                defer { lines.deallocate() }
                 arguments.mapping.withUnsafeBufferPointer { mapping in
                     arguments.offsets.withUnsafeBufferPointer { offsets in
                         arguments.weights.withUnsafeBufferPointer { weights in
                             for row in rows {
                                 let plane = row / outHeight, y = row % outHeight
-                                let line = src + (plane * inHeight + y + radius) * inWidth + radius
-                                for x in 0..<outWidth {
-                                    let c = line + x, v = c[0].floatValue
-                                    var code = 0
+                                let first = src + (plane * inHeight + y) * inWidth
+                                for i in 0..<window { lines[i] = first[i].floatValue }
+                                let centre = UnsafeRawPointer(lines + radius * inWidth + radius)
+                                func pixels(_ x: Int, _ dy: Int32, _ dx: Int32) -> SIMD8<Float> {
+                                    centre.loadUnaligned(
+                                        fromByteOffset: (x + Int(dy) * inWidth + Int(dx)) * 4, as: SIMD8<Float>.self)
+                                }
+                                for x in stride(from: 0, to: outWidth, by: 8) {
+                                    let v = pixels(x, 0, 0)
+                                    var code = SIMD8<Int32>()
                                     for n in 0..<neighbours {
-                                        let fy = Int(offsets[4 * n]), fx = Int(offsets[4 * n + 1])
-                                        let cy = Int(offsets[4 * n + 2]), cx = Int(offsets[4 * n + 3])
-                                        var t = weights[4 * n] * c[fy * inWidth + fx].floatValue
-                                        t += weights[4 * n + 1] * c[fy * inWidth + cx].floatValue
-                                        t += weights[4 * n + 2] * c[cy * inWidth + fx].floatValue
-                                        t += weights[4 * n + 3] * c[cy * inWidth + cx].floatValue
-                                        if t > v || abs(t - v) < Float.ulpOfOne { code |= 1 << n }
+                                        let fy = offsets[4 * n], fx = offsets[4 * n + 1]
+                                        let cy = offsets[4 * n + 2], cx = offsets[4 * n + 3]
+                                        var t = weights[4 * n] * pixels(x, fy, fx)
+                                        t += weights[4 * n + 1] * pixels(x, fy, cx)
+                                        t += weights[4 * n + 2] * pixels(x, cy, fx)
+                                        t += weights[4 * n + 3] * pixels(x, cy, cx)
+                                        let d = t - v
+                                        let set = t .> v .| (d .< Float.ulpOfOne .& d .> -Float.ulpOfOne)
+                                        code.replace(with: code | Int32(1 << n), where: set)
                                     }
-                                    dst[row * outWidth + x] = mapping[code]
+                                    let out = dst + row * outWidth + x
+                                    for i in 0..<min(8, outWidth - x) { out[i] = mapping[Int(code[i])] }
                                 }
                             }
                         }
