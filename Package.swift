@@ -211,19 +211,26 @@ if Context.environment["FACESEARCH_FUZZ"] == "1" {
 // Where this machine has AVX2 and FMA (every x86-64 server and desktop processor since 2013–2015) and this
 // package is the one being built (SwiftPM refuses unsafe flags in dependencies), its Swift code is built for
 // them: the CPU twins' SIMD8 vectors fill one AVX register instead of two SSE ones (figures in
-// Benchmarks/RESULTS.md; device calibrations are kept per build). FACESEARCH_PORTABLE=1 builds for any x86-64
-// processor.
+// Benchmarks/RESULTS.md; device calibrations are kept per build). Where it also has AVX-512 (Skylake-SP and
+// later Xeons, Zen 4), the build is for that, and the convolutions' products use 512-bit register tiles.
+// FACESEARCH_PORTABLE=1 builds for any x86-64 processor.
 let hostProcessorFlags: [SwiftSetting] = {
     #if arch(x86_64) && os(Linux)
         let haswell: Set<Substring> = [
             "avx", "avx2", "fma", "bmi1", "bmi2", "f16c", "abm", "movbe", "popcnt", "sse4_2", "xsave",
         ]
+        let skylakeAVX512 = haswell.union(["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"])
         guard Context.environment["FACESEARCH_PORTABLE"] != "1", !Context.packageDirectory.contains("/checkouts/"),
             let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-            let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
-            haswell.isSubset(of: flags.split(separator: " "))
+            let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
+            case let flags = Set(line.split(separator: " ")), haswell.isSubset(of: flags)
         else { return [] }
-        return [.unsafeFlags(["-target-cpu", "haswell"]), .define("FACESEARCH_AVX2")]
+        guard skylakeAVX512.isSubset(of: flags) else {
+            return [.unsafeFlags(["-target-cpu", "haswell"]), .define("FACESEARCH_AVX2")]
+        }
+        return [
+            .unsafeFlags(["-target-cpu", "skylake-avx512"]), .define("FACESEARCH_AVX2"), .define("FACESEARCH_AVX512"),
+        ]
     #else
         return []
     #endif

@@ -100,7 +100,9 @@ public final class DeviceCalibration: @unchecked Sendable {
     }
 
     /// The instruction set this code was built for (Package.swift): the CPU device's speed depends on it.
-    #if FACESEARCH_AVX2
+    #if FACESEARCH_AVX512
+        static let build = "AVX-512"
+    #elseif FACESEARCH_AVX2
         static let build = "AVX2"
     #else
         static let build = "portable"

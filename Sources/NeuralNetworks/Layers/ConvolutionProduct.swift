@@ -102,8 +102,9 @@ enum ConvolutionProduct {
 
     /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
     /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them). Four filters
-    /// are multiplied with both panels at once (a ``RegisterTile``), with one where the columns end within
-    /// eight. Outputs are clamped to `0...ceiling` where it is given.
+    /// are multiplied with both panels at once (a ``RegisterTile``; eight, a ``WideRegisterTile``, in builds
+    /// with AVX-512), with one where the columns end within eight. Outputs are clamped to `0...ceiling` where
+    /// it is given.
     private static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
@@ -144,6 +145,20 @@ enum ConvolutionProduct {
                     }
                 }
                 var m = 0
+                #if FACESEARCH_AVX512
+                    // Eight filters at a time where sixteen columns are there, then the rest four at a time.
+                    while highWidth > 0, m + 8 <= groupOut {
+                        let oc = group * groupOut + m
+                        let tile = WideRegisterTile(
+                            rows: weights + oc * depth, stride: depth, low: low, high: high, depth: depth)
+                        for row in 0..<8 {
+                            let sums = tile.sums(row: row)
+                            store(sums.lowHalf, oc + row, n, lowWidth)
+                            store(sums.highHalf, oc + row, n + 8, highWidth)
+                        }
+                        m += 8
+                    }
+                #endif
                 while m < groupOut {
                     let rows = min(4, groupOut - m), oc = group * groupOut + m
                     let a0 = weights + oc * depth
