@@ -8,10 +8,13 @@ public struct LandmarkPredictor: Sendable {
     /// The model's file name in the model cache.
     public static let modelFile = "shape_predictor_5_face_landmarks.dat"
     public let model: DlibShapePredictor
+    /// The model's trees, laid out flat for evaluation.
+    private let trees: FlatTrees
 
     /// Loads the model from `path` (default: the model cache).
     public init(modelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile)) throws(ModelError) {
         model = try DlibShapePredictor(contentsOf: modelPath, setup: ModelCache.setupCommand)
+        trees = FlatTrees(model)
     }
 
     /// The landmarks of the face in `box` of the first image of `photo` (uint8, gray or RGB(A), read as
@@ -24,7 +27,7 @@ public struct LandmarkPredictor: Sendable {
         var shape = model.meanShape
         let mean = stride(from: 0, to: shape.count, by: 2).map { (x: Double(shape[$0]), y: Double(shape[$0 + 1])) }
         var features: [Int] = []
-        for level in model.levels {
+        for (levelIndex, level) in model.levels.enumerated() {
             let current = stride(from: 0, to: shape.count, by: 2).map {
                 (x: Double(shape[$0]), y: Double(shape[$0 + 1]))
             }
@@ -37,17 +40,7 @@ public struct LandmarkPredictor: Sendable {
                 features.append(
                     intensity.at(x: Self.rounded(left + Double(x) * spanX), y: Self.rounded(top + Double(y) * spanY)))
             }
-            for tree in level.trees {
-                var node = 0
-                while node < tree.splits.count {
-                    let split = tree.splits[node]
-                    node =
-                        Float(features[split.first] - features[split.second]) > split.threshold
-                        ? 2 * node + 1 : 2 * node + 2
-                }
-                let leaf = tree.leaves[node - tree.splits.count]
-                for i in shape.indices { shape[i] += leaf[i] }
-            }
+            trees.add(level: levelIndex, features: features, to: &shape)
         }
         return stride(from: 0, to: shape.count, by: 2).map {
             ImagePoint(
@@ -81,6 +74,73 @@ public struct LandmarkPredictor: Sendable {
     /// dlib's conversion of a point to pixel indices: floor(v + 0.5).
     static func rounded(_ value: Double) -> Int {
         Int((value + 0.5).rounded(.down))
+    }
+
+    /// The trees of every level back to back in flat arrays: the nested arrays of ``DlibShapePredictor``
+    /// cost a reference count and a bounds check at every node, most of the landmarks' time.
+    private struct FlatTrees: Sendable {
+        /// Level l's trees are trees levelStarts[l] ..< levelStarts[l + 1].
+        let levelStarts: [Int]
+        /// Tree t's splits are splits splitStarts[t] ..< splitStarts[t + 1]; its leaves follow
+        /// leafStarts[t], each `shapeCount` values.
+        let splitStarts: [Int]
+        let leafStarts: [Int]
+        /// Per split, the two feature pixels it compares.
+        let pairs: [(first: Int, second: Int)]
+        let thresholds: [Float]
+        let leaves: [Float]
+        let shapeCount: Int
+
+        init(_ model: DlibShapePredictor) {
+            let all = model.levels.flatMap(\.trees)
+            var levelStarts = [0], splitStarts = [0], leafStarts: [Int] = []
+            var treeCount = 0, splitCount = 0, leafCount = 0
+            for level in model.levels {
+                treeCount += level.trees.count
+                levelStarts.append(treeCount)
+            }
+            for tree in all {
+                splitCount += tree.splits.count
+                splitStarts.append(splitCount)
+                leafStarts.append(leafCount)
+                leafCount += tree.leaves.count
+            }
+            self.levelStarts = levelStarts
+            self.splitStarts = splitStarts
+            self.leafStarts = leafStarts
+            pairs = all.flatMap { $0.splits.map { (first: $0.first, second: $0.second) } }
+            thresholds = all.flatMap { $0.splits.map(\.threshold) }
+            leaves = all.flatMap { $0.leaves.joined() }
+            shapeCount = model.meanShape.count
+        }
+
+        /// Adds the leaf each tree of `level` reaches with these feature pixels to `shape`, tree by tree
+        /// as dlib does. Split i goes to child 2i+1 when first − second > threshold, else 2i+2.
+        func add(level: Int, features: [Int], to shape: inout [Float]) {
+            features.withUnsafeBufferPointer { features in
+                pairs.withUnsafeBufferPointer { pairs in
+                    thresholds.withUnsafeBufferPointer { thresholds in
+                        leaves.withUnsafeBufferPointer { leaves in
+                            shape.withUnsafeMutableBufferPointer { shape in
+                                for tree in levelStarts[level]..<levelStarts[level + 1] {
+                                    let first = splitStarts[tree], splits = splitStarts[tree + 1] - first
+                                    var node = 0
+                                    while node < splits {
+                                        let pair = pairs[first + node]
+                                        node =
+                                            Float(features[pair.first] - features[pair.second])
+                                                > thresholds[first + node]
+                                            ? 2 * node + 1 : 2 * node + 2
+                                    }
+                                    let leaf = (leafStarts[tree] + node - splits) * shapeCount
+                                    for i in 0..<shapeCount { shape[i] += leaves[leaf + i] }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Pixel intensities as dlib reads them: gray values, or (r + g + b) / 3 in integers; 0 outside.
