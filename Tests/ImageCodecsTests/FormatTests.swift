@@ -116,7 +116,6 @@ import Testing
     /// `reduction(of:)` says by how much. Random pixels, odd sizes.
     @Test func pngAndNetpbmAreReducedLikeJPEGs() throws {
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
-        // 2603 / 4 = 651 ≥ 640 > 2603 / 8
         let (width, height) = (2603, TestImages.oddSize(301...1403, using: &generator))
         for channels in [1, 3] {
             let image = TestImages.random(
@@ -126,13 +125,17 @@ import Testing
                 image.bytes[$0 % channels * width * height + $0 / channels]
             }
             let netpbm = Array("P\(channels == 1 ? 5 : 6) \(width) \(height) 255\n".utf8) + interleaved
-            let options = DecodingOptions(minimumLongSide: 640)
-            for (bytes, name) in [(try ImageEncoder.png(image), "a.png"), (netpbm, "a.pnm")] {
-                #expect(ImageDecoder.reduction(of: bytes, options: options) == 4, "\(name)")
-                let reduced = try ImageDecoder.decode(bytes, path: name, options: options)
-                #expect(
-                    TestImages.difference(reduced, Self.boxMean(image, 4), tolerance: 0) == nil,
-                    "seed \(generator.seed), \(name)")
+            // 2603 wide is 1302, 651 and 326 wide at 1/2, 1/4 and 1/8 (rounded up): each minimum allows its
+            // factor and no more.
+            for (minimum, factor) in [(1302, 2), (640, 4), (326, 8)] {
+                let options = DecodingOptions(minimumLongSide: minimum)
+                for (bytes, name) in [(try ImageEncoder.png(image), "a.png"), (netpbm, "a.pnm")] {
+                    #expect(ImageDecoder.reduction(of: bytes, options: options) == factor, "\(name)")
+                    let reduced = try ImageDecoder.decode(bytes, path: name, options: options)
+                    #expect(
+                        TestImages.difference(reduced, Self.boxMean(image, factor), tolerance: 0) == nil,
+                        "seed \(generator.seed), \(name), 1/\(factor)")
+                }
             }
         }
     }

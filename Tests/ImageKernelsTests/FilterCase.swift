@@ -131,6 +131,21 @@ struct FilterCase: Sendable, CustomStringConvertible {
             reference: {
                 Reference.transformed($0, by: rotation, width: 21, height: 25, border: .blank, rounding: .down)
             }),
+        // Scaled and moved, no rotation (BlazeFace's letterbox), with columns and rows off every edge.
+        FilterCase(
+            description: "letterbox uint8, zero border", input: randomBatch(.uint8),
+            recipe: { $0.transformed(by: letterbox, width: 27, height: 22, border: .zero) },
+            reference: { Reference.transformed($0, by: letterbox, width: 27, height: 22, border: .zero) }),
+        FilterCase(
+            description: "letterbox float, replicated border", input: randomBatch(.float32),
+            recipe: { $0.transformed(by: letterbox, width: 19, height: 31) },
+            reference: { Reference.transformed($0, by: letterbox, width: 19, height: 31) }, tolerance: 1e-6),
+        FilterCase(
+            description: "letterbox uint8, blank border, rounded down", input: randomBatch(.uint8),
+            recipe: { $0.transformed(by: letterbox, width: 24, height: 26, border: .blank, rounding: .down) },
+            reference: {
+                Reference.transformed($0, by: letterbox, width: 24, height: 26, border: .blank, rounding: .down)
+            }),
         FilterCase(
             description: "pyramid down uint8 (dlib's)", input: randomBatch(.uint8, channels: 3, sizes: 9...41),
             recipe: { $0.pyramidDown() }, reference: { Reference.pyramidDown($0) }),
@@ -188,4 +203,5 @@ struct FilterCase: Sendable, CustomStringConvertible {
     ]
 
     static let rotation = AffineMatrix.rotation(by: 0.3, about: (x: 8.5, y: 7), movingTo: (x: 11, y: 9))
+    static let letterbox = AffineMatrix(a: 1.37, b: 0, c: 2.6, d: 0, e: 1.37, f: 1.9)
 }

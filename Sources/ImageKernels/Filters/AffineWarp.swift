@@ -130,20 +130,67 @@ public struct AffineWarp: Filter {
             let outHeight = Int(arguments.outHeight), border = Border(rawValue: arguments.border) ?? .replicate
             let m = arguments.m
             let truncates = arguments.truncate != 0
+            // Without rotation or shear (BlazeFace's letterbox), each column samples the same source
+            // column in every row: where it falls is worked out once. The same sums as below.
+            let columns = m[1] == 0 && m[3] == 0 ? ColumnTaps(m: m, outWidth: outWidth, inWidth: inWidth) : nil
             CPUParallel.forEachRange(grid[2] * outHeight) { rows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
                 for row in rows {
                     let plane = src + (row / outHeight) * inHeight * inWidth, fy = Float(row % outHeight)
+                    let out = dst + row * outWidth
+                    @inline(__always) func store(_ value: Float, at x: Int) {
+                        out[x] = truncates ? T(roundingDown: value) : T(rounding: value)
+                    }
+                    if let columns {
+                        let sy = m[4] * fy + m[5], top = sy.rounded(.down), ay = sy - top
+                        let rowInside = top >= 0 && top + 1 < Float(inHeight)
+                        let line = plane + (rowInside ? Int(top) * inWidth : 0)
+                        for x in 0..<outWidth {
+                            let tap = columns.taps[x]
+                            store(
+                                rowInside && tap.inside
+                                    ? interiorSample(line + tap.left, width: inWidth, ax: tap.ax, ay: ay)
+                                    : bilinearSample(
+                                        plane, width: inWidth, height: inHeight, x: tap.sx, y: sy, border: border),
+                                at: x)
+                        }
+                        continue
+                    }
                     for x in 0..<outWidth {
                         let fx = Float(x)
                         let sx = m[0] * fx + m[1] * fy + m[2], sy = m[3] * fx + m[4] * fy + m[5]
-                        let value = bilinearSample(
-                            plane, width: inWidth, height: inHeight, x: sx, y: sy, border: border)
-                        dst[row * outWidth + x] = truncates ? T(roundingDown: value) : T(rounding: value)
+                        store(
+                            bilinearSample(plane, width: inWidth, height: inHeight, x: sx, y: sy, border: border), at: x
+                        )
                     }
                 }
             }
         }
+    }
+
+    /// Where each output column of an axis-aligned map samples: its source x, the column left of it and
+    /// the weight of the one right of it, and whether both lie in the source.
+    private struct ColumnTaps {
+        struct Tap {
+            var sx: Float, ax: Float, left: Int, inside: Bool
+        }
+        let taps: [Tap]
+
+        init(m: [Float], outWidth: Int, inWidth: Int) {
+            taps = (0..<outWidth).map { x in
+                let sx = m[0] * Float(x) + m[2], left = sx.rounded(.down)
+                let inside = left >= 0 && left + 1 < Float(inWidth)
+                return Tap(sx: sx, ax: sx - left, left: inside ? Int(left) : 0, inside: inside)
+            }
+        }
+    }
+
+    /// Bilinear sample of the 2×2 neighbourhood whose top left is `p`, in the kernel's order of operations.
+    @inline(__always)
+    static func interiorSample<T: PixelElement>(_ p: UnsafePointer<T>, width: Int, ax: Float, ay: Float) -> Float {
+        let top = (1 - ax) * p[0].floatValue + ax * p[1].floatValue
+        let bottom = (1 - ax) * p[width].floatValue + ax * p[width + 1].floatValue
+        return (1 - ay) * top + ay * bottom
     }
 
     /// Bilinear sample at (x, y), what lies outside read as `border` says, in the kernel's order of operations.
@@ -160,10 +207,7 @@ public struct AffineWarp: Filter {
         let ax = x - fx, ay = y - fy
         if fx >= 0, fy >= 0, fx + 1 < Float(width), fy + 1 < Float(height) {
             // All four neighbours are in the plane: the same arithmetic without the clamps.
-            let p = plane + Int(fy) * width + Int(fx)
-            let top = (1 - ax) * p[0].floatValue + ax * p[1].floatValue
-            let bottom = (1 - ax) * p[width].floatValue + ax * p[width + 1].floatValue
-            return (1 - ay) * top + ay * bottom
+            return interiorSample(plane + Int(fy) * width + Int(fx), width: width, ax: ax, ay: ay)
         }
         if border == .blank { return 0 }
         let x0 = Int(fx), y0 = Int(fy)
