@@ -56,7 +56,7 @@ struct LayerCase: Sendable, CustomStringConvertible {
     ) -> LayerCase {
         LayerCase(description: description) { generator in
             let x = Tensor.random(
-                batch: 2, channels: 3, height: odd(7...31, &generator), width: odd(7...31, &generator),
+                batch: 2, channels: 3, height: odd(7...31, &generator), width: odd(7...45, &generator),
                 using: &generator)
             let recipe = x.image.applying(
                 Pooling(
@@ -156,6 +156,8 @@ struct LayerCase: Sendable, CustomStringConvertible {
             pooling("max pool 2×2/2 pad 1", average: false, window: (2, 2), stride: (2, 2), padding: (1, 1)),
             pooling("average pool 2×2/2", average: true, window: (2, 2), stride: (2, 2), padding: (0, 0)),
             pooling("average pool 3×3/1 pad 1", average: true, window: (3, 3), stride: (1, 1), padding: (1, 1)),
+            pooling(
+                "max pool 3×3/3 (strided gathers)", average: false, window: (3, 3), stride: (3, 3), padding: (0, 0)),
             LayerCase(description: "global average pool") { generator in
                 let x = Tensor.random(
                     batch: 3, channels: 4, height: odd(1...9, &generator), width: odd(1...9, &generator),

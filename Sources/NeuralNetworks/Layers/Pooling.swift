@@ -101,21 +101,42 @@ public struct Pooling: Filter {
             Int(a.windowWidth), Int(a.windowHeight), Int(a.strideX), Int(a.strideY), Int(a.paddingX), Int(a.paddingY)
         )
         let average = a.average != 0
+        @Sendable @inline(__always) func combine(_ result: Float, _ value: Float) -> Float {
+            average ? result + value : max(result, value)
+        }
+        @Sendable @inline(__always) func combine(_ result: SIMD8<Float>, _ value: SIMD8<Float>) -> SIMD8<Float> {
+            // A select rather than `pointwiseMax`, which compiles to one lane at a time; `max`'s choice on ties.
+            average ? result + value : result.replacing(with: value, where: value .>= result)
+        }
+        // Eight outputs at a time where their windows lie inside the plane's columns and their strided loads
+        // read no further than its row (a stride of 2 reads one value past the last it keeps).
+        let firstInside = (px + sx - 1) / sx, reachPastWindow = sx == 2 ? 16 : 7 * sx + 1
         CPUParallel.forEachRange(Int(a.planes) * outHeight) { rows in
             let src = a.src.elements, dst = a.dst.elements
             for row in rows {
-                let plane = src + row / outHeight * width * height, oy = row % outHeight
+                let plane = src + row / outHeight * width * height, oy = row % outHeight, out = dst + row * outWidth
                 let y0 = max(oy * sy - py, 0), y1 = min(oy * sy - py + wh, height)
-                for ox in 0..<outWidth {
+                var ox = 0
+                while ox < outWidth {
+                    if ox >= firstInside, ox * sx - px + ww - 1 + reachPastWindow <= width {
+                        var result = SIMD8<Float>(repeating: average ? 0 : -.infinity)
+                        for y in y0..<max(y0, y1) {
+                            let line = UnsafePointer(plane + y * width + ox * sx - px)
+                            for x in 0..<ww { result = combine(result, (line + x).loadEight(stride: sx)) }
+                        }
+                        if average { result = y1 > y0 ? result / Float(ww * (y1 - y0)) : .zero }
+                        UnsafeMutableRawPointer(out + ox).storeBytes(of: result, as: SIMD8<Float>.self)
+                        ox += 8
+                        continue
+                    }
                     let x0 = max(ox * sx - px, 0), x1 = min(ox * sx - px + ww, width)
                     var result: Float = average ? 0 : -.infinity
                     for y in y0..<max(y0, y1) {
-                        for x in x0..<max(x0, x1) {
-                            result = average ? result + plane[y * width + x] : max(result, plane[y * width + x])
-                        }
+                        for x in x0..<max(x0, x1) { result = combine(result, plane[y * width + x]) }
                     }
                     if average { result = x1 > x0 && y1 > y0 ? result / Float((x1 - x0) * (y1 - y0)) : 0 }
-                    dst[row * outWidth + ox] = result
+                    out[ox] = result
+                    ox += 1
                 }
             }
         }
