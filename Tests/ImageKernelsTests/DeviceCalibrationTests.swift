@@ -74,6 +74,18 @@ import Testing
         #expect(stored["test"]?.fastest == openCL.description && stored["test"]?.timings.count == 2)
     }
 
+    /// Work given no context of its own shares one context a device (and its pool of buffers); a context
+    /// given is kept.
+    @Test func workWithoutAContextSharesOneContextADevice() throws {
+        let shared = RenderContext.shared(on: .cpu), own = RenderContext(device: .cpu)
+        #expect(RenderContext.shared(on: .cpu) === shared && shared.device === Device.cpu)
+        #expect(try RenderContext.orDefault(own, for: .search) === own)
+        if let openCL = try? TestDevices.openCL.get() {
+            let onOpenCL = RenderContext.shared(on: openCL)
+            #expect(onOpenCL !== shared && onOpenCL.device === openCL && RenderContext.shared(on: openCL) === onOpenCL)
+        }
+    }
+
     @Test func oneDeviceIsTakenWithoutTiming() {
         let file = temporaryFile()
         defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }

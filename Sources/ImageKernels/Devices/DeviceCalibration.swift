@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A kind of work (detection, search, …) whose device `auto` picks by measurement: a short job typical of
 /// the work, timed on every device here. Which device is faster differs by work and machine (here pocl
@@ -211,10 +212,26 @@ extension Device {
 }
 
 extension RenderContext {
-    /// `context`, or a new context on the device the workload runs fastest on when it is nil.
+    /// `context`, or when it is nil the shared context (``shared(on:)``) of the device the workload runs
+    /// fastest on.
     public static func orDefault(_ context: RenderContext?, for workload: Workload) throws(RenderError) -> RenderContext
     {
         if let context { return context }
-        return RenderContext(device: try Device.best(for: workload))
+        return shared(on: try Device.best(for: workload))
     }
+
+    /// The one context of this process on `device`, for work given no context of its own: the detector,
+    /// embedder and describer of an indexing run that land on one device share its pool of buffers (a
+    /// context each took twice the memory and page faults of one context for them all).
+    public static func shared(on device: Device) -> RenderContext {
+        sharedContexts.withLock { contexts in
+            if let shared = contexts.first(where: { $0.madeFor === device }) { return shared.context }
+            let context = RenderContext(device: device)
+            contexts.append((device, context))
+            return context
+        }
+    }
+
+    /// Each with the device it was made for (it moves to the CPU device where that one cannot go on).
+    private static let sharedContexts = Mutex<[(madeFor: Device, context: RenderContext)]>([])
 }
