@@ -43,19 +43,25 @@ public struct PyramidDown: Filter {
     ) { arguments, grid in
         let width = Int(arguments.width), height = Int(arguments.height)
         let outWidth = Int(arguments.outWidth), outHeight = Int(arguments.outHeight)
-        let taps: [UInt32] = [1, 4, 6, 4, 1]
+        // Down the five rows first, over every column read, as the rows lie (which vectorizes; at most
+        // 16 · 255, in 16 bits), then across every other column. Integer sums: the same in any order.
+        let columns = 2 * outWidth + 3
         CPUParallel.forEachRange(grid[2] * outHeight) { rows in
             let src = arguments.src.elements, dst = arguments.dst.elements
+            let sums = UnsafeMutablePointer<UInt16>.allocate(capacity: columns)
+            defer { sums.deallocate() }
             for row in rows {
                 let plane = row / outHeight, y = row % outHeight
+                let r0 = src + plane * width * height + 2 * y * width
+                let (r1, r2, r3, r4) = (r0 + width, r0 + 2 * width, r0 + 3 * width, r0 + 4 * width)
+                for c in 0..<columns {
+                    sums[c] =
+                        UInt16(r0[c]) &+ 4 &* UInt16(r1[c]) &+ 6 &* UInt16(r2[c]) &+ 4 &* UInt16(r3[c])
+                        &+ UInt16(r4[c])
+                }
                 for x in 0..<outWidth {
-                    let p = src + plane * width * height + 2 * y * width + 2 * x
-                    var sum: UInt32 = 0
-                    for i in 0..<5 {
-                        var line: UInt32 = 0
-                        for j in 0..<5 { line += taps[j] * UInt32(p[i * width + j]) }
-                        sum += taps[i] * line
-                    }
+                    let s = sums + 2 * x
+                    let sum = UInt32(s[0]) + 4 * UInt32(s[1]) + 6 * UInt32(s[2]) + 4 * UInt32(s[3]) + UInt32(s[4])
                     dst[row * outWidth + x] = UInt8(sum / 256)
                 }
             }
