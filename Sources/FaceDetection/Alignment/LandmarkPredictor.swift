@@ -7,13 +7,18 @@ import NeuralNetworks
 public struct LandmarkPredictor: Sendable {
     /// The model's file name in the model cache.
     public static let modelFile = "shape_predictor_5_face_landmarks.dat"
-    public let model: DlibShapePredictor
-    /// The model's trees, laid out flat for evaluation.
+    /// The model's mean shape (x, y pairs in the box's unit square).
+    private let meanShape: [Float]
+    /// Each level's feature pixels: the landmark each is anchored to and its offset from it.
+    private let levels: [(anchors: [Int], offsets: [(x: Float, y: Float)])]
+    /// Every level's trees, laid out flat for evaluation (the model's nested trees are not kept).
     private let trees: FlatTrees
 
     /// Loads the model from `path` (default: the model cache).
     public init(modelPath: String = ModelCache.path(of: LandmarkPredictor.modelFile)) throws(ModelError) {
-        model = try DlibShapePredictor(contentsOf: modelPath, setup: ModelCache.setupCommand)
+        let model = try DlibShapePredictor(contentsOf: modelPath, setup: ModelCache.setupCommand)
+        meanShape = model.meanShape
+        levels = model.levels.map { ($0.anchors, $0.offsets) }
         trees = FlatTrees(model)
     }
 
@@ -24,10 +29,10 @@ public struct LandmarkPredictor: Sendable {
         // The box's unit square to pixels: dlib's rectangle has inclusive right and bottom edges.
         let left = Double(box.x), top = Double(box.y)
         let spanX = Double(box.width - 1), spanY = Double(box.height - 1)
-        var shape = model.meanShape
+        var shape = meanShape
         let mean = stride(from: 0, to: shape.count, by: 2).map { (x: Double(shape[$0]), y: Double(shape[$0 + 1])) }
         var features: [Int] = []
-        for (levelIndex, level) in model.levels.enumerated() {
+        for (levelIndex, level) in levels.enumerated() {
             let current = stride(from: 0, to: shape.count, by: 2).map {
                 (x: Double(shape[$0]), y: Double(shape[$0 + 1]))
             }
@@ -53,8 +58,8 @@ public struct LandmarkPredictor: Sendable {
     /// size): the box dlib's detector would most likely have given for this face. Predicting again in it
     /// corrects a box from another detector.
     public func box(fitting landmarks: [ImagePoint]) -> PixelRect {
-        let mean = stride(from: 0, to: model.meanShape.count, by: 2).map {
-            (x: Double(model.meanShape[$0]), y: Double(model.meanShape[$0 + 1]))
+        let mean = stride(from: 0, to: meanShape.count, by: 2).map {
+            (x: Double(meanShape[$0]), y: Double(meanShape[$0 + 1]))
         }
         let points = landmarks.map { (x: Double($0.x), y: Double($0.y)) }
         let n = Double(mean.count)
