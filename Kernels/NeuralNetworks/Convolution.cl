@@ -42,13 +42,29 @@ typedef float floatv;
 // Rows of output (filters) each work-item computes.
 #define TILE_M 4
 
-void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels, float bias, int relu,
-                float ceiling) {
+// Adds the bias, then channel oc of residual where it has one (residualChannels planes of spatial values an
+// image, read as zero past them), clamps where relu is set, and stores one vector of output columns n….
+void conv_store_sum(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels,
+                    float bias, __global const float* residual, int residualChannels, int relu, float ceiling) {
     acc += bias;
-    if (relu) acc = fmin(fmax(acc, (floatv)0.0f), (floatv)ceiling);
     int b = n / spatial, p = n - b * spatial;
+    bool sideBySide = n + VECTOR_WIDTH <= columns && p + VECTOR_WIDTH <= spatial;
+    if (oc < residualChannels) {
+        if (sideBySide) {
+            acc += VLOAD(0, residual + ((size_t)b * residualChannels + oc) * spatial + p);
+        } else {
+            float values[VECTOR_WIDTH];
+            VSTORE(acc, 0, values);
+            for (int i = 0; i < VECTOR_WIDTH && n + i < columns; ++i) {
+                int bi = (n + i) / spatial, pi = n + i - bi * spatial;
+                values[i] += residual[((size_t)bi * residualChannels + oc) * spatial + pi];
+            }
+            acc = VLOAD(0, values);
+        }
+    }
+    if (relu) acc = fmin(fmax(acc, (floatv)0.0f), (floatv)ceiling);
     __global float* out = dst + ((size_t)b * outChannels + oc) * spatial + p;
-    if (n + VECTOR_WIDTH <= columns && p + VECTOR_WIDTH <= spatial) {
+    if (sideBySide) {
         VSTORE(acc, 0, out);
     } else {
         float values[VECTOR_WIDTH];
@@ -58,6 +74,11 @@ void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int
             dst[((size_t)bi * outChannels + oc) * spatial + pi] = values[i];
         }
     }
+}
+
+void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels, float bias, int relu,
+                float ceiling) {
+    conv_store_sum(acc, dst, oc, n, columns, spatial, outChannels, bias, 0, 0, relu, ceiling);
 }
 
 // Work-item (n, m, g): output columns n·VECTOR_WIDTH… and filters m·TILE_M… of group g.
@@ -210,4 +231,109 @@ __kernel void conv_depthwise(__global const float* src, __global const float* we
         }
     }
     dst[((size_t)plane * outHeight + oy) * outWidth + ox] = relu ? fmin(fmax(acc, 0.0f), ceiling) : acc;
+}
+
+// A depthwise-separable convolution in one kernel: a depthwise convolution (one kernelHeight × kernelWidth
+// filter a channel, conv_depthwise's windows, clamped to [0, depthwiseCeiling] where depthwiseRelu is set),
+// then a 1 × 1 convolution of its channels, plus channel oc of residual where residualChannels is above oc,
+// then clamped where relu is set. Work-item (n, m): output columns n·VECTOR_WIDTH… and filters m·TILE_M…;
+// each forms the depthwise values of its columns as it goes, so none pass through memory.
+__kernel void conv_separable(__global const float* src, __global const float* depthwiseWeights,
+                             __global const float* depthwiseBias, __global const float* weights,
+                             __global const float* bias, __global const float* residual, __global float* dst,
+                             int channels, int height, int width, int kernelHeight, int kernelWidth, int strideY,
+                             int strideX, int paddingY, int paddingX, int outHeight, int outWidth, int batch,
+                             int outChannels, int depthwiseRelu, float depthwiseCeiling, int residualChannels,
+                             int relu, float ceiling) {
+    int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M;
+    int spatial = outHeight * outWidth, columns = batch * spatial;
+    if (n >= columns || m >= outChannels) return;
+    int top[VECTOR_WIDTH], left[VECTOR_WIDTH];
+    size_t base[VECTOR_WIDTH];
+    for (int i = 0; i < VECTOR_WIDTH; ++i) {
+        int column = min(n + i, columns - 1);
+        int b = column / spatial, p = column - b * spatial, oy = p / outWidth, ox = p - oy * outWidth;
+        top[i] = oy * strideY - paddingY;
+        left[i] = ox * strideX - paddingX;
+        base[i] = (size_t)b * channels * height * width;
+    }
+    __global const float* a = weights + (size_t)m * channels;
+    int rows = min(TILE_M, outChannels - m);
+    int r1 = min(1, rows - 1), r2 = min(2, rows - 1), r3 = min(3, rows - 1);
+    floatv acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
+    for (int c = 0; c < channels; ++c) {
+        __global const float* w = depthwiseWeights + (size_t)c * kernelHeight * kernelWidth;
+        float values[VECTOR_WIDTH];
+        for (int i = 0; i < VECTOR_WIDTH; ++i) {
+            __global const float* in = src + base[i] + (size_t)c * height * width;
+            float sum = depthwiseBias[c];
+            for (int ky = 0; ky < kernelHeight; ++ky) {
+                int y = top[i] + ky;
+                if (y < 0 || y >= height) continue;
+                for (int kx = 0; kx < kernelWidth; ++kx) {
+                    int x = left[i] + kx;
+                    if (x >= 0 && x < width) sum = fma(w[ky * kernelWidth + kx], in[y * width + x], sum);
+                }
+            }
+            values[i] = depthwiseRelu ? fmin(fmax(sum, 0.0f), depthwiseCeiling) : sum;
+        }
+        floatv v = VLOAD(0, values);
+        acc0 = fma((floatv)a[c], v, acc0);
+        acc1 = fma((floatv)a[r1 * channels + c], v, acc1);
+        acc2 = fma((floatv)a[r2 * channels + c], v, acc2);
+        acc3 = fma((floatv)a[r3 * channels + c], v, acc3);
+    }
+    conv_store_sum(acc0, dst, m, n, columns, spatial, outChannels, bias[m], residual, residualChannels, relu, ceiling);
+    if (rows > 1)
+        conv_store_sum(acc1, dst, m + 1, n, columns, spatial, outChannels, bias[m + 1], residual, residualChannels, relu,
+                       ceiling);
+    if (rows > 2)
+        conv_store_sum(acc2, dst, m + 2, n, columns, spatial, outChannels, bias[m + 2], residual, residualChannels, relu,
+                       ceiling);
+    if (rows > 3)
+        conv_store_sum(acc3, dst, m + 3, n, columns, spatial, outChannels, bias[m + 3], residual, residualChannels, relu,
+                       ceiling);
+}
+
+// The 1 × 1 half of a depthwise-separable convolution on its own, after conv_depthwise: filters × the input's
+// channels at each pixel, plus the residual and clamp of conv_separable. Work-item (n, m) as there.
+__kernel void conv_pointwise(__global const float* src, __global const float* weights, __global const float* bias,
+                             __global const float* residual, __global float* dst, int channels, int spatial, int batch,
+                             int outChannels, int residualChannels, int relu, float ceiling) {
+    int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M;
+    int columns = batch * spatial;
+    if (n >= columns || m >= outChannels) return;
+    int b = n / spatial, p = n - b * spatial;
+    bool sideBySide = n + VECTOR_WIDTH <= columns && p + VECTOR_WIDTH <= spatial;
+    __global const float* a = weights + (size_t)m * channels;
+    int rows = min(TILE_M, outChannels - m);
+    int r1 = min(1, rows - 1), r2 = min(2, rows - 1), r3 = min(3, rows - 1);
+    floatv acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f, acc3 = 0.0f;
+    for (int c = 0; c < channels; ++c) {
+        floatv v;
+        if (sideBySide) {
+            v = VLOAD(0, src + ((size_t)b * channels + c) * spatial + p);
+        } else {
+            float values[VECTOR_WIDTH];
+            for (int i = 0; i < VECTOR_WIDTH; ++i) {
+                int column = min(n + i, columns - 1), bi = column / spatial, pi = column - bi * spatial;
+                values[i] = src[((size_t)bi * channels + c) * spatial + pi];
+            }
+            v = VLOAD(0, values);
+        }
+        acc0 = fma((floatv)a[c], v, acc0);
+        acc1 = fma((floatv)a[r1 * channels + c], v, acc1);
+        acc2 = fma((floatv)a[r2 * channels + c], v, acc2);
+        acc3 = fma((floatv)a[r3 * channels + c], v, acc3);
+    }
+    conv_store_sum(acc0, dst, m, n, columns, spatial, outChannels, bias[m], residual, residualChannels, relu, ceiling);
+    if (rows > 1)
+        conv_store_sum(acc1, dst, m + 1, n, columns, spatial, outChannels, bias[m + 1], residual, residualChannels, relu,
+                       ceiling);
+    if (rows > 2)
+        conv_store_sum(acc2, dst, m + 2, n, columns, spatial, outChannels, bias[m + 2], residual, residualChannels, relu,
+                       ceiling);
+    if (rows > 3)
+        conv_store_sum(acc3, dst, m + 3, n, columns, spatial, outChannels, bias[m + 3], residual, residualChannels, relu,
+                       ceiling);
 }

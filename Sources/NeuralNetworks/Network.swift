@@ -11,11 +11,15 @@ public protocol NetworkOperation: Sendable {
     func apply(to inputs: [Image], weights: [Image]) -> Image
     /// This operation and `next` after it as one, or nil where they do not merge (the default).
     func followed(by next: any NetworkOperation) -> (any NetworkOperation)?
+    /// This operation with a second input node added to its result (then a ReLU where `rectified`), or nil
+    /// where it does not take one in (the default).
+    func summed(rectified: Bool) -> (any NetworkOperation)?
 }
 
 extension NetworkOperation {
     public var weights: [(values: [Float], width: Int)] { [] }
     public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? { nil }
+    public func summed(rectified: Bool) -> (any NetworkOperation)? { nil }
     /// Whether this is a plain ReLU, which the operations before it can take in.
     var isRectifier: Bool { (self as? Activation)?.function == .relu }
 }
@@ -59,8 +63,10 @@ public struct Network: Sendable {
     }
 
     /// The same function with fewer launches: each operation merged into the one before it where that one
-    /// takes it in (``NetworkOperation/followed(by:)``: an affine map or a ReLU into a convolution, a ReLU
-    /// into an affine map or a sum) and nothing else reads the earlier node.
+    /// takes it in (``NetworkOperation/followed(by:)``: an affine map or a ReLU into a convolution, a 1 × 1
+    /// convolution into the depthwise one it reads, a ReLU into an affine map or a sum), and a sum of two
+    /// nodes into the later of them where that one takes it in (``NetworkOperation/summed(rectified:)``: a
+    /// separable convolution), in each case where nothing else reads the earlier node.
     public func fused() -> Network {
         var readers = [Int](repeating: 0, count: nodes.count)
         for input in nodes.flatMap(\.inputs) { readers[input] += 1 }
@@ -72,12 +78,27 @@ public struct Network: Sendable {
             if let previous, let merged = result.nodes[previous].operation.followed(by: node.operation) {
                 result.nodes[previous].operation = merged
                 map.append(previous)
+            } else if let sum = node.operation as? ResidualAdd,
+                let merged = result.merge(sum, inputs: inputs, readOnce: node.inputs.map { readers[$0] == 1 })
+            {
+                map.append(merged)
             } else {
                 map.append(result.append(node.operation, inputs: inputs))
             }
         }
         result.outputs = resultNodes.map { map[$0] }
         return result
+    }
+
+    /// Merges `sum` of the nodes `inputs` into the later of them where only the sum reads that one
+    /// (`readOnce`) and it takes in the other (``NetworkOperation/summed(rectified:)``); returns its index.
+    private mutating func merge(_ sum: ResidualAdd, inputs: [Int], readOnce: [Bool]) -> Int? {
+        guard inputs.count == 2, inputs[0] != inputs[1] else { return nil }
+        let later = inputs[0] < inputs[1] ? 1 : 0, node = inputs[later]
+        guard readOnce[later], let merged = nodes[node].operation.summed(rectified: sum.rectified) else { return nil }
+        nodes[node].operation = merged
+        nodes[node].inputs.append(inputs[1 - later])
+        return node
     }
 
     /// The network with its weights resident on `context`'s device.

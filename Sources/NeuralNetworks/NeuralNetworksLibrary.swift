@@ -13,5 +13,6 @@ public enum NeuralNetworksLibrary {
         L2Normalization.kernel,
         Pooling.kernel,
         ResidualAdd.kernel,
+        SeparableConvolution.kernel, SeparableConvolution.pointwise,
     ]
 }

@@ -51,6 +51,60 @@ struct LayerCase: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The case once per method of running a depthwise-separable convolution, against the reference depthwise
+    /// convolution, 1 × 1 convolution and sum one after another. `widths` gives the input's widths (odd ones
+    /// by default: rows of outputs that are not whole vectors).
+    static func separable(
+        _ description: String, kernel: Int, stride: Int, padding: Int, trailing: Int? = nil, channels: Int,
+        outChannels: Int, depthwiseCeiling: Float? = nil, residualChannels: Int? = nil, ceiling: Float? = nil,
+        batch: ClosedRange<Int>, widths: [Int]? = nil
+    ) -> [LayerCase] {
+        let methods: [(SeparableConvolution.Method, String)] = [
+            (.automatic, "automatic"), (.fused, "fused"), (.split, "split"),
+        ]
+        return methods.map { method, name in
+            LayerCase(description: description + ", " + name) { generator in
+                let width = widths?.randomElement(using: &generator) ?? odd(7...23, &generator)
+                let x = Tensor.random(
+                    batch: Int.random(in: batch, using: &generator), channels: channels,
+                    height: odd(7...23, &generator), width: width, using: &generator)
+                let depthwiseFilters = Tensor.random(
+                    channels: 1, height: channels, width: kernel * kernel, using: &generator)
+                let depthwiseBiases = Tensor.random(channels: 1, height: 1, width: channels, using: &generator)
+                let filters = Tensor.random(channels: 1, height: outChannels, width: channels, using: &generator)
+                let biases = Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
+                let depthwise = NeuralReference.convolution(
+                    x, filters: depthwiseFilters.values, biases: depthwiseBiases.values, outChannels: channels,
+                    kernelHeight: kernel, kernelWidth: kernel, stride: (stride, stride), padding: (padding, padding),
+                    trailing: trailing.map { ($0, $0) }, groups: channels, relu: depthwiseCeiling != nil,
+                    ceiling: Double(depthwiseCeiling ?? .infinity))
+                var expected = NeuralReference.convolution(
+                    depthwise, filters: filters.values, biases: biases.values, outChannels: outChannels,
+                    kernelHeight: 1, kernelWidth: 1, stride: (1, 1), padding: (0, 0), groups: 1, relu: false)
+                let residual = residualChannels.map {
+                    Tensor.random(
+                        batch: expected.batch, channels: $0, height: expected.height, width: expected.width,
+                        using: &generator)
+                }
+                if let residual { expected = NeuralReference.residualAdd(expected, residual, relu: false) }
+                if let ceiling {
+                    expected = NeuralReference.map(expected) { value, _ in min(max(Double(value), 0), Double(ceiling)) }
+                }
+                let recipe = x.image.applying(
+                    SeparableConvolution(
+                        kernelWidth: kernel, kernelHeight: kernel, strideX: stride, strideY: stride,
+                        paddingX: padding, paddingY: padding, trailingPaddingX: trailing, trailingPaddingY: trailing,
+                        depthwiseCeiling: depthwiseCeiling, ceiling: ceiling, method: method),
+                    with: [
+                        depthwiseFilters.parameters(width: kernel * kernel),
+                        depthwiseBiases.parameters(width: channels), filters.parameters(width: channels),
+                        biases.parameters(width: outChannels),
+                    ] + (residual.map { [$0.image] } ?? []))
+                return (recipe, expected)
+            }
+        }
+    }
+
     static func pooling(
         _ description: String, average: Bool, window: (Int, Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int)
     ) -> LayerCase {
@@ -110,6 +164,20 @@ struct LayerCase: Sendable, CustomStringConvertible {
         + convolution(
             "depthwise conv 3×3/1 pad 1, one image", kernel: (3, 3), stride: (1, 1), padding: (1, 1), channels: 7,
             outChannels: 7, groups: 7, batch: 1...1)
+        + separable(
+            "separable 3×3/1 pad 1, 6 → 9 channels, plus 5 channels, ReLU", kernel: 3, stride: 1, padding: 1,
+            channels: 6, outChannels: 9, residualChannels: 5, ceiling: .infinity, batch: 2...3)
+        + separable(
+            "separable 3×3/1 pad 1, 8 → 7 channels, plus 7 channels, one image of whole vectors", kernel: 3,
+            stride: 1, padding: 1, channels: 8, outChannels: 7, residualChannels: 7, batch: 1...1,
+            widths: [8, 16, 24])
+        + separable(
+            "separable 3×3/2 pads 0 before, 1 after, depthwise ReLU6, 5 → 11 channels", kernel: 3, stride: 2,
+            padding: 0, trailing: 1, channels: 5, outChannels: 11, depthwiseCeiling: 6, batch: 1...2,
+            widths: [16, 17, 31, 32])
+        + separable(
+            "separable 5×5/1 pad 2, depthwise clamped to 0...0.5, output to 0...0.25", kernel: 5, stride: 1,
+            padding: 2, channels: 3, outChannels: 4, depthwiseCeiling: 0.5, ceiling: 0.25, batch: 1...2)
         + [
             LayerCase(description: "channel affine + ReLU") { generator in
                 let x = Tensor.random(

@@ -353,7 +353,8 @@ extension Image {
 extension Network {
     /// A convolution as a network operation, its filters and biases resident: filters `outChannels` ×
     /// (channels / groups · kernelHeight · kernelWidth); `padding` before the first row and column,
-    /// `trailingPadding` after the last. It takes in an affine map, a ReLU or a ReLU6 after it.
+    /// `trailingPadding` after the last. It takes in an affine map, a ReLU or a ReLU6 after it, and a depthwise
+    /// one takes in a 1 × 1 convolution after it (a ``SeparableConvolutionWeights``).
     public struct ConvolutionWeights: NetworkOperation {
         public var filters: [Float]
         public var biases: [Float]
@@ -388,7 +389,18 @@ extension Network {
                 ceiling: ceiling)
         }
 
+        /// Whether each filter reads one channel of its own: a depthwise convolution.
+        var isDepthwise: Bool { groups == outChannels && filters.count == outChannels * kernelWidth * kernelHeight }
+
+        /// Whether it is a 1 × 1 convolution over all channels that keeps the input's size.
+        var isPointwise: Bool {
+            kernelWidth == 1 && kernelHeight == 1 && stride == 1 && padding == 0 && trailingPadding == 0 && groups == 1
+        }
+
         public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {
+            if isDepthwise, let pointwise = next as? ConvolutionWeights, pointwise.isPointwise {
+                return SeparableConvolutionWeights(depthwise: self, pointwise: pointwise)
+            }
             guard !rectified else { return nil }
             var merged = self
             if let affine = next as? ChannelAffineWeights, !affine.rectified {

@@ -40,21 +40,8 @@ enum ConvolutionProduct {
         // A 1 × 1 filter with unit stride and no padding: its fields are the input's channels at the columns'
         // pixels, read as vectors where the eight lie side by side in one image.
         if kh == 1, kw == 1, sy == 1, sx == 1, py == 0, px == 0, outWidth == width {
-            return product { panel, group, n, lanes in
-                let src = a.src.elements, group = group * groupChannels
-                if lanes == 8, n % spatial + 8 <= spatial {
-                    let pixels = src + (n / spatial * channels + group) * spatial + n % spatial
-                    for c in 0..<groupChannels {
-                        panel[c] = UnsafeRawPointer(pixels + c * spatial).loadUnaligned(as: SIMD8<Float>.self)
-                    }
-                    return
-                }
-                for i in 0..<8 {
-                    let column = n + min(i, lanes - 1)
-                    let pixel = src + (column / spatial * channels + group) * spatial + column % spatial
-                    for c in 0..<groupChannels { panel[c][i] = pixel[c * spatial] }
-                }
-            }
+            return product(
+                pixelChannels(of: a.src.elements, channels: channels, groupChannels: groupChannels, spatial: spatial))
         }
         // Otherwise the fields are read from a zero-bordered copy of the input: where the eight columns lie in
         // one output row, each window row as a vector; elsewhere value by value (lanes past the columns
@@ -100,18 +87,49 @@ enum ConvolutionProduct {
         }
     }
 
+    /// The packing of a 1 × 1 filter with unit stride and no padding: its fields are the input's channels at
+    /// the columns' pixels, read as vectors where the eight lie side by side in one image (lanes past the
+    /// columns repeat the last).
+    static func pixelChannels(
+        of src: UnsafePointer<Float>, channels: Int, groupChannels: Int, spatial: Int
+    ) -> @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void {
+        nonisolated(unsafe) let src = src
+        return { panel, group, n, lanes in
+            let group = group * groupChannels
+            if lanes == 8, n % spatial + 8 <= spatial {
+                let pixels = src + (n / spatial * channels + group) * spatial + n % spatial
+                for c in 0..<groupChannels {
+                    panel[c] = UnsafeRawPointer(pixels + c * spatial).loadUnaligned(as: SIMD8<Float>.self)
+                }
+                return
+            }
+            for i in 0..<8 {
+                let column = n + min(i, lanes - 1)
+                let pixel = src + (column / spatial * channels + group) * spatial + column % spatial
+                for c in 0..<groupChannels { panel[c][i] = pixel[c * spatial] }
+            }
+        }
+    }
+
+    /// A tensor added to a product's sums before they are clamped (a residual connection): `channels`
+    /// planes of the output's size an image, read as zero past them.
+    struct Residual {
+        let values: UnsafePointer<Float>
+        let channels: Int
+    }
+
     /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
     /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them). Four filters
     /// are multiplied with both panels at once (a ``RegisterTile``; eight, a ``WideRegisterTile``, in builds
     /// with AVX-512), with one where the columns end within eight. Outputs are clamped to `0...ceiling` where
-    /// it is given.
-    private static func run(
+    /// it is given, after `residual` is added where there is one.
+    static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
-        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, dst: UnsafeMutablePointer<Float>,
-        pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void
+        weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, residual: Residual? = nil,
+        dst: UnsafeMutablePointer<Float>, pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void
     ) {
         let tiles = (columns + 15) / 16, groups = outChannels / groupOut
-        nonisolated(unsafe) let (weights, bias, dst) = (weights, bias, dst)
+        nonisolated(unsafe) let (weights, bias, dst, residual) = (weights, bias, dst, residual)
         CPUParallel.forEachRange(tiles * groups) { range in
             let low = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
             let high = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
@@ -124,23 +142,32 @@ enum ConvolutionProduct {
                 let lowWidth = min(8, columns - n), highWidth = min(8, columns - n - 8)
                 pack(low, group, n, lowWidth)
                 if highWidth > 0 { pack(high, group, n + 8, highWidth) }
-                /// Eight sums of filter `oc` for columns `first..<first + width` into the output.
-                @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int, _ first: Int, _ width: Int) {
+                let lowOut = OutputColumns(first: n, width: lowWidth, spatial: spatial)
+                let highOut = OutputColumns(first: n + 8, width: highWidth, spatial: spatial)
+                /// Eight sums of filter `oc` for columns `out` into the output.
+                @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
                     var values = acc + bias[oc]
-                    if let ceiling { values = values.rectified(ceiling: ceiling) }
-                    // Where the columns lie in one image (most do), their outputs lie side by side.
-                    let image = first / spatial, position = first % spatial
-                    if position + width <= spatial {
-                        let out = dst + (image * outChannels + oc) * spatial + position
-                        if width == 8 {
-                            UnsafeMutableRawPointer(out).storeBytes(of: values, as: SIMD8<Float>.self)
-                        } else {
-                            for i in 0..<width { out[i] = values[i] }
-                        }
-                        return
+                    guard out.sideBySide else { return storeScattered(values, oc, out) }
+                    if let residual, oc < residual.channels {
+                        let sums = residual.values + (out.image * residual.channels + oc) * spatial + out.position
+                        values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
                     }
-                    for i in 0..<width {
-                        let column = first + i, b = column / spatial, p = column % spatial
+                    if let ceiling { values = values.rectified(ceiling: ceiling) }
+                    let target = dst + (out.image * outChannels + oc) * spatial + out.position
+                    UnsafeMutableRawPointer(target).storeBytes(of: values, as: SIMD8<Float>.self)
+                }
+                /// ``store`` where the columns are fewer than eight or cross from one image to the next.
+                func storeScattered(_ sums: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
+                    var values = sums
+                    for i in 0..<out.width {
+                        let column = out.first + i, b = column / spatial, p = column % spatial
+                        if let residual, oc < residual.channels {
+                            values[i] += residual.values[(b * residual.channels + oc) * spatial + p]
+                        }
+                    }
+                    if let ceiling { values = values.rectified(ceiling: ceiling) }
+                    for i in 0..<out.width {
+                        let column = out.first + i, b = column / spatial, p = column % spatial
                         dst[(b * outChannels + oc) * spatial + p] = values[i]
                     }
                 }
@@ -153,8 +180,8 @@ enum ConvolutionProduct {
                             rows: weights + oc * depth, stride: depth, low: low, high: high, depth: depth)
                         for row in 0..<8 {
                             let sums = tile.sums(row: row)
-                            store(sums.lowHalf, oc + row, n, lowWidth)
-                            store(sums.highHalf, oc + row, n + 8, highWidth)
+                            store(sums.lowHalf, oc + row, lowOut)
+                            store(sums.highHalf, oc + row, highOut)
                         }
                         m += 8
                     }
@@ -168,8 +195,8 @@ enum ConvolutionProduct {
                     if highWidth > 0 {
                         let tile = RegisterTile(a0, a1, a2, a3, low: low, high: high, depth: depth)
                         for row in 0..<rows {
-                            store(tile.sums(row: row, half: 0), oc + row, n, lowWidth)
-                            store(tile.sums(row: row, half: 1), oc + row, n + 8, highWidth)
+                            store(tile.sums(row: row, half: 0), oc + row, lowOut)
+                            store(tile.sums(row: row, half: 1), oc + row, highOut)
                         }
                     } else {
                         var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
@@ -181,12 +208,24 @@ enum ConvolutionProduct {
                             acc3.addProduct(SIMD8(repeating: a3[k]), v)
                         }
                         for (row, sums) in [acc0, acc1, acc2, acc3].prefix(rows).enumerated() {
-                            store(sums, oc + row, n, lowWidth)
+                            store(sums, oc + row, lowOut)
                         }
                     }
                     m += rows
                 }
             }
         }
+    }
+}
+
+/// Eight of a product's columns as outputs: the first and how many there are, the image of the first and its
+/// position there, and whether all eight lie side by side in that image (most do).
+private struct OutputColumns {
+    let first: Int, width: Int, image: Int, position: Int
+    let sideBySide: Bool
+
+    init(first: Int, width: Int, spatial: Int) {
+        (self.first, self.width, image, position) = (first, width, first / spatial, first % spatial)
+        sideBySide = width == 8 && position + 8 <= spatial
     }
 }

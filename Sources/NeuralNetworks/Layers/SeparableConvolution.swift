@@ -1,0 +1,398 @@
+import ImageKernels
+import NeuralNetworksCL
+
+/// A depthwise-separable convolution as one layer: a depthwise convolution (one `kernelWidth` ×
+/// `kernelHeight` filter a channel, with a bias, optionally clamped to `0...depthwiseCeiling`), then a 1 × 1
+/// convolution of its channels with a bias, then optionally a residual tensor added, then optionally a ReLU
+/// (clamped to `0...ceiling`). MobileNet-style networks (BlazeFace, EfficientNet-Lite) are built of these.
+///
+/// Inputs: the tensor; the depthwise filters (`kernelHeight · kernelWidth` wide, a row a channel) and
+/// biases; the 1 × 1 filters (`channels` wide, a row an output channel) and biases; and optionally the
+/// residual, of the output's batch, width and height with at most its channels (read as zero past them).
+///
+/// On the CPU device, where output rows are whole vectors of eight, it runs ``Method/fused``: the depthwise
+/// values are formed straight into the product's packed columns, so they never pass through memory.
+/// Elsewhere it runs ``Method/split``. Both take in the sum and the ReLU where the product is stored, and
+/// add the same terms in the same order as the layers one after another (``Convolution``, then
+/// ``ResidualAdd``).
+public struct SeparableConvolution: Filter {
+    /// How the layer is run.
+    public enum Method: Sendable {
+        /// Fused on the CPU device where output rows are whole vectors of eight; split elsewhere: the fused
+        /// twin forms columns that cross rows one value at a time, and the fused kernel forms each depthwise
+        /// value once for every four filters.
+        case automatic
+        /// One kernel (`conv_separable`).
+        case fused
+        /// The depthwise convolution into scratch (`conv_depthwise`), then the 1 × 1 product with the sum
+        /// (`conv_pointwise`).
+        case split
+    }
+
+    public let kernelWidth: Int
+    public let kernelHeight: Int
+    public let strideX: Int
+    public let strideY: Int
+    public let paddingX: Int
+    public let paddingY: Int
+    /// The zero padding after the last column and row (the leading paddings unless given).
+    public let trailingPaddingX: Int
+    public let trailingPaddingY: Int
+    /// The most a depthwise value can be, where the depthwise convolution is clamped (a ReLU or ReLU6
+    /// between the two halves); nil where it is not.
+    public let depthwiseCeiling: Float?
+    /// The most an output can be, where outputs are clamped; nil where they are not.
+    public let ceiling: Float?
+    public let method: Method
+    public var name: String { "separable convolution \(kernelWidth)×\(kernelHeight)/\(strideX)" }
+
+    public init(
+        kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
+        paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil,
+        depthwiseCeiling: Float? = nil, ceiling: Float? = nil, method: Method = .automatic
+    ) {
+        self.kernelWidth = kernelWidth
+        self.kernelHeight = kernelHeight
+        self.strideX = strideX
+        self.strideY = strideY
+        self.paddingX = paddingX
+        self.paddingY = paddingY
+        self.trailingPaddingX = trailingPaddingX ?? paddingX
+        self.trailingPaddingY = trailingPaddingY ?? paddingY
+        self.depthwiseCeiling = depthwiseCeiling
+        self.ceiling = ceiling
+        self.method = method
+    }
+
+    /// The depthwise half as a ``Convolution`` of one channel a plane, to check its shapes and find its size.
+    private var depthwise: Convolution {
+        Convolution(
+            kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: strideX, strideY: strideY,
+            paddingX: paddingX, paddingY: paddingY, trailingPaddingX: trailingPaddingX,
+            trailingPaddingY: trailingPaddingY, groups: 1, rectified: depthwiseCeiling != nil,
+            ceiling: depthwiseCeiling ?? .infinity)
+    }
+
+    public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
+        guard inputs.count == 5 || inputs.count == 6 else {
+            throw .invalidInput(
+                filter: name,
+                reason:
+                    "takes a tensor, two filters and two biases and optionally a residual, got \(inputs.count) inputs")
+        }
+        let input = inputs[0], filters = inputs[3], biases = inputs[4]
+        let depthwiseGroups = ImageDescriptor(
+            width: input.width, height: input.height, channels: 1, batch: input.batch * input.channels,
+            elementType: input.elementType)
+        let spatial = try depthwise.outputDescriptor(for: [depthwiseGroups, inputs[1], inputs[2]])
+        guard inputs[1].height == input.channels else {
+            throw .invalidInput(
+                filter: name, reason: "\(inputs[1].height) depthwise filters for \(input.channels) channels")
+        }
+        guard filters.elementType == .float32, biases.elementType == .float32, filters.width == input.channels,
+            filters.planeCount == 1, biases.planeCount == 1, biases.width * biases.height == filters.height
+        else {
+            throw .invalidInput(
+                filter: name,
+                reason: "1 × 1 filters \(filters) and biases \(biases) do not fit \(input.channels) channels")
+        }
+        let output = ImageDescriptor(
+            width: spatial.width, height: spatial.height, channels: filters.height, batch: input.batch,
+            elementType: .float32)
+        if inputs.count == 6 {
+            let residual = inputs[5]
+            guard residual.elementType == .float32, residual.batch == output.batch, residual.width == output.width,
+                residual.height == output.height, residual.channels <= output.channels
+            else {
+                throw .invalidInput(filter: name, reason: "residual \(residual) does not fit the output \(output)")
+            }
+        }
+        return output
+    }
+
+    public func encode(_ encoder: KernelEncoder) throws(RenderError) {
+        let input = encoder.input.descriptor, output = encoder.output.descriptor
+        // Without a residual the kernels are given the biases in its place and read none of it.
+        let residual = encoder.inputs.count == 6 ? encoder.inputs[5] : encoder.inputs[4]
+        let residualChannels = Int32(encoder.inputs.count == 6 ? residual.descriptor.channels : 0)
+        let fused =
+            switch method {
+            case .automatic: encoder.device.kind == .cpu && output.width % 8 == 0
+            case .fused: true
+            case .split: false
+            }
+        if fused {
+            try encoder.launch(
+                Self.kernel,
+                Arguments(
+                    src: .init(encoder.input), depthwiseWeights: .init(encoder.inputs[1]),
+                    depthwiseBias: .init(encoder.inputs[2]), weights: .init(encoder.inputs[3]),
+                    bias: .init(encoder.inputs[4]), residual: .init(residual), dst: .init(encoder.output),
+                    channels: Int32(input.channels), height: Int32(input.height), width: Int32(input.width),
+                    kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth), strideY: Int32(strideY),
+                    strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
+                    outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
+                    outChannels: Int32(output.channels), depthwiseRelu: depthwiseCeiling != nil ? 1 : 0,
+                    depthwiseCeiling: depthwiseCeiling ?? .infinity, residualChannels: residualChannels,
+                    relu: ceiling != nil ? 1 : 0, ceiling: ceiling ?? .infinity),
+                over: [input.batch * output.width * output.height, (output.channels + 3) / 4])
+            return
+        }
+        let values = try encoder.temporaryImage(
+            ImageDescriptor(
+                width: output.width, height: output.height, channels: input.channels, batch: input.batch,
+                elementType: .float32))
+        try encoder.launch(
+            Convolution.depthwise,
+            Convolution.Direct(
+                src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
+                dst: .init(values), channels: Int32(input.channels), height: Int32(input.height),
+                width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
+                strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
+                outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
+                groupOutChannels: 1, outChannels: Int32(input.channels), relu: depthwiseCeiling != nil ? 1 : 0,
+                ceiling: depthwiseCeiling ?? .infinity),
+            over: [output.width, output.height, input.batch * input.channels])
+        try encoder.launch(
+            Self.pointwise,
+            Pointwise(
+                src: .init(values), weights: .init(encoder.inputs[3]), bias: .init(encoder.inputs[4]),
+                residual: .init(residual), dst: .init(encoder.output), channels: Int32(input.channels),
+                spatial: Int32(output.width * output.height), batch: Int32(input.batch),
+                outChannels: Int32(output.channels), residualChannels: residualChannels,
+                relu: ceiling != nil ? 1 : 0, ceiling: ceiling ?? .infinity),
+            over: [input.batch * output.width * output.height, (output.channels + 3) / 4])
+    }
+
+    struct Arguments: KernelArguments {
+        var src: KernelBuffer<Float>
+        var depthwiseWeights: KernelBuffer<Float>
+        var depthwiseBias: KernelBuffer<Float>
+        var weights: KernelBuffer<Float>
+        var bias: KernelBuffer<Float>
+        var residual: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var channels: Int32
+        var height: Int32
+        var width: Int32
+        var kernelHeight: Int32
+        var kernelWidth: Int32
+        var strideY: Int32
+        var strideX: Int32
+        var paddingY: Int32
+        var paddingX: Int32
+        var outHeight: Int32
+        var outWidth: Int32
+        var batch: Int32
+        var outChannels: Int32
+        var depthwiseRelu: Int32
+        var depthwiseCeiling: Float
+        var residualChannels: Int32
+        var relu: Int32
+        var ceiling: Float
+    }
+
+    struct Pointwise: KernelArguments {
+        var src: KernelBuffer<Float>
+        var weights: KernelBuffer<Float>
+        var bias: KernelBuffer<Float>
+        var residual: KernelBuffer<Float>
+        var dst: KernelMutableBuffer<Float>
+        var channels: Int32
+        var spatial: Int32
+        var batch: Int32
+        var outChannels: Int32
+        var residualChannels: Int32
+        var relu: Int32
+        var ceiling: Float
+    }
+
+    static let kernel = Kernel<Arguments>(
+        "conv_separable", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        options: "-cl-mad-enable",
+        schedules: Convolution.productSchedules
+    ) { arguments, _ in
+        fused(arguments)
+    }
+
+    static let pointwise = Kernel<Pointwise>(
+        "conv_pointwise", in: KernelSource(name: "Convolution", bytes: NeuralNetworksCL.convolution),
+        options: "-cl-mad-enable",
+        schedules: Convolution.productSchedules
+    ) { a, _ in
+        let channels = Int(a.channels), spatial = Int(a.spatial)
+        ConvolutionProduct.run(
+            columns: Int(a.batch) * spatial, groupOut: Int(a.outChannels), depth: channels, spatial: spatial,
+            outChannels: Int(a.outChannels), ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
+            bias: a.bias.elements,
+            residual: a.residualChannels > 0
+                ? .init(values: a.residual.elements, channels: Int(a.residualChannels))
+                : nil,
+            dst: a.dst.elements,
+            pack: ConvolutionProduct.pixelChannels(
+                of: a.src.elements, channels: channels, groupChannels: channels, spatial: spatial))
+    }
+
+    /// The twin of `conv_separable`: each tile's depthwise values formed from a zero-bordered copy of the
+    /// input (``ZeroBorderedPlanes``) as it is packed, then multiplied as ``Convolution``'s twins do
+    /// (``ConvolutionProduct``). Eight columns in one output row are formed as vectors, each window row a load,
+    /// four channels at a time so that four sums are in flight. Taps are added after the bias in the kernel's
+    /// order, as in ``DepthwiseConvolution``.
+    private static func fused(_ a: Arguments) {
+        let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
+        let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
+        let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
+        let spatial = outHeight * outWidth
+        let depthwiseCeiling: Float? = a.depthwiseRelu != 0 ? a.depthwiseCeiling : nil
+        nonisolated(unsafe) let (filters, biases) = (a.depthwiseWeights.elements, a.depthwiseBias.elements)
+        @Sendable @inline(__always) func clamped(_ sums: SIMD8<Float>) -> SIMD8<Float> {
+            depthwiseCeiling.map { sums.rectified(ceiling: $0) } ?? sums
+        }
+        // Every load of eight columns in one output row lies inside the copy (a stride-2 load reads sixteen).
+        ZeroBorderedPlanes.withCopy(
+            of: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width, top: py,
+            left: px, height: max(height + py, (outHeight - 1) * sy + kh),
+            width: max(width + px, (outWidth - 1) * sx + kw + 1)
+        ) { padded in
+            ConvolutionProduct.run(
+                columns: Int(a.batch) * spatial, groupOut: Int(a.outChannels), depth: channels, spatial: spatial,
+                outChannels: Int(a.outChannels), ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
+                bias: a.bias.elements,
+                residual: a.residualChannels > 0
+                    ? .init(values: a.residual.elements, channels: Int(a.residualChannels)) : nil,
+                dst: a.dst.elements
+            ) { panel, _, n, lanes in
+                /// Where column `column`'s window starts in channel 0 of its image.
+                func origin(_ column: Int) -> Int {
+                    let b = column / spatial, p = column % spatial
+                    return b * channels * padded.planeSize + p / outWidth * sy * padded.width + p % outWidth * sx
+                }
+                @inline(__always) func rowOfEight(_ load: (UnsafePointer<Float>) -> SIMD8<Float>) {
+                    let first = padded.base + origin(n), planeSize = padded.planeSize
+                    var c = 0
+                    while c + 4 <= channels {
+                        let p0 = first + c * planeSize, p1 = p0 + planeSize, p2 = p1 + planeSize, p3 = p2 + planeSize
+                        let w0 = filters + c * kh * kw, w1 = w0 + kh * kw, w2 = w1 + kh * kw, w3 = w2 + kh * kw
+                        var s0 = SIMD8<Float>(repeating: biases[c]), s1 = SIMD8<Float>(repeating: biases[c + 1])
+                        var s2 = SIMD8<Float>(repeating: biases[c + 2]), s3 = SIMD8<Float>(repeating: biases[c + 3])
+                        for ky in 0..<kh {
+                            for kx in 0..<kw {
+                                let tap = ky * kw + kx, offset = ky * padded.width + kx
+                                s0.addProduct(SIMD8(repeating: w0[tap]), load(p0 + offset))
+                                s1.addProduct(SIMD8(repeating: w1[tap]), load(p1 + offset))
+                                s2.addProduct(SIMD8(repeating: w2[tap]), load(p2 + offset))
+                                s3.addProduct(SIMD8(repeating: w3[tap]), load(p3 + offset))
+                            }
+                        }
+                        (panel[c], panel[c + 1], panel[c + 2], panel[c + 3]) = (
+                            clamped(s0), clamped(s1), clamped(s2), clamped(s3)
+                        )
+                        c += 4
+                    }
+                    for c in c..<channels {
+                        let plane = first + c * planeSize, w = filters + c * kh * kw
+                        var sums = SIMD8<Float>(repeating: biases[c])
+                        for ky in 0..<kh {
+                            for kx in 0..<kw {
+                                sums.addProduct(SIMD8(repeating: w[ky * kw + kx]), load(plane + ky * padded.width + kx))
+                            }
+                        }
+                        panel[c] = clamped(sums)
+                    }
+                }
+                if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
+                    switch sx {
+                    case 1: return rowOfEight { $0.loadEight(stride: 1) }
+                    case 2: return rowOfEight { $0.loadEight(stride: 2) }
+                    default: return rowOfEight { $0.loadEight(stride: sx) }
+                    }
+                }
+                // Columns that cross rows: value by value (lanes past the columns repeat the last).
+                var starts = SIMD8<Int>()
+                for i in 0..<8 { starts[i] = origin(n + min(i, lanes - 1)) }
+                for c in 0..<channels {
+                    let w = filters + c * kh * kw
+                    var sums = SIMD8<Float>(repeating: biases[c])
+                    for i in 0..<8 {
+                        let plane = padded.base + starts[i] + c * padded.planeSize
+                        for ky in 0..<kh {
+                            for kx in 0..<kw { sums[i].addProduct(w[ky * kw + kx], plane[ky * padded.width + kx]) }
+                        }
+                    }
+                    panel[c] = clamped(sums)
+                }
+            }
+        }
+    }
+}
+
+extension Image {
+    /// This tensor through a depthwise-separable convolution (see ``SeparableConvolution``): the depthwise
+    /// `filters` and `biases`, then the 1 × 1 `pointwiseFilters` and `pointwiseBiases`, plus `residual` where
+    /// given, then clamped to `0...ceiling` where a ceiling is given.
+    public func separablyConvolved(
+        depthwiseFilters: Image, depthwiseBiases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
+        padding: Int = 0, trailingPadding: Int? = nil, depthwiseCeiling: Float? = nil, pointwiseFilters: Image,
+        pointwiseBiases: Image, adding residual: Image? = nil, ceiling: Float? = nil
+    ) -> Image {
+        applying(
+            SeparableConvolution(
+                kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
+                paddingX: padding, paddingY: padding, trailingPaddingX: trailingPadding,
+                trailingPaddingY: trailingPadding, depthwiseCeiling: depthwiseCeiling, ceiling: ceiling),
+            with: [depthwiseFilters, depthwiseBiases, pointwiseFilters, pointwiseBiases] + (residual.map { [$0] } ?? [])
+        )
+    }
+}
+
+extension Network {
+    /// A depthwise convolution and the 1 × 1 convolution reading it as one operation (``SeparableConvolution``),
+    /// optionally with a second input added before the 1 × 1 convolution's ReLU: ``Network/fused()`` makes
+    /// them of the layers one after another.
+    public struct SeparableConvolutionWeights: NetworkOperation {
+        public var depthwise: ConvolutionWeights
+        public var pointwise: ConvolutionWeights
+        /// Whether the operation reads a second input and adds it (a residual connection).
+        public var addsResidual = false
+
+        public var weights: [(values: [Float], width: Int)] {
+            depthwise.weights + pointwise.weights
+        }
+
+        public func apply(to inputs: [Image], weights: [Image]) -> Image {
+            let output = { (residual: Image?, ceiling: Float?) in
+                inputs[0].separablyConvolved(
+                    depthwiseFilters: weights[0], depthwiseBiases: weights[1], kernelWidth: depthwise.kernelWidth,
+                    kernelHeight: depthwise.kernelHeight, stride: depthwise.stride, padding: depthwise.padding,
+                    trailingPadding: depthwise.trailingPadding,
+                    depthwiseCeiling: depthwise.rectified ? depthwise.ceiling : nil, pointwiseFilters: weights[2],
+                    pointwiseBiases: weights[3], adding: residual, ceiling: ceiling)
+            }
+            let ceiling = pointwise.rectified ? pointwise.ceiling : nil
+            guard addsResidual else { return output(nil, ceiling) }
+            // A residual the fused layer cannot take (larger, or of another size) is added after it.
+            let fused = output(inputs[1], ceiling)
+            if (try? fused.descriptor) != nil { return fused }
+            return output(nil, nil).adding(inputs[1], rectified: ceiling != nil)
+        }
+
+        /// An affine map or a ReLU after it merges into the 1 × 1 convolution; not once a residual is added,
+        /// which an affine map would scale too.
+        public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? {
+            guard !addsResidual || next.isRectifier,
+                let merged = pointwise.followed(by: next) as? ConvolutionWeights
+            else { return nil }
+            var result = self
+            result.pointwise = merged
+            return result
+        }
+
+        public func summed(rectified: Bool) -> (any NetworkOperation)? {
+            guard !addsResidual, !pointwise.rectified else { return nil }
+            var result = self
+            result.addsResidual = true
+            result.pointwise.rectified = rectified
+            return result
+        }
+    }
+}
