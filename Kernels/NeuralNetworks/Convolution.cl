@@ -76,9 +76,20 @@ void conv_store_sum(floatv acc, __global float* dst, int oc, int n, int columns,
     }
 }
 
-void conv_store(floatv acc, __global float* dst, int oc, int n, int columns, int spatial, int outChannels, float bias, int relu,
-                float ceiling) {
-    conv_store_sum(acc, dst, oc, n, columns, spatial, outChannels, bias, 0, 0, relu, ceiling);
+// The sums of filters oc… (rows of them, at most TILE_M) for columns n…, each stored as conv_store_sum does.
+void conv_store_tile(floatv acc0, floatv acc1, floatv acc2, floatv acc3, int rows, __global float* dst, int oc, int n,
+                     int columns, int spatial, int outChannels, __global const float* bias,
+                     __global const float* residual, int residualChannels, int relu, float ceiling) {
+    conv_store_sum(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], residual, residualChannels, relu, ceiling);
+    if (rows > 1)
+        conv_store_sum(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], residual, residualChannels,
+                       relu, ceiling);
+    if (rows > 2)
+        conv_store_sum(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], residual, residualChannels,
+                       relu, ceiling);
+    if (rows > 3)
+        conv_store_sum(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], residual, residualChannels,
+                       relu, ceiling);
 }
 
 // Work-item (n, m, g): output columns n·VECTOR_WIDTH… and filters m·TILE_M… of group g.
@@ -111,10 +122,7 @@ __kernel void conv_gemm(__global const float* weights, __global const float* col
             if (rows > 3) acc3 = fma((floatv)a[3 * groupDepth + k], v, acc3);
         }
     }
-    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu, ceiling);
-    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu, ceiling);
-    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu, ceiling);
-    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu, ceiling);
+    conv_store_tile(acc0, acc1, acc2, acc3, rows, dst, oc, n, columns, spatial, outChannels, bias, 0, 0, relu, ceiling);
 }
 
 // The same product without the columns in memory: each work-item gathers its VECTOR_WIDTH receptive
@@ -160,10 +168,7 @@ __kernel void conv_direct(__global const float* src, __global const float* weigh
             }
         }
     }
-    conv_store(acc0, dst, oc, n, columns, spatial, outChannels, bias[oc], relu, ceiling);
-    if (rows > 1) conv_store(acc1, dst, oc + 1, n, columns, spatial, outChannels, bias[oc + 1], relu, ceiling);
-    if (rows > 2) conv_store(acc2, dst, oc + 2, n, columns, spatial, outChannels, bias[oc + 2], relu, ceiling);
-    if (rows > 3) conv_store(acc3, dst, oc + 3, n, columns, spatial, outChannels, bias[oc + 3], relu, ceiling);
+    conv_store_tile(acc0, acc1, acc2, acc3, rows, dst, oc, n, columns, spatial, outChannels, bias, 0, 0, relu, ceiling);
 }
 
 // The product for GPUs: tiles of TILE × TILE outputs per work-group of TILE × (TILE / PER_ITEM) items,
@@ -283,16 +288,8 @@ __kernel void conv_separable(__global const float* src, __global const float* de
         acc2 = fma((floatv)a[r2 * channels + c], v, acc2);
         acc3 = fma((floatv)a[r3 * channels + c], v, acc3);
     }
-    conv_store_sum(acc0, dst, m, n, columns, spatial, outChannels, bias[m], residual, residualChannels, relu, ceiling);
-    if (rows > 1)
-        conv_store_sum(acc1, dst, m + 1, n, columns, spatial, outChannels, bias[m + 1], residual, residualChannels, relu,
-                       ceiling);
-    if (rows > 2)
-        conv_store_sum(acc2, dst, m + 2, n, columns, spatial, outChannels, bias[m + 2], residual, residualChannels, relu,
-                       ceiling);
-    if (rows > 3)
-        conv_store_sum(acc3, dst, m + 3, n, columns, spatial, outChannels, bias[m + 3], residual, residualChannels, relu,
-                       ceiling);
+    conv_store_tile(acc0, acc1, acc2, acc3, rows, dst, m, n, columns, spatial, outChannels, bias, residual,
+                    residualChannels, relu, ceiling);
 }
 
 // The 1 × 1 half of a depthwise-separable convolution on its own, after conv_depthwise: filters × the input's
@@ -326,14 +323,6 @@ __kernel void conv_pointwise(__global const float* src, __global const float* we
         acc2 = fma((floatv)a[r2 * channels + c], v, acc2);
         acc3 = fma((floatv)a[r3 * channels + c], v, acc3);
     }
-    conv_store_sum(acc0, dst, m, n, columns, spatial, outChannels, bias[m], residual, residualChannels, relu, ceiling);
-    if (rows > 1)
-        conv_store_sum(acc1, dst, m + 1, n, columns, spatial, outChannels, bias[m + 1], residual, residualChannels, relu,
-                       ceiling);
-    if (rows > 2)
-        conv_store_sum(acc2, dst, m + 2, n, columns, spatial, outChannels, bias[m + 2], residual, residualChannels, relu,
-                       ceiling);
-    if (rows > 3)
-        conv_store_sum(acc3, dst, m + 3, n, columns, spatial, outChannels, bias[m + 3], residual, residualChannels, relu,
-                       ceiling);
+    conv_store_tile(acc0, acc1, acc2, acc3, rows, dst, m, n, columns, spatial, outChannels, bias, residual,
+                    residualChannels, relu, ceiling);
 }
