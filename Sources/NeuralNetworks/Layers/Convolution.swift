@@ -139,14 +139,8 @@ public struct Convolution: Filter {
                 reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
         }
         if method == .direct || method == .depthwise {
-            let arguments = Direct(
-                src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
-                dst: .init(encoder.output), channels: Int32(input.channels), height: Int32(input.height),
-                width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
-                outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
-                groupOutChannels: Int32(groupOutChannels), outChannels: Int32(output.channels), relu: rectified ? 1 : 0,
-                ceiling: ceiling)
+            let arguments = directArguments(
+                src: encoder.input, weights: encoder.inputs[1], biases: encoder.inputs[2], dst: encoder.output)
             if method == .depthwise {
                 try encoder.launch(
                     Self.depthwise, arguments, over: [output.width, output.height, input.batch * output.channels])
@@ -189,6 +183,19 @@ public struct Convolution: Filter {
             try encoder.launch(
                 Self.gemm, product, over: [columns, (groupOutChannels + Self.tileRows - 1) / Self.tileRows, groups])
         }
+    }
+
+    /// The arguments of `conv_direct` and `conv_depthwise` over `src` into `dst`.
+    func directArguments(src: DeviceImage, weights: DeviceImage, biases: DeviceImage, dst: DeviceImage) -> Direct {
+        let input = src.descriptor, output = dst.descriptor
+        return Direct(
+            src: .init(src), weights: .init(weights), bias: .init(biases), dst: .init(dst),
+            channels: Int32(input.channels), height: Int32(input.height), width: Int32(input.width),
+            kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth), strideY: Int32(strideY),
+            strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
+            outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
+            groupOutChannels: Int32(output.channels / groups), outChannels: Int32(output.channels),
+            relu: rectified ? 1 : 0, ceiling: ceiling)
     }
 
     struct Columns: KernelArguments {

@@ -37,8 +37,7 @@ enum ConvolutionProduct {
                 outChannels: outChannels, ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
                 bias: a.bias.elements, dst: a.dst.elements, pack: pack)
         }
-        // A 1 × 1 filter with unit stride and no padding: its fields are the input's channels at the columns'
-        // pixels, read as vectors where the eight lie side by side in one image.
+        // A 1 × 1 filter with unit stride and no padding reads the input's channels at its columns' pixels.
         if kh == 1, kw == 1, sy == 1, sx == 1, py == 0, px == 0, outWidth == width {
             return product(
                 pixelChannels(of: a.src.elements, channels: channels, groupChannels: groupChannels, spatial: spatial))
@@ -47,9 +46,8 @@ enum ConvolutionProduct {
         // one output row, each window row as a vector; elsewhere value by value (lanes past the columns
         // repeat the last).
         ZeroBorderedPlanes.withCopy(
-            of: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width, top: py,
-            left: px, height: max(height + py, (outHeight - 1) * sy + kh),
-            width: max(width + px, (outWidth - 1) * sx + kw + 1)
+            forWindowsOf: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width,
+            kernel: (kh, kw), stride: (sy, sx), padding: (py, px), outputs: (outHeight, outWidth)
         ) { padded in
             product { panel, group, n, lanes in
                 func origin(_ column: Int) -> Int {

@@ -64,12 +64,13 @@ public struct SeparableConvolution: Filter {
         self.method = method
     }
 
-    /// The depthwise half as a ``Convolution`` of one channel a plane, to check its shapes and find its size.
-    private var depthwise: Convolution {
+    /// The depthwise half over `channels` channels as a ``Convolution``: it checks its shapes and gives its
+    /// arguments in the split form.
+    private func depthwise(channels: Int) -> Convolution {
         Convolution(
             kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: strideX, strideY: strideY,
             paddingX: paddingX, paddingY: paddingY, trailingPaddingX: trailingPaddingX,
-            trailingPaddingY: trailingPaddingY, groups: 1, rectified: depthwiseCeiling != nil,
+            trailingPaddingY: trailingPaddingY, groups: channels, rectified: depthwiseCeiling != nil,
             ceiling: depthwiseCeiling ?? .infinity)
     }
 
@@ -81,10 +82,7 @@ public struct SeparableConvolution: Filter {
                     "takes a tensor, two filters and two biases and optionally a residual, got \(inputs.count) inputs")
         }
         let input = inputs[0], filters = inputs[3], biases = inputs[4]
-        let depthwiseGroups = ImageDescriptor(
-            width: input.width, height: input.height, channels: 1, batch: input.batch * input.channels,
-            elementType: input.elementType)
-        let spatial = try depthwise.outputDescriptor(for: [depthwiseGroups, inputs[1], inputs[2]])
+        let spatial = try depthwise(channels: input.channels).outputDescriptor(for: Array(inputs[0..<3]))
         guard inputs[1].height == input.channels else {
             throw .invalidInput(
                 filter: name, reason: "\(inputs[1].height) depthwise filters for \(input.channels) channels")
@@ -144,14 +142,8 @@ public struct SeparableConvolution: Filter {
                 elementType: .float32))
         try encoder.launch(
             Convolution.depthwise,
-            Convolution.Direct(
-                src: .init(encoder.input), weights: .init(encoder.inputs[1]), bias: .init(encoder.inputs[2]),
-                dst: .init(values), channels: Int32(input.channels), height: Int32(input.height),
-                width: Int32(input.width), kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
-                strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
-                outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
-                groupOutChannels: 1, outChannels: Int32(input.channels), relu: depthwiseCeiling != nil ? 1 : 0,
-                ceiling: depthwiseCeiling ?? .infinity),
+            depthwise(channels: input.channels).directArguments(
+                src: encoder.input, weights: encoder.inputs[1], biases: encoder.inputs[2], dst: values),
             over: [output.width, output.height, input.batch * input.channels])
         try encoder.launch(
             Self.pointwise,
@@ -248,11 +240,9 @@ public struct SeparableConvolution: Filter {
         @Sendable @inline(__always) func clamped(_ sums: SIMD8<Float>) -> SIMD8<Float> {
             depthwiseCeiling.map { sums.rectified(ceiling: $0) } ?? sums
         }
-        // Every load of eight columns in one output row lies inside the copy (a stride-2 load reads sixteen).
         ZeroBorderedPlanes.withCopy(
-            of: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width, top: py,
-            left: px, height: max(height + py, (outHeight - 1) * sy + kh),
-            width: max(width + px, (outWidth - 1) * sx + kw + 1)
+            forWindowsOf: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width,
+            kernel: (kh, kw), stride: (sy, sx), padding: (py, px), outputs: (outHeight, outWidth)
         ) { padded in
             ConvolutionProduct.run(
                 columns: Int(a.batch) * spatial, groupOut: Int(a.outChannels), depth: channels, spatial: spatial,

@@ -39,6 +39,23 @@ struct ZeroBorderedPlanes: @unchecked Sendable {
     }
 }
 
+extension ZeroBorderedPlanes {
+    /// ``withCopy(of:planes:sourceHeight:sourceWidth:top:left:height:width:_:)`` for a convolution's windows
+    /// (`kernel`, `stride` and leading `padding` as (y, x), giving `outputs` rows and columns), large enough
+    /// that the windows of eight columns of an output row read as vectors lie inside it: a stride-2 load
+    /// reads one value past the last it keeps.
+    static func withCopy<Result>(
+        forWindowsOf source: UnsafePointer<Float>, planes: Int, sourceHeight: Int, sourceWidth: Int,
+        kernel: (height: Int, width: Int), stride: (y: Int, x: Int), padding: (y: Int, x: Int),
+        outputs: (height: Int, width: Int), _ body: (ZeroBorderedPlanes) -> Result
+    ) -> Result {
+        withCopy(
+            of: source, planes: planes, sourceHeight: sourceHeight, sourceWidth: sourceWidth, top: padding.y,
+            left: padding.x, height: max(sourceHeight + padding.y, (outputs.height - 1) * stride.y + kernel.height),
+            width: max(sourceWidth + padding.x, (outputs.width - 1) * stride.x + kernel.width + 1), body)
+    }
+}
+
 extension UnsafePointer<Float> {
     /// Eight values `stride` apart from here; a stride of 2 reads one value past the last it keeps.
     @inline(__always)
