@@ -213,7 +213,7 @@ if Context.environment["FACESEARCH_FUZZ"] == "1" {
 // them: the CPU twins' SIMD8 vectors fill one AVX register instead of two SSE ones (figures in
 // Benchmarks/RESULTS.md; device calibrations are kept per build). Where it also has AVX-512 (Skylake-SP and
 // later Xeons, Zen 4), the build is for that, and the convolutions' products use 512-bit register tiles.
-// FACESEARCH_PORTABLE=1 builds for any x86-64 processor.
+// FACESEARCH_PORTABLE=1 builds for any x86-64 processor, FACESEARCH_AVX512=0 for AVX2 where there is AVX-512.
 let hostProcessorFlags: [SwiftSetting] = {
     #if arch(x86_64) && os(Linux)
         let haswell: Set<Substring> = [
@@ -225,7 +225,7 @@ let hostProcessorFlags: [SwiftSetting] = {
             let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }),
             case let flags = Set(line.split(separator: " ")), haswell.isSubset(of: flags)
         else { return [] }
-        guard skylakeAVX512.isSubset(of: flags) else {
+        guard skylakeAVX512.isSubset(of: flags), Context.environment["FACESEARCH_AVX512"] != "0" else {
             return [.unsafeFlags(["-target-cpu", "haswell"]), .define("FACESEARCH_AVX2")]
         }
         return [
