@@ -176,6 +176,13 @@ struct LayerCase: Sendable, CustomStringConvertible {
             padding: 0, trailing: 1, channels: 5, outChannels: 11, depthwiseCeiling: 6, batch: 1...2,
             widths: [16, 17, 31, 32])
         + separable(
+            "separable 3×3/1 pad 1, narrow outputs (a panel's columns in up to three rows, or more)", kernel: 3,
+            stride: 1, padding: 1, channels: 6, outChannels: 5, residualChannels: 5, batch: 1...3,
+            widths: [1, 2, 3, 4, 5, 6])
+        + separable(
+            "separable 3×3/2 pad 1, narrow outputs, ReLU", kernel: 3, stride: 2, padding: 1, channels: 5,
+            outChannels: 9, ceiling: .infinity, batch: 1...3, widths: [2, 5, 9, 12])
+        + separable(
             "separable 5×5/1 pad 2, depthwise clamped to 0...0.5, output to 0...0.25", kernel: 5, stride: 1,
             padding: 2, channels: 3, outChannels: 4, depthwiseCeiling: 0.5, ceiling: 0.25, batch: 1...2)
         + [

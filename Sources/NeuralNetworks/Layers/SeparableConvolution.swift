@@ -10,17 +10,15 @@ import NeuralNetworksCL
 /// biases; the 1 × 1 filters (`channels` wide, a row an output channel) and biases; and optionally the
 /// residual, of the output's batch, width and height with at most its channels (read as zero past them).
 ///
-/// On the CPU device, where output rows are whole vectors of eight, it runs ``Method/fused``: the depthwise
-/// values are formed straight into the product's packed columns, so they never pass through memory.
-/// Elsewhere it runs ``Method/split``. Both take in the sum and the ReLU where the product is stored, and
-/// add the same terms in the same order as the layers one after another (``Convolution``, then
-/// ``ResidualAdd``).
+/// On the CPU device it runs ``Method/fused``: the depthwise values are formed straight into the product's
+/// packed columns, so they never pass through memory. Elsewhere it runs ``Method/split``. Both take in the
+/// sum and the ReLU where the product is stored, and add the same terms in the same order as the layers one
+/// after another (``Convolution``, then ``ResidualAdd``).
 public struct SeparableConvolution: Filter {
     /// How the layer is run.
     public enum Method: Sendable {
-        /// Fused on the CPU device where output rows are whole vectors of eight; split elsewhere: the fused
-        /// twin forms columns that cross rows one value at a time, and the fused kernel forms each depthwise
-        /// value once for every four filters.
+        /// Fused on the CPU device; split elsewhere: the fused kernel forms each depthwise value once for
+        /// every four filters.
         case automatic
         /// One kernel (`conv_separable`).
         case fused
@@ -115,7 +113,7 @@ public struct SeparableConvolution: Filter {
         let residualChannels = Int32(encoder.inputs.count == 6 ? residual.descriptor.channels : 0)
         let fused =
             switch method {
-            case .automatic: encoder.device.kind == .cpu && output.width % 8 == 0
+            case .automatic: encoder.device.kind == .cpu
             case .fused: true
             case .split: false
             }
@@ -297,9 +295,16 @@ public struct SeparableConvolution: Filter {
                     default: return rowOfEight { $0.loadEight(stride: sx) }
                     }
                 }
-                // Columns that cross rows: value by value (lanes past the columns repeat the last).
                 var starts = SIMD8<Int>()
                 for i in 0..<8 { starts[i] = origin(n + min(i, lanes - 1)) }
+                // Columns that cross rows: each run of them in one row as a vector, blended; where they make
+                // more runs, value by value (lanes past the columns repeat the last).
+                if let runs = ZeroBorderedPlanes.ColumnRuns(origins: starts, columns: lanes, stride: sx) {
+                    switch sx {
+                    case 1: return rowOfEight { runs.load($0, stride: 1) }
+                    default: return rowOfEight { runs.load($0, stride: 2) }
+                    }
+                }
                 for c in 0..<channels {
                     let w = filters + c * kh * kw
                     var sums = SIMD8<Float>(repeating: biases[c])

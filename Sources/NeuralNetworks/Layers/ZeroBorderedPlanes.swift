@@ -1,8 +1,12 @@
 import ImageKernels
 
 /// A copy of a tensor's planes, each inside a border of zeros, for the CPU twins of the convolutions: their
-/// windows, edges included, then read rows of eight as vectors, with no test of where each value lies.
+/// windows, edges included, then read rows of eight as vectors, with no test of where each value lies. A
+/// vector may start up to ``slack`` values before the first plane and end as far past the last (zeros).
 struct ZeroBorderedPlanes: @unchecked Sendable {
+    /// Zeros kept before the first plane and after the last.
+    static let slack = 16
+
     /// The first bordered plane; plane `i` starts `i · planeSize` values on.
     let base: UnsafePointer<Float>
     /// Values a bordered row, rows a bordered plane.
@@ -17,8 +21,11 @@ struct ZeroBorderedPlanes: @unchecked Sendable {
         height: Int, width: Int, _ body: (ZeroBorderedPlanes) -> Result
     ) -> Result {
         let planeSize = height * width
-        let copy = UnsafeMutablePointer<Float>.allocate(capacity: planes * planeSize)
-        defer { copy.deallocate() }
+        let allocation = UnsafeMutablePointer<Float>.allocate(capacity: planes * planeSize + 2 * slack)
+        defer { allocation.deallocate() }
+        let copy = allocation + slack
+        allocation.initialize(repeating: 0, count: slack)
+        (copy + planes * planeSize).initialize(repeating: 0, count: slack)
         nonisolated(unsafe) let (source, destination) = (source, copy)
         CPUParallel.forEachRange(planes) { range in
             for plane in range {
@@ -53,6 +60,46 @@ extension ZeroBorderedPlanes {
             of: source, planes: planes, sourceHeight: sourceHeight, sourceWidth: sourceWidth, top: padding.y,
             left: padding.x, height: max(sourceHeight + padding.y, (outputs.height - 1) * stride.y + kernel.height),
             width: max(sourceWidth + padding.x, (outputs.width - 1) * stride.x + kernel.width + 1), body)
+    }
+}
+
+extension ZeroBorderedPlanes {
+    /// Eight output columns that cross from one row into the next (outputs narrower than they are wide, or
+    /// the end of an image), read as at most three runs of columns that lie side by side: a vector from the
+    /// first column's window, and one from each later run's, blended over it from that run's first lane on.
+    /// Lanes past the columns go on with the last run (values ``slack`` keeps in bounds).
+    struct ColumnRuns {
+        private var later = 0
+        /// Each later run's distance from the first column's window, where a vector puts its first lane in
+        /// place.
+        private var offsets = (0, 0)
+        private var lanes = (SIMDMask<SIMD8<Int32>>(), SIMDMask<SIMD8<Int32>>())
+
+        /// The runs of columns whose windows start at `origins` (the first `columns` lanes; neighbours in a
+        /// row `stride` apart, 1 or 2); nil for more than three runs or a larger stride.
+        init?(origins: SIMD8<Int>, columns: Int, stride: Int) {
+            guard stride <= 2 else { return nil }
+            let starts = origins &- SIMD8(0, 1, 2, 3, 4, 5, 6, 7) &* stride
+            for i in 1..<columns where starts[i] != starts[i - 1] {
+                let run = (starts[i] - starts[0], SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7) .>= Int32(i))
+                switch later {
+                case 0: (offsets.0, lanes.0) = run
+                case 1: (offsets.1, lanes.1) = run
+                default: return nil
+                }
+                later += 1
+            }
+        }
+
+        /// The eight values at `first`, a place in the first column's window, and at the same place in the
+        /// others'.
+        @inline(__always)
+        func load(_ first: UnsafePointer<Float>, stride: Int) -> SIMD8<Float> {
+            var values = first.loadEight(stride: stride)
+            if later > 0 { values.replace(with: (first + offsets.0).loadEight(stride: stride), where: lanes.0) }
+            if later > 1 { values.replace(with: (first + offsets.1).loadEight(stride: stride), where: lanes.1) }
+            return values
+        }
     }
 }
 
