@@ -43,8 +43,8 @@ enum ConvolutionProduct {
                 pixelChannels(of: a.src.elements, channels: channels, groupChannels: groupChannels, spatial: spatial))
         }
         // Otherwise the fields are read from a zero-bordered copy of the input: where the eight columns lie in
-        // one output row, each window row as a vector; elsewhere value by value (lanes past the columns
-        // repeat the last).
+        // one output row, each window row as a vector; elsewhere as ZeroBorderedPlanes.CrossingColumns reads
+        // them.
         ZeroBorderedPlanes.withCopy(
             forWindowsOf: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width,
             kernel: (kh, kw), stride: (sy, sx), padding: (py, px), outputs: (outHeight, outWidth)
@@ -71,12 +71,13 @@ enum ConvolutionProduct {
                 }
                 var origins = SIMD8<Int>()
                 for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
+                let crossing = ZeroBorderedPlanes.CrossingColumns(origins: origins, columns: lanes, stride: sx)
+                let first = padded.base + origins[0]
                 var k = 0
                 for c in 0..<groupChannels {
                     for ky in 0..<kh {
                         for kx in 0..<kw {
-                            let offset = c * padded.planeSize + ky * padded.width + kx
-                            for i in 0..<8 { panel[k][i] = padded.base[origins[i] + offset] }
+                            panel[k] = crossing.load(first + c * padded.planeSize + ky * padded.width + kx, stride: sx)
                             k += 1
                         }
                     }

@@ -295,26 +295,14 @@ public struct SeparableConvolution: Filter {
                     default: return rowOfEight { $0.loadEight(stride: sx) }
                     }
                 }
-                var starts = SIMD8<Int>()
-                for i in 0..<8 { starts[i] = origin(n + min(i, lanes - 1)) }
-                // Columns that cross rows: each run of them in one row as a vector, blended; where they make
-                // more runs, value by value (lanes past the columns repeat the last).
-                if let runs = ZeroBorderedPlanes.ColumnRuns(origins: starts, columns: lanes, stride: sx) {
-                    switch sx {
-                    case 1: return rowOfEight { runs.load($0, stride: 1) }
-                    default: return rowOfEight { runs.load($0, stride: 2) }
-                    }
-                }
-                for c in 0..<channels {
-                    let w = filters + c * kh * kw
-                    var sums = SIMD8<Float>(repeating: biases[c])
-                    for i in 0..<8 {
-                        let plane = padded.base + starts[i] + c * padded.planeSize
-                        for ky in 0..<kh {
-                            for kx in 0..<kw { sums[i].addProduct(w[ky * kw + kx], plane[ky * padded.width + kx]) }
-                        }
-                    }
-                    panel[c] = clamped(sums)
+                // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
+                var origins = SIMD8<Int>()
+                for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
+                let crossing = ZeroBorderedPlanes.CrossingColumns(origins: origins, columns: lanes, stride: sx)
+                switch sx {
+                case 1: rowOfEight { crossing.load($0, stride: 1) }
+                case 2: rowOfEight { crossing.load($0, stride: 2) }
+                default: rowOfEight { crossing.load($0, stride: sx) }
                 }
             }
         }

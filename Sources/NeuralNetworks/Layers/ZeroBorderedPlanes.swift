@@ -64,40 +64,56 @@ extension ZeroBorderedPlanes {
 }
 
 extension ZeroBorderedPlanes {
-    /// Eight output columns that cross from one row into the next (outputs narrower than they are wide, or
-    /// the end of an image), read as at most three runs of columns that lie side by side: a vector from the
-    /// first column's window, and one from each later run's, blended over it from that run's first lane on.
-    /// Lanes past the columns go on with the last run (values ``slack`` keeps in bounds).
-    struct ColumnRuns {
+    /// Eight output columns whose windows do not lie side by side in one row of the copy (they cross into the
+    /// next rows of a narrow output, or into the next image), as the convolutions' twins read them: where
+    /// they make at most three runs of columns that do and neighbours are 1 or 2 apart, a vector a run,
+    /// each blended over the ones before from its first lane on; otherwise value by value. Lanes past the
+    /// columns go on with the last run or repeat the last column; nothing stores them.
+    struct CrossingColumns {
+        /// Each lane's window from the first lane's.
+        private let offsets: SIMD8<Int>
+        /// Whether the lanes are read value by value; otherwise the runs after the first (0–2).
+        private var byValue = false
         private var later = 0
-        /// Each later run's distance from the first column's window, where a vector puts its first lane in
-        /// place.
-        private var offsets = (0, 0)
-        private var lanes = (SIMDMask<SIMD8<Int32>>(), SIMDMask<SIMD8<Int32>>())
+        /// Each later run's distance from the first lane's window, where a vector puts its first lane in place,
+        /// and the lanes from its first on.
+        private var runOffsets = (0, 0)
+        private var runLanes = (SIMDMask<SIMD8<Int32>>(), SIMDMask<SIMD8<Int32>>())
 
-        /// The runs of columns whose windows start at `origins` (the first `columns` lanes; neighbours in a
-        /// row `stride` apart, 1 or 2); nil for more than three runs or a larger stride.
-        init?(origins: SIMD8<Int>, columns: Int, stride: Int) {
-            guard stride <= 2 else { return nil }
-            let starts = origins &- SIMD8(0, 1, 2, 3, 4, 5, 6, 7) &* stride
+        /// The columns whose windows start at `origins` (lanes past the first `columns` repeating the last),
+        /// neighbours in a row `stride` apart.
+        init(origins: SIMD8<Int>, columns: Int, stride: Int) {
+            offsets = origins &- origins[0]
+            guard stride <= 2 else {
+                byValue = true
+                return
+            }
+            let starts = offsets &- SIMD8(0, 1, 2, 3, 4, 5, 6, 7) &* stride
             for i in 1..<columns where starts[i] != starts[i - 1] {
-                let run = (starts[i] - starts[0], SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7) .>= Int32(i))
+                let run = (starts[i], SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7) .>= Int32(i))
                 switch later {
-                case 0: (offsets.0, lanes.0) = run
-                case 1: (offsets.1, lanes.1) = run
-                default: return nil
+                case 0: (runOffsets.0, runLanes.0) = run
+                case 1: (runOffsets.1, runLanes.1) = run
+                default:
+                    byValue = true
+                    return
                 }
                 later += 1
             }
         }
 
         /// The eight values at `first`, a place in the first column's window, and at the same place in the
-        /// others'.
+        /// others' (`stride` as given to ``init(origins:columns:stride:)``).
         @inline(__always)
         func load(_ first: UnsafePointer<Float>, stride: Int) -> SIMD8<Float> {
+            guard !byValue else {
+                var values = SIMD8<Float>()
+                for i in 0..<8 { values[i] = first[offsets[i]] }
+                return values
+            }
             var values = first.loadEight(stride: stride)
-            if later > 0 { values.replace(with: (first + offsets.0).loadEight(stride: stride), where: lanes.0) }
-            if later > 1 { values.replace(with: (first + offsets.1).loadEight(stride: stride), where: lanes.1) }
+            if later > 0 { values.replace(with: (first + runOffsets.0).loadEight(stride: stride), where: runLanes.0) }
+            if later > 1 { values.replace(with: (first + runOffsets.1).loadEight(stride: stride), where: runLanes.1) }
             return values
         }
     }
