@@ -36,6 +36,9 @@ let package = Package(
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CDeflate", pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]),
 
         // Framework
         // Each module embeds its own OpenCL C sources, every .cl file of Kernels/<Module>/, through a target only
@@ -44,7 +47,7 @@ let package = Package(
         .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
         .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels", plugins: ["EmbedKernels"]),
         .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
-        .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG"]),
+        .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG", "CDeflate"]),
 
         // Neural networks: tensor layers as filters, networks with resident weights, model readers
         .target(name: "NeuralNetworksCL", path: "Kernels/NeuralNetworks", plugins: ["EmbedKernels"]),

@@ -83,10 +83,10 @@ public enum ImageDecoder {
     /// Runs a codec's `decode` of an image of this size and channel count, stored with `sampleBytes` bytes a
     /// sample and made `reduction` times smaller, with the memory its interleaved samples and planar result
     /// take reserved in ``DecodingMemory/shared``.
-    static func decoding(
+    static func decoding<Decoded>(
         width: Int, height: Int, channels: Int, sampleBytes: Int = 1, reduction: Int = 1, path: String,
-        _ decode: () throws(ImageCodecError) -> PixelBuffer
-    ) throws(ImageCodecError) -> PixelBuffer {
+        _ decode: () throws(ImageCodecError) -> Decoded
+    ) throws(ImageCodecError) -> Decoded {
         let reduced = ((width + reduction - 1) / reduction) * ((height + reduction - 1) / reduction)
         return try DecodingMemory.shared.reserving(
             (width * height * sampleBytes + reduced) * channels, for: path, decode)

@@ -1,11 +1,14 @@
 import CPNG
 import ImageKernels
 
-/// PNG through libpng's simplified API: gray, RGB, RGBA, palette and 16-bit files to 8-bit planes.
+/// PNG through libpng's simplified API: gray, RGB, RGBA, palette and 16-bit files to 8-bit planes. The
+/// files libpng would hand over unchanged, most of them, are read by ``PlainPNG`` instead, faster.
 enum PNGCodec {
     static func decode(_ bytes: [UInt8], path: String, options: DecodingOptions) throws(ImageCodecError) -> PixelBuffer
     {
-        try checkChunkLengths(bytes, path: path)
+        let chunks = PNGChunks(bytes)
+        try checkChunkLengths(chunks, path: path)
+        if let plain = try PlainPNG.decode(bytes, chunks: chunks, path: path, options: options) { return plain }
         var image = png_image()
         image.version = png_uint_32(PNG_IMAGE_VERSION)
         defer { png_image_free(&image) }
@@ -62,20 +65,10 @@ enum PNGCodec {
     /// Refuses a chunk that claims more bytes than the file has left, before libpng sees it: libpng allocates
     /// a chunk's length before reading it, so a few hundred bytes could make it ask for gigabytes (found by
     /// fuzzing). libpng would fail on such a file anyway, having read past the end.
-    private static func checkChunkLengths(_ bytes: [UInt8], path: String) throws(ImageCodecError) {
-        var position = 8  // after the signature
-        while position + 8 <= bytes.count {
-            let length = bytes[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(
-                bytes[position + 4..<position + 8].map {
-                    (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "?"
-                })
-            let left = bytes.count - position - 12  // after the chunk's length, type and CRC
-            guard length <= left else {
-                throw .truncated(path: path, detail: "chunk \(type) claims \(length) bytes, \(max(left, 0)) are left")
-            }
-            if type == "IEND" { return }
-            position += 12 + length
+    private static func checkChunkLengths(_ chunks: PNGChunks, path: String) throws(ImageCodecError) {
+        if let overrun = chunks.overrun {
+            throw .truncated(
+                path: path, detail: "chunk \(overrun.type) claims \(overrun.length) bytes, \(overrun.left) are left")
         }
     }
 

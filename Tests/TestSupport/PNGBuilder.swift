@@ -3,21 +3,46 @@ import Foundation
 /// Builds PNG files byte by byte (stored, uncompressed deflate), so tests can make the kinds of PNG
 /// that no encoder here writes: 16-bit, palette, and headers with absurd sizes.
 public enum PNGBuilder {
-    /// A PNG with the given header fields and raw scanlines (each prefixed with filter byte 0).
+    /// A PNG with the given header fields and raw scanlines, each filtered by the filter type `filters`
+    /// gives its row (cycling through it; type 0, none, by default) as PNG's specification defines them,
+    /// with `pixelBytes` bytes a pixel.
     public static func png(
         width: Int, height: Int, bitDepth: UInt8, colorType: UInt8,
-        palette: [UInt8]? = nil, rows: [[UInt8]]
+        palette: [UInt8]? = nil, rows: [[UInt8]], filters: [UInt8] = [0], pixelBytes: Int = 1
     ) -> [UInt8] {
         var ihdr = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
         ihdr += [bitDepth, colorType, 0, 0, 0]
         var raw: [UInt8] = []
-        for row in rows { raw += [0] + row }
+        for (y, row) in rows.enumerated() {
+            let filter = filters[y % filters.count]
+            raw += [filter] + filtered(row, above: y > 0 ? rows[y - 1] : nil, filter: filter, pixelBytes: pixelBytes)
+        }
         var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         file += chunk("IHDR", ihdr)
         if let palette { file += chunk("PLTE", palette) }
         file += chunk("IDAT", zlibStored(raw))
         file += chunk("IEND", [])
         return file
+    }
+
+    /// A row as PNG's filter `filter` stores it: each byte less its prediction from the byte a pixel to the
+    /// left (`a`), the one above (`b`) and the one above and to the left (`c`), zero outside the image.
+    public static func filtered(_ row: [UInt8], above: [UInt8]?, filter: UInt8, pixelBytes: Int) -> [UInt8] {
+        row.indices.map { i in
+            let a = i >= pixelBytes ? Int(row[i - pixelBytes]) : 0, b = above.map { Int($0[i]) } ?? 0
+            let c = i >= pixelBytes ? above.map { Int($0[i - pixelBytes]) } ?? 0 : 0
+            let prediction: Int
+            switch filter {
+            case 1: prediction = a
+            case 2: prediction = b
+            case 3: prediction = (a + b) / 2
+            case 4:
+                let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+                prediction = pa <= pb && pa <= pc ? a : pb <= pc ? b : c
+            default: prediction = 0
+            }
+            return UInt8(truncatingIfNeeded: Int(row[i]) - prediction)
+        }
     }
 
     /// A chunk with its length and CRC.
