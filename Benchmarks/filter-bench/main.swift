@@ -1,7 +1,8 @@
 import BenchmarkSupport
 // filter-bench: the face chain (gamma → DoG → Tan–Triggs → LBP → 8×8 block histograms) over a batch
-// of 128×128 faces on each device and as a naive single-threaded Swift loop, and JPEG decoding at
-// full size vs DCT-scaled. Medians of several runs after a warm-up; ratios within one run.
+// of 128×128 faces on each device and as a naive single-threaded Swift loop, JPEG decoding at full
+// size vs DCT-scaled, and PNG decoding by ImageCodecs' own reader vs libpng. Medians of several runs
+// after a warm-up; ratios within one run.
 //
 //   swift run -c release filter-bench [--faces 1000] [--runs 5] [--datasets ../shared/datasets]
 import Foundation
@@ -104,6 +105,25 @@ do {
         median of \(settings.runs) runs\n
         """
     )
+    /// The median seconds to decode `files` with `options`, and the mean pixels a decode gives.
+    func decoding(_ files: [(String, [UInt8])], _ options: DecodingOptions) throws -> (seconds: Double, pixels: Int) {
+        var pixels = 0
+        let seconds = try medianSeconds(runs: settings.runs) {
+            pixels = 0
+            for (path, bytes) in files {
+                pixels += try ImageDecoder.decode(bytes, path: path, options: options).descriptor.planePixelCount
+            }
+        }
+        return (seconds, pixels / files.count)
+    }
+    func row(_ label: String, _ decoded: (seconds: Double, pixels: Int), count: Int, base: Double) {
+        print(
+            """
+            | \(label) | \(String(format: "%.2f", decoded.seconds * 1000 / Double(count))) | \(decoded.pixels) \
+            | \(String(format: "%.2f", base / decoded.seconds)) |
+            """
+        )
+    }
     print("| decode | ms per photo | mean pixels out | × full |")
     print("|---|---:|---:|---:|")
     var fullSeconds = 0.0
@@ -114,20 +134,32 @@ do {
         ("DCT-scaled, long side ≥ 320, gray", DecodingOptions(grayscale: true, minimumLongSide: 320)),
     ]
     for (label, options) in variants {
-        var pixels = 0
-        let seconds = try medianSeconds(runs: settings.runs) {
-            pixels = 0
-            for (path, bytes) in files {
-                pixels += try ImageDecoder.decode(bytes, path: path, options: options).descriptor.planePixelCount
-            }
-        }
-        if fullSeconds == 0 { fullSeconds = seconds }
-        print(
-            """
-            | \(label) | \(String(format: "%.2f", seconds * 1000 / Double(files.count))) | \(pixels / files.count) \
-            | \(String(format: "%.2f", fullSeconds / seconds)) |
-            """
-        )
+        let decoded = try decoding(files, options)
+        if fullSeconds == 0 { fullSeconds = decoded.seconds }
+        row(label, decoded, count: files.count, base: fullSeconds)
+    }
+
+    // PNG decoding: the same photos saved as PNGs, read by ImageCodecs' own reader and by libpng.
+    let pngs = try files.map { path, bytes in (path, try ImageEncoder.png(try ImageDecoder.decode(bytes, path: path))) }
+    let throughLibpng = pngs.map { path, bytes in (path, PNGBuilder.withSRGBGamma(bytes)) }
+    let kilobytes = pngs.reduce(0) { $0 + $1.1.count } / pngs.count / 1000
+    print(
+        """
+        \nPNG decode of the same photos saved as RGB PNGs by libpng (\(kilobytes) KB each), bytes in memory; \
+        libpng's rows read the same files with an sRGB gAMA chunk added, which sends them to libpng and changes \
+        no pixel; median of \(settings.runs) runs\n
+        """
+    )
+    print("| decode | ms per photo | mean pixels out | × libpng |")
+    print("|---|---:|---:|---:|")
+    let sizes: [(String, DecodingOptions)] = [
+        ("full size", DecodingOptions()),
+        ("long side ≥ 640, as indexing decodes", DecodingOptions(minimumLongSide: 640)),
+    ]
+    for (label, options) in sizes {
+        let libpng = try decoding(throughLibpng, options)
+        row("\(label), libpng", libpng, count: pngs.count, base: libpng.seconds)
+        row("\(label), PlainPNG", try decoding(pngs, options), count: pngs.count, base: libpng.seconds)
     }
 } catch {
     FileHandle.standardError.write(Data("filter-bench: \(error)\n".utf8))

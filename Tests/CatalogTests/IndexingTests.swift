@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Catalog
 import FaceRecognition
 import Foundation

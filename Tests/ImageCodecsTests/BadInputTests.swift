@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import ImageCodecs
 import TestSupport
@@ -150,7 +151,7 @@ import Testing
         let png = PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 0, rows: [[1, 2], [3, 4]])
         let afterHeader = 8 + 25  // the signature and the IHDR chunk
         let suggestedPalette = PNGBuilder.chunk("sPLT", Array("palette".utf8) + [0, 8])
-        var file = Array(png.prefix(afterHeader)) + suggestedPalette + Array(png.dropFirst(afterHeader))
+        var file = PNGBuilder.inserting(suggestedPalette, into: png)
         #expect(try ImageDecoder.decode(file, path: "palette.png").bytes == [1, 2, 3, 4])
         file.replaceSubrange(afterHeader..<afterHeader + 4, with: Array("tEXt".utf8))
         #expect(

@@ -47,9 +47,8 @@ import Testing
                     try ImageDecoder.decode(contentsOf: path, options: DecodingOptions(minimumLongSide: 900)))
             } + photos.filter { $0.hasSuffix(".png") }.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
         #expect(pngs.count >= 8)
-        let srgbGamma = PNGBuilder.chunk("gAMA", [0, 0, 0xB1, 0x8F])  // 1 / 2.2, as 45455 / 100000
         for (index, png) in pngs.enumerated() {
-            let viaLibpng = Array(png.prefix(33)) + srgbGamma + Array(png.dropFirst(33))  // after IHDR
+            let viaLibpng = PNGBuilder.withSRGBGamma(png)
             for options in [DecodingOptions(), DecodingOptions(minimumLongSide: 300)] {
                 let plain = try ImageDecoder.decode(png, path: "\(index).png", options: options)
                 #expect(
@@ -63,9 +62,7 @@ import Testing
     @Test func transparencyChunkIsLeftToLibpng() throws {
         let rows: [[UInt8]] = [[10, 20, 30, 40, 50, 60]]
         let file = PNGBuilder.png(width: 2, height: 1, bitDepth: 8, colorType: 2, rows: rows)
-        let transparent =
-            Array(file.prefix(33)) + PNGBuilder.chunk("tRNS", [0, 10, 0, 20, 0, 30])
-            + Array(file.dropFirst(33))
+        let transparent = PNGBuilder.inserting(PNGBuilder.chunk("tRNS", [0, 10, 0, 20, 0, 30]), into: file)
         #expect(try ImageDecoder.decode(file, path: "opaque.png").descriptor.channels == 3)
         let decoded = try ImageDecoder.decode(transparent, path: "transparent.png")
         #expect(decoded.descriptor.channels == 4)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Builds PNG files byte by byte (stored, uncompressed deflate), so tests can make the kinds of PNG
-/// that no encoder here writes: 16-bit, palette, and headers with absurd sizes.
+/// that no encoder here writes: 16-bit, palette, every row filter, and headers with absurd sizes.
 public enum PNGBuilder {
     /// A PNG with the given header fields and raw scanlines, each filtered by the filter type `filters`
     /// gives its row (cycling through it; type 0, none, by default) as PNG's specification defines them,
@@ -43,6 +43,18 @@ public enum PNGBuilder {
             }
             return UInt8(truncatingIfNeeded: Int(row[i]) - prediction)
         }
+    }
+
+    /// `png` with a chunk inserted after its header (IHDR, first at byte 8, 25 bytes long).
+    public static func inserting(_ chunk: [UInt8], into png: [UInt8]) -> [UInt8] {
+        Array(png.prefix(33)) + chunk + Array(png.dropFirst(33))
+    }
+
+    /// `png` with a gAMA chunk of sRGB's gamma (1 / 2.2): libpng gives the same pixels for it, while
+    /// ImageCodecs' own reader (PlainPNG) leaves files with gamma chunks to libpng, so it is how tests and
+    /// benchmarks compare the two readers on one file.
+    public static func withSRGBGamma(_ png: [UInt8]) -> [UInt8] {
+        inserting(chunk("gAMA", bigEndian(45455)), into: png)
     }
 
     /// A chunk with its length and CRC.
