@@ -19,7 +19,14 @@ public struct LandmarkPredictor: Sendable {
         let model = try DlibShapePredictor(contentsOf: modelPath, setup: ModelCache.setupCommand)
         meanShape = model.meanShape
         levels = model.levels.map { ($0.anchors, $0.offsets) }
-        trees = FlatTrees(model)
+        guard let trees = FlatTrees(model) else {
+            throw .unsupported(
+                path: modelPath,
+                what:
+                    "trees of unequal depth, or on more than 65,536 feature pixels (dlib grows every tree to one depth)"
+            )
+        }
+        self.trees = trees
     }
 
     /// The landmarks of the face in `box` of the first image of `photo` (uint8, gray or RGB(A), read as
@@ -82,64 +89,81 @@ public struct LandmarkPredictor: Sendable {
     }
 
     /// The trees of every level back to back in flat arrays: the nested arrays of ``DlibShapePredictor``
-    /// cost a reference count and a bounds check at every node, most of the landmarks' time.
+    /// cost a reference count and a bounds check at every node. dlib grows every tree to one depth
+    /// (complete binary trees), so each tree's splits and leaves lie at fixed strides.
     private struct FlatTrees: Sendable {
+        /// One split: the two feature pixels it compares (16 bits each: the 112,500 splits of
+        /// dlib's 5-point model take 900 KB) and its threshold.
+        struct Split {
+            let first: UInt16, second: UInt16
+            let threshold: Float
+        }
+
         /// Level l's trees are trees levelStarts[l] ..< levelStarts[l + 1].
         let levelStarts: [Int]
-        /// Tree t's splits are splits splitStarts[t] ..< splitStarts[t + 1]; its leaves follow
-        /// leafStarts[t], each `shapeCount` values.
-        let splitStarts: [Int]
-        let leafStarts: [Int]
-        /// Per split, the two feature pixels it compares.
-        let pairs: [(first: Int, second: Int)]
-        let thresholds: [Float]
+        /// Every tree's depth: 2^depth − 1 splits, then 2^depth leaves of `shapeCount` values each.
+        let depth: Int
+        /// Every tree's splits, tree by tree.
+        let splits: [Split]
         let leaves: [Float]
         let shapeCount: Int
 
-        init(_ model: DlibShapePredictor) {
+        /// Nil unless every tree is complete and of one depth, and splits on one of its level's first
+        /// 65,536 feature pixels.
+        init?(_ model: DlibShapePredictor) {
             let all = model.levels.flatMap(\.trees)
-            var levelStarts = [0], splitStarts = [0], leafStarts: [Int] = []
-            var treeCount = 0, splitCount = 0, leafCount = 0
-            for level in model.levels {
-                treeCount += level.trees.count
-                levelStarts.append(treeCount)
-            }
-            for tree in all {
-                splitCount += tree.splits.count
-                splitStarts.append(splitCount)
-                leafStarts.append(leafCount)
-                leafCount += tree.leaves.count
-            }
+            let splitCount = all.first?.splits.count ?? 0
+            guard (splitCount + 1) & splitCount == 0,
+                all.allSatisfy({
+                    $0.splits.count == splitCount && $0.splits.allSatisfy { max($0.first, $0.second) <= 65535 }
+                })
+            else { return nil }
+            var levelStarts = [0]
+            for level in model.levels { levelStarts.append(levelStarts[levelStarts.count - 1] + level.trees.count) }
             self.levelStarts = levelStarts
-            self.splitStarts = splitStarts
-            self.leafStarts = leafStarts
-            pairs = all.flatMap { $0.splits.map { (first: $0.first, second: $0.second) } }
-            thresholds = all.flatMap { $0.splits.map(\.threshold) }
+            depth = (splitCount + 1).trailingZeroBitCount
+            splits = all.flatMap {
+                $0.splits.map { Split(first: UInt16($0.first), second: UInt16($0.second), threshold: $0.threshold) }
+            }
             leaves = all.flatMap { $0.leaves.joined() }
             shapeCount = model.meanShape.count
         }
 
         /// Adds the leaf each tree of `level` reaches with these feature pixels to `shape`, tree by tree
-        /// as dlib does. Split i goes to child 2i+1 when first − second > threshold, else 2i+2.
+        /// as dlib does. Split i goes to child 2i+1 when first − second > threshold, else 2i+2. The walk
+        /// is bound by the latency of its loads (the model is larger than the cache), so four trees are
+        /// walked side by side without branches, which lets their loads overlap, then their leaves added
+        /// in order.
         func add(level: Int, features: [Int], to shape: inout [Float]) {
+            let splitCount = (1 << depth) - 1, leafValues = (splitCount + 1) * shapeCount
             features.withUnsafeBufferPointer { features in
-                pairs.withUnsafeBufferPointer { pairs in
-                    thresholds.withUnsafeBufferPointer { thresholds in
-                        leaves.withUnsafeBufferPointer { leaves in
-                            shape.withUnsafeMutableBufferPointer { shape in
-                                for tree in levelStarts[level]..<levelStarts[level + 1] {
-                                    let first = splitStarts[tree], splits = splitStarts[tree + 1] - first
-                                    var node = 0
-                                    while node < splits {
-                                        let pair = pairs[first + node]
-                                        node =
-                                            Float(features[pair.first] - features[pair.second])
-                                                > thresholds[first + node]
-                                            ? 2 * node + 1 : 2 * node + 2
-                                    }
-                                    let leaf = (leafStarts[tree] + node - splits) * shapeCount
+                splits.withUnsafeBufferPointer { splits in
+                    leaves.withUnsafeBufferPointer { leaves in
+                        shape.withUnsafeMutableBufferPointer { shape in
+                            @inline(__always) func child(_ tree: Int, _ node: Int) -> Int {
+                                let split = splits[tree &* splitCount &+ node]
+                                let right =
+                                    Float(features[Int(split.first)] &- features[Int(split.second)]) > split.threshold
+                                return 2 &* node &+ 2 &- Int(unsafeBitCast(right, to: UInt8.self))
+                            }
+                            var tree = levelStarts[level]
+                            let end = levelStarts[level + 1]
+                            while tree < end {
+                                let group = min(4, end - tree)
+                                var nodes = (0, 0, 0, 0)
+                                for _ in 0..<depth {
+                                    // Trees past the level's end walk the last one again, unread.
+                                    nodes = (
+                                        child(tree, nodes.0), child(min(tree + 1, end - 1), nodes.1),
+                                        child(min(tree + 2, end - 1), nodes.2), child(min(tree + 3, end - 1), nodes.3)
+                                    )
+                                }
+                                for k in 0..<group {
+                                    let node = k == 0 ? nodes.0 : k == 1 ? nodes.1 : k == 2 ? nodes.2 : nodes.3
+                                    let leaf = (tree + k) * leafValues + (node - splitCount) * shapeCount
                                     for i in 0..<shapeCount { shape[i] += leaves[leaf + i] }
                                 }
+                                tree += group
                             }
                         }
                     }
