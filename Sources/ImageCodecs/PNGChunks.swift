@@ -1,11 +1,14 @@
 /// The chunks of a PNG file, in order, up to and including IEND: what both PNG readers walk before they
 /// decode (``PNGCodec`` to refuse impossible lengths, ``PlainPNG`` to find the image data).
 struct PNGChunks {
-    /// One chunk: its four-letter type and where its data and CRC lie in the file.
+    /// One chunk: its type and where its data lies in the file (its CRC follows).
     struct Chunk {
+        /// Four letters in a valid file; a byte that is not printable ASCII shows as "?".
         let type: String
         /// The data's bytes in the file.
         let data: Range<Int>
+        /// Whether the type is four ASCII letters, as PNG requires (libpng refuses any other).
+        var isNamedValidly: Bool { type.allSatisfy { $0.isASCII && $0.isLetter } }
         /// Whether decoders must understand it (an upper-case first letter).
         var isCritical: Bool { type.first?.isUppercase ?? false }
     }

@@ -70,14 +70,20 @@ import Testing
     }
 
     /// Damage the fast reader finds (an unknown filter type, a changed byte under a CRC, image data cut
-    /// short) reaches libpng, whose error names the file, as before.
+    /// short, a chunk type that is not four letters) reaches libpng, whose error names the file, as before.
     @Test func damageIsReportedByLibpng() throws {
         let rows: [[UInt8]] = [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]]
         let unknownFilter = PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 2, rows: rows, filters: [7])
         var changed = PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 2, rows: rows)
         changed[changed.count - 20] ^= 0x40  // inside the image data
         let short = PNGBuilder.png(width: 2, height: 3, bitDepth: 8, colorType: 2, rows: rows)
-        for (name, file) in [("filter.png", unknownFilter), ("crc.png", changed), ("short.png", short)] {
+        let badlyNamed = PNGBuilder.inserting(
+            PNGBuilder.chunk("t1XT", []),
+            into: PNGBuilder.png(width: 2, height: 2, bitDepth: 8, colorType: 2, rows: rows))
+        let files = [
+            ("filter.png", unknownFilter), ("crc.png", changed), ("short.png", short), ("name.png", badlyNamed),
+        ]
+        for (name, file) in files {
             let error = #expect(throws: ImageCodecError.self, "\(name)") { try ImageDecoder.decode(file, path: name) }
             #expect(error?.path == name)
         }
