@@ -29,7 +29,7 @@ struct PNGChunks {
         var chunks: [Chunk] = [], overrun: Overrun?
         var position = 8  // after the signature
         while position + 8 <= bytes.count {
-            let length = bytes[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
+            let length = Self.number(in: bytes, at: position)
             let type = String(
                 bytes[position + 4..<position + 8].map {
                     (0x20...0x7E).contains($0) ? Character(UnicodeScalar($0)) : "?"
@@ -45,5 +45,10 @@ struct PNGChunks {
         }
         self.chunks = chunks
         self.overrun = overrun
+    }
+
+    /// The four bytes at `offset` as a big-endian number, as PNG stores lengths, sizes and CRCs.
+    static func number(in bytes: [UInt8], at offset: Int) -> Int {
+        bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
     }
 }

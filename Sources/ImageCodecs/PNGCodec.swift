@@ -58,8 +58,7 @@ enum PNGCodec {
     /// The size in the header (IHDR, which must come first); nil when there is none.
     static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
         guard bytes.count >= 24, bytes[12..<16].elementsEqual("IHDR".utf8) else { return nil }
-        func number(_ at: Int) -> Int { bytes[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
-        return (number(16), number(20))
+        return (PNGChunks.number(in: bytes, at: 16), PNGChunks.number(in: bytes, at: 20))
     }
 
     /// Refuses a chunk that claims more bytes than the file has left, before libpng sees it: libpng allocates

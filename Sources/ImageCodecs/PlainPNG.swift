@@ -11,7 +11,7 @@ import ImageKernels
 enum PlainPNG {
     /// Ancillary chunks that change the pixels libpng's simplified API gives (gamma, colour space,
     /// significant bits, transparency as alpha): files with one go to libpng.
-    static let transformingChunks: Set<String> = ["gAMA", "cHRM", "iCCP", "sBIT", "tRNS", "bKGD"]
+    private static let transformingChunks: Set<String> = ["gAMA", "cHRM", "iCCP", "sBIT", "tRNS", "bKGD"]
 
     /// The pixels of a plain PNG, reduced as `options` ask; nil where the file is not one this reader
     /// takes or is damaged. Throws only what libpng's path would throw first for the same header: a size
@@ -20,8 +20,7 @@ enum PlainPNG {
         throws(ImageCodecError) -> PixelBuffer?
     {
         guard let header = chunks.chunks.first, header.type == "IHDR", header.data.count == 13,
-            let (width, height) = PNGCodec.size(bytes), chunks.chunks.last?.type == "IEND",
-            chunks.chunks.allSatisfy({ $0.isNamedValidly && intact($0, in: bytes) })
+            let (width, height) = PNGCodec.size(bytes), chunks.chunks.last?.type == "IEND"
         else { return nil }
         let (bitDepth, colorType, compression, filter, interlace) = (
             bytes[24], bytes[25], bytes[26], bytes[27], bytes[28]
@@ -36,7 +35,10 @@ enum PlainPNG {
             let firstData = body.firstIndex(where: { $0.type == "IDAT" })
         else { return nil }
         let data = body[firstData...].prefix { $0.type == "IDAT" }
-        guard !body[data.endIndex...].contains(where: { $0.type == "IDAT" }) else { return nil }
+        // The CRCs last: a file that is not plain is left to libpng without reading all of it.
+        guard !body[data.endIndex...].contains(where: { $0.type == "IDAT" }),
+            chunks.chunks.allSatisfy({ $0.isNamedValidly && intact($0, in: bytes) })
+        else { return nil }
 
         try ImageDecoder.checkSize(width: width, height: height, path: path, options: options)
         let reduction = ImageDecoder.reduction(width: width, height: height, minimumLongSide: options.minimumLongSide)
@@ -61,11 +63,10 @@ enum PlainPNG {
 
     /// Whether a chunk's CRC (of its type and data) matches: libpng refuses a critical chunk whose CRC is wrong.
     private static func intact(_ chunk: PNGChunks.Chunk, in bytes: [UInt8]) -> Bool {
-        let end = chunk.data.upperBound
-        let stored = bytes[end..<end + 4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let stored = PNGChunks.number(in: bytes, at: chunk.data.upperBound)
         return bytes.withUnsafeBufferPointer { file in
             file.baseAddress.map {
-                UInt32(libdeflate_crc32(0, $0 + chunk.data.lowerBound - 4, chunk.data.count + 4)) == stored
+                Int(libdeflate_crc32(0, $0 + chunk.data.lowerBound - 4, chunk.data.count + 4)) == stored
             } ?? false
         }
     }
