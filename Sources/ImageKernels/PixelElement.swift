@@ -15,13 +15,17 @@ extension UInt8: PixelElement {
     public static var elementType: ElementType { .uint8 }
     @inline(__always) public var floatValue: Float { Float(self) }
     @inline(__always) public init(rounding value: Float) {
-        let rounded = value.rounded(.toNearestOrEven)
-        self = rounded.isNaN ? 0 : UInt8(Swift.min(Swift.max(rounded, 0), 255))
+        self = Self(saturating: value.rounded(.toNearestOrEven))
     }
 
     @inline(__always) public init(roundingDown value: Float) {
-        let rounded = value.rounded(.towardZero)
-        self = rounded.isNaN ? 0 : UInt8(Swift.min(Swift.max(rounded, 0), 255))
+        self = Self(saturating: value.rounded(.towardZero))
+    }
+
+    /// A whole `value` clamped to 0...255, NaN as 0: the comparisons, false for NaN, bound it before the
+    /// conversion, so the conversion needs no check of its own.
+    @inline(__always) private init(saturating value: Float) {
+        self = value > 0 ? (value < 255 ? UInt8(truncatingIfNeeded: Int32(value)) : 255) : 0
     }
 }
 

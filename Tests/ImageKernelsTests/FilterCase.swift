@@ -136,6 +136,12 @@ struct FilterCase: Sendable, CustomStringConvertible {
             description: "letterbox uint8, zero border", input: randomBatch(.uint8),
             recipe: { $0.transformed(by: letterbox, width: 27, height: 22, border: .zero) },
             reference: { Reference.transformed($0, by: letterbox, width: 27, height: 22, border: .zero) }),
+        // Twice the size, samples a quarter and three quarters of a pixel from each edge, inside and out.
+        FilterCase(
+            description: "letterbox uint8, zero border, samples within a pixel of every edge",
+            input: randomBatch(.uint8),
+            recipe: { $0.transformed(by: enlargement, width: 90, height: 90, border: .zero) },
+            reference: { Reference.transformed($0, by: enlargement, width: 90, height: 90, border: .zero) }),
         FilterCase(
             description: "letterbox float, replicated border", input: randomBatch(.float32),
             recipe: { $0.transformed(by: letterbox, width: 19, height: 31) },
@@ -204,4 +210,5 @@ struct FilterCase: Sendable, CustomStringConvertible {
 
     static let rotation = AffineMatrix.rotation(by: 0.3, about: (x: 8.5, y: 7), movingTo: (x: 11, y: 9))
     static let letterbox = AffineMatrix(a: 1.37, b: 0, c: 2.6, d: 0, e: 1.37, f: 1.9)
+    static let enlargement = AffineMatrix(a: 2, b: 0, c: 1.5, d: 0, e: 2, f: 1.5)
 }

@@ -143,16 +143,25 @@ public struct AffineWarp: Filter {
                     }
                     if let columns {
                         let sy = m[4] * fy + m[5], top = sy.rounded(.down), ay = sy - top
+                        if border == .zero, sy < -1 || sy >= Float(inHeight) {
+                            // Both rows it would read lie outside (a letterbox's bars): every sample is zero.
+                            out.update(repeating: T(rounding: 0), count: outWidth)
+                            continue
+                        }
                         let rowInside = top >= 0 && top + 1 < Float(inHeight)
                         let line = plane + (rowInside ? Int(top) * inWidth : 0)
                         for x in 0..<outWidth {
                             let tap = columns.taps[x]
-                            store(
-                                rowInside && tap.inside
-                                    ? interiorSample(line + tap.left, width: inWidth, ax: tap.ax, ay: ay)
-                                    : bilinearSample(
+                            if rowInside && tap.inside {
+                                store(interiorSample(line + tap.left, width: inWidth, ax: tap.ax, ay: ay), at: x)
+                            } else if border == .zero && tap.outside {
+                                out[x] = T(rounding: 0)  // both columns it reads lie outside
+                            } else {
+                                store(
+                                    bilinearSample(
                                         plane, width: inWidth, height: inHeight, x: tap.sx, y: sy, border: border),
-                                at: x)
+                                    at: x)
+                            }
                         }
                         continue
                     }
@@ -169,10 +178,10 @@ public struct AffineWarp: Filter {
     }
 
     /// Where each output column of an axis-aligned map samples: its source x, the column left of it and
-    /// the weight of the one right of it, and whether both lie in the source.
+    /// the weight of the one right of it, and whether both lie in the source or both outside it.
     private struct ColumnTaps {
         struct Tap {
-            var sx: Float, ax: Float, left: Int, inside: Bool
+            var sx: Float, ax: Float, left: Int, inside: Bool, outside: Bool
         }
         let taps: [Tap]
 
@@ -180,7 +189,9 @@ public struct AffineWarp: Filter {
             taps = (0..<outWidth).map { x in
                 let sx = m[0] * Float(x) + m[2], left = sx.rounded(.down)
                 let inside = left >= 0 && left + 1 < Float(inWidth)
-                return Tap(sx: sx, ax: sx - left, left: inside ? Int(left) : 0, inside: inside)
+                return Tap(
+                    sx: sx, ax: sx - left, left: inside ? Int(left) : 0, inside: inside,
+                    outside: sx < -1 || sx >= Float(inWidth))
             }
         }
     }
@@ -199,17 +210,28 @@ public struct AffineWarp: Filter {
         _ plane: UnsafePointer<T>, width: Int, height: Int,
         x: Float, y: Float, border: Border
     ) -> Float {
+        let fx = x.rounded(.down), fy = y.rounded(.down)
+        if fx >= 0, fy >= 0, fx + 1 < Float(width), fy + 1 < Float(height) {
+            // All four neighbours are in the plane: the same arithmetic without the clamps.
+            return interiorSample(plane + Int(fy) * width + Int(fx), width: width, ax: x - fx, ay: y - fy)
+        }
+        return edgeSample(plane, width: width, height: height, x: x, y: y, border: border)
+    }
+
+    /// ``bilinearSample(_:width:height:x:y:border:)`` where a neighbour lies outside the plane: apart, so
+    /// that the interior's few operations are inlined where most samples are taken.
+    @inline(never)
+    static func edgeSample<T: PixelElement>(
+        _ plane: UnsafePointer<T>, width: Int, height: Int,
+        x: Float, y: Float, border: Border
+    ) -> Float {
         @inline(__always) func pixel(_ px: Int, _ py: Int) -> Float {
             if border == .zero && (px < 0 || py < 0 || px >= width || py >= height) { return 0 }
             return plane[min(max(py, 0), height - 1) * width + min(max(px, 0), width - 1)].floatValue
         }
+        if border == .blank { return 0 }
         let fx = x.rounded(.down), fy = y.rounded(.down)
         let ax = x - fx, ay = y - fy
-        if fx >= 0, fy >= 0, fx + 1 < Float(width), fy + 1 < Float(height) {
-            // All four neighbours are in the plane: the same arithmetic without the clamps.
-            return interiorSample(plane + Int(fy) * width + Int(fx), width: width, ax: ax, ay: ay)
-        }
-        if border == .blank { return 0 }
         let x0 = Int(fx), y0 = Int(fy)
         let top = (1 - ax) * pixel(x0, y0) + ax * pixel(x0 + 1, y0)
         let bottom = (1 - ax) * pixel(x0, y0 + 1) + ax * pixel(x0 + 1, y0 + 1)
