@@ -1,8 +1,8 @@
 import BenchmarkSupport
 // filter-bench: the face chain (gamma → DoG → Tan–Triggs → LBP → 8×8 block histograms) over a batch
 // of 128×128 faces on each device and as a naive single-threaded Swift loop, JPEG decoding at full
-// size vs DCT-scaled, and PNG decoding by ImageCodecs' own reader vs libpng. Medians of several runs
-// after a warm-up; ratios within one run.
+// size vs DCT-scaled, PNG decoding by ImageCodecs' own reader vs libpng, and the affine warps indexing makes.
+// Medians of several runs after a warm-up; ratios within one run.
 //
 //   swift run -c release filter-bench [--faces 1000] [--runs 5] [--datasets ../shared/datasets]
 import Foundation
@@ -160,6 +160,61 @@ do {
         let libpng = try decoding(throughLibpng, options)
         row("\(label), libpng", libpng, count: pngs.count, base: libpng.seconds)
         row("\(label), PlainPNG", try decoding(pngs, options), count: pngs.count, base: libpng.seconds)
+    }
+
+    // Affine warps as indexing makes them, on the photos decoded as indexing decodes them.
+    let photos = try files.map { path, bytes in
+        try ImageDecoder.decode(bytes, path: path, options: DecodingOptions(minimumLongSide: 640))
+    }
+    print(
+        """
+        \nAffine warps of the same photos decoded as indexing decodes them (RGB, long side ≥ 640), on the CPU \
+        device: BlazeFace's letterbox (the photo scaled into 192 × 192, centred on black) and a face chip (150 × \
+        150, turned 0.2 radians about the photo's centre at half size, dlib's blank border, rounded down); \
+        "naive" is `ReferenceFilters`, single-threaded; median of \(settings.runs) runs\n
+        """
+    )
+    print("| warp | ms per photo | naive ms | × naive |")
+    print("|---|---:|---:|---:|")
+    func letterbox(_ d: ImageDescriptor) -> AffineMatrix {
+        let scale = 192 / Float(max(d.width, d.height))
+        return AffineMatrix(
+            a: scale, b: 0, c: (192 - scale * Float(d.width)) / 2, d: 0, e: scale,
+            f: (192 - scale * Float(d.height)) / 2)
+    }
+    func chip(_ d: ImageDescriptor) -> AffineMatrix {
+        let turn = AffineMatrix.rotation(by: 0.2, about: (Float(d.width) / 2, Float(d.height) / 2), movingTo: (75, 75))
+        return AffineMatrix(
+            a: turn.a / 2, b: turn.b / 2, c: 37.5 + turn.c / 2, d: turn.d / 2, e: turn.e / 2, f: 37.5 + turn.f / 2)
+    }
+    let warps: [(String, size: Int, (ImageDescriptor) -> AffineMatrix, AffineWarp.Border, AffineWarp.Rounding)] = [
+        ("letterbox 192 × 192", 192, letterbox, .zero, .nearest),
+        ("chip 150 × 150, turned", 150, chip, .blank, .down),
+    ]
+    let context = RenderContext(device: .cpu)
+    let resident = try photos.map { try context.makeResidentImage($0) }
+    for (label, size, transform, border, rounding) in warps {
+        let recipes = resident.map { photo in
+            photo.image.transformed(
+                by: transform(photo.descriptor), width: size, height: size, border: border, rounding: rounding)
+        }
+        let seconds = try medianSeconds(runs: settings.runs) {
+            for recipe in recipes { _ = try context.render(recipe) }
+        }
+        let naive = try medianSeconds(runs: max(1, settings.runs / 2)) {
+            for photo in photos {
+                _ = Reference.transformed(
+                    photo, by: transform(photo.descriptor), width: size, height: size, border: border,
+                    rounding: rounding)
+            }
+        }
+        print(
+            """
+            | \(label) | \(String(format: "%.3f", seconds * 1000 / Double(photos.count))) \
+            | \(String(format: "%.2f", naive * 1000 / Double(photos.count))) \
+            | \(String(format: "%.0f", naive / seconds)) |
+            """
+        )
     }
 } catch {
     FileHandle.standardError.write(Data("filter-bench: \(error)\n".utf8))
