@@ -143,8 +143,8 @@ public struct AffineWarp: Filter {
                     }
                     if let columns {
                         let sy = m[4] * fy + m[5], top = sy.rounded(.down), ay = sy - top
-                        if border == .zero, sy < -1 || sy >= Float(inHeight) {
-                            // Both rows it would read lie outside (a letterbox's bars): every sample is zero.
+                        if border == .zero, readsOutside(sy, extent: inHeight) {
+                            // Every sample of the row is zero (a letterbox's bars).
                             out.update(repeating: T(rounding: 0), count: outWidth)
                             continue
                         }
@@ -155,7 +155,7 @@ public struct AffineWarp: Filter {
                             if rowInside && tap.inside {
                                 store(interiorSample(line + tap.left, width: inWidth, ax: tap.ax, ay: ay), at: x)
                             } else if border == .zero && tap.outside {
-                                out[x] = T(rounding: 0)  // both columns it reads lie outside
+                                out[x] = T(rounding: 0)
                             } else {
                                 store(
                                     bilinearSample(
@@ -191,10 +191,15 @@ public struct AffineWarp: Filter {
                 let inside = left >= 0 && left + 1 < Float(inWidth)
                 return Tap(
                     sx: sx, ax: sx - left, left: inside ? Int(left) : 0, inside: inside,
-                    outside: sx < -1 || sx >= Float(inWidth))
+                    outside: readsOutside(sx, extent: inWidth))
             }
         }
     }
+
+    /// Whether a sample at `s` along a row or column of `extent` pixels reads both its neighbours, ⌊s⌋ and
+    /// ⌊s⌋ + 1, from outside it: with a zero border, it is zero.
+    @inline(__always)
+    private static func readsOutside(_ s: Float, extent: Int) -> Bool { s < -1 || s >= Float(extent) }
 
     /// Bilinear sample of the 2×2 neighbourhood whose top left is `p`, in the kernel's order of operations.
     @inline(__always)
