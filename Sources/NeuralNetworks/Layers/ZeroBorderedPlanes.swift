@@ -30,16 +30,22 @@ struct ZeroBorderedPlanes: @unchecked Sendable {
         CPUParallel.forEachRange(planes) { range in
             for plane in range {
                 let bordered = destination + plane * planeSize, input = source + plane * sourceHeight * sourceWidth
-                // Zeros only where the source does not go: the rows above and below it, and each row's margins.
-                bordered.initialize(repeating: 0, count: top * width)
+                // Zeros only where the source does not go, each run between two rows one fill: a row's right
+                // margin and the next row's left one (the rows above the first and the rows below the last
+                // in the first and last runs). A short run before a row is one vector store, which the row's
+                // copy then overwrites past the run.
+                var at = bordered, zeros = top * width + left
                 for y in 0..<sourceHeight {
-                    let row = bordered + (y + top) * width
-                    row.initialize(repeating: 0, count: left)
-                    (row + left).initialize(from: input + y * sourceWidth, count: sourceWidth)
-                    (row + left + sourceWidth).initialize(repeating: 0, count: width - left - sourceWidth)
+                    if zeros <= 8, zeros + sourceWidth >= 8 {
+                        UnsafeMutableRawPointer(at).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
+                    } else {
+                        at.initialize(repeating: 0, count: zeros)
+                    }
+                    (at + zeros).initialize(from: input + y * sourceWidth, count: sourceWidth)
+                    at += zeros + sourceWidth
+                    zeros = width - sourceWidth
                 }
-                (bordered + (top + sourceHeight) * width).initialize(
-                    repeating: 0, count: (height - top - sourceHeight) * width)
+                at.initialize(repeating: 0, count: bordered + planeSize - at)
             }
         }
         return body(ZeroBorderedPlanes(base: copy, width: width, height: height))
