@@ -46,7 +46,8 @@ let package = Package(
         .executableTarget(name: "embed-kernels", path: "Plugins/embed-kernels"),
         .plugin(name: "EmbedKernels", capability: .buildTool(), dependencies: ["embed-kernels"]),
         .target(name: "ImageKernelsCL", path: "Kernels/ImageKernels", plugins: ["EmbedKernels"]),
-        .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL"]),
+        .target(name: "CPUCacheHints"),
+        .target(name: "ImageKernels", dependencies: ["COpenCL", "ImageKernelsCL", "CPUCacheHints"]),
         .target(name: "ImageCodecs", dependencies: ["ImageKernels", "CTurboJPEG", "CPNG", "CDeflate"]),
 
         // Neural networks: tensor layers as filters, networks with resident weights, model readers
