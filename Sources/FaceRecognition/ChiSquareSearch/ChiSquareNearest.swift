@@ -132,11 +132,14 @@ struct ChiSquareNearest: Filter {
                     // best[2 * jj + half]: the nearest distance so far, for the 8 faces of one half.
                     let best = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 2 * probeCount)
                     defer { best.deallocate() }
+                    let blockBytes = bins * lanes * MemoryLayout<Float>.size
                     for tile in tiles {
                         let face = UnsafeRawPointer(gallery + tile * blocks * bins * lanes)
                         let blockTotals = UnsafeRawPointer(sums + tile * blocks * lanes)
+                        /// Gallery block `block` of this tile (past its last, of the next tile).
+                        func galleryBlock(_ block: Int) -> UnsafeRawPointer { face + block * blockBytes }
                         func compare(_ jj: Int, with block: Int) -> Halves {
-                            let g = face + block * bins * lanes * 4
+                            let g = galleryBlock(block)
                             let total = blockTotals + block * lanes * 4
                             return asymmetric
                                 ? probe.asymmetricDistances(jj, g)
@@ -150,8 +153,17 @@ struct ChiSquareNearest: Filter {
                         if full {
                             best.initialize(repeating: SIMD8(repeating: .infinity), count: 2 * probeCount)
                             for block in 0..<blocks {
-                                for jj in 0..<probeCount
-                                where neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true {
+                                // The next gallery block, a part a probe block: this one's bins are read in the probe's
+                                // order, which the hardware's prefetcher cannot follow from memory.
+                                let next =
+                                    block + 1 < blocks || tile + 1 < tiles.upperBound ? galleryBlock(block + 1) : nil
+                                for jj in 0..<probeCount {
+                                    if let next {
+                                        CPUCache.prefetch(part: jj, of: probeCount, of: next, byteCount: blockBytes)
+                                    }
+                                    guard neighbourhood?.contains(block, around: Int(probe.blocks[jj])) ?? true else {
+                                        continue
+                                    }
                                     let (d0, d1) = compare(jj, with: block)
                                     best[2 * jj].replace(with: d0, where: d0 .< best[2 * jj])
                                     best[2 * jj + 1].replace(with: d1, where: d1 .< best[2 * jj + 1])
