@@ -116,7 +116,7 @@ struct ChiSquareNearest: Filter {
     /// The CPU twin: one tile of 16 faces at a time, each half of the tile in the lanes of a SIMD8
     /// vector (16 lanes would not fit the registers of baseline x86-64 and spill), both halves in one
     /// pass over the probe block's bins. With all blocks compared, the gallery block is the outer loop, so
-    /// each stays in L1 while every probe block is compared with it.
+    /// each stays in L1 while every probe block is compared with it, and the next comes from memory meanwhile.
     private static func cpuTwin(
         full: Bool, asymmetric: Bool, faceSums: Bool,
         neighbourhood: BlockNeighbourhood?
