@@ -140,7 +140,7 @@ struct ChiSquareNearest: Filter {
                         func galleryBlock(_ block: Int) -> UnsafeRawPointer { face + block * blockBytes }
                         func compare(_ jj: Int, with block: Int) -> Halves {
                             let g = galleryBlock(block)
-                            let total = blockTotals + block * lanes * 4
+                            let total = blockTotals + block * lanes * MemoryLayout<Float>.size
                             return asymmetric
                                 ? probe.asymmetricDistances(jj, g)
                                 : probe.symmetricDistances(
@@ -212,7 +212,9 @@ struct ChiSquareNearest: Filter {
 
         /// Bin k's value, and where its column starts in a gallery block.
         @inline(__always)
-        private func bin(_ k: Int) -> (value: Float, offset: Int) { (values[k], Int(binIndices[k]) * lanes * 4) }
+        private func bin(_ k: Int) -> (value: Float, offset: Int) {
+            (values[k], Int(binIndices[k]) * lanes * MemoryLayout<Float>.size)
+        }
 
         /// Σ over all bins of (p−g)²/(p+g), computed as p's total + g's total − 4 Σ pg/(p+g) over the
         /// probe's nonzero bins (each term is p + g − 4pg/(p+g)), so zero probe bins cost nothing. The
