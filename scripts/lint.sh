@@ -10,3 +10,9 @@ if LC_ALL=C.UTF-8 grep -rnP --include='*.swift' '^.{121,}' "${paths[@]}"; then
     echo "lint: the lines above are longer than 120 characters" >&2
     exit 1
 fi
+# Foundation's NSString.deletingLastPathComponent stops the process on a one-character name ("x", "é"):
+# FileSystemPath.folder(of:) finds a path's folder instead.
+if grep -rn --include='*.swift' 'NSString)\.deletingLastPathComponent' "${paths[@]}"; then
+    echo "lint: use FileSystemPath.folder(of:), not NSString's deletingLastPathComponent (it crashes on short names)" >&2
+    exit 1
+fi

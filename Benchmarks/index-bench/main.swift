@@ -65,7 +65,7 @@ func makeGallery() throws {
         let pixels = try context.render(image)
         let name = String(format: "%@/%02d/photo%04d", gallery, index / 100, index)
         try FileManager.default.createDirectory(
-            atPath: (name as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: FileSystemPath.folder(of: name), withIntermediateDirectories: true)
         if index % 10 == 9 {
             try ImageEncoder.write(pixels, to: name + ".png")
         } else {

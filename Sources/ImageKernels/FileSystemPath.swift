@@ -56,6 +56,29 @@ public enum FileSystemPath {
         string.unicodeScalars.contains { $0.value >= escapeBase && $0.value <= escapeBase + 0xFF }
     }
 
+    /// The folder that holds the last component of `path`, as dirname(1) names it: "a/b/c" → "a/b",
+    /// "c" → ".", "/c" → "/", "a/b/" → "a". Foundation's `deletingLastPathComponent` stops the process on a
+    /// name of one character ("x", "é"), so every path's folder is found here.
+    public static func folder(of path: String) -> String {
+        var scalars = Substring(path).unicodeScalars[...]
+        while scalars.count > 1, scalars.last == "/" { scalars.removeLast() }
+        guard let slash = scalars.lastIndex(of: "/") else { return "." }
+        var folder = scalars[..<slash]
+        while folder.count > 1, folder.last == "/" { folder.removeLast() }
+        return folder.isEmpty ? "/" : String(folder)
+    }
+
+    /// The folders `path` passes through, outermost first: "/a/b/c" → "/a", "/a/b"; "a/b/c" → "a", "a/b".
+    public static func ancestors(of path: String) -> [String] {
+        var folders: [String] = []
+        var folder = Self.folder(of: path)
+        while folder != "/", folder != ".", folders.count < path.unicodeScalars.count {
+            folders.insert(folder, at: 0)
+            folder = Self.folder(of: folder)
+        }
+        return folders
+    }
+
     /// Runs `body` with the path's bytes as a C string, for system calls.
     public static func withCString<R>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try (bytes(of: path).map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { buffer in

@@ -93,7 +93,7 @@ public enum RegularFile {
     /// What `error` (from stat or open) means for `path`: which folder on the way is missing, cannot be
     /// entered, or is a file.
     private static func failure(_ error: Int32, _ path: String) -> Failure {
-        let folders = ancestors(of: path)
+        let folders = FileSystemPath.ancestors(of: path)
         switch error {
         case ENOENT:
             return folders.first { !exists($0) }.map(Failure.missingFolder) ?? .missing
@@ -105,17 +105,6 @@ public enum RegularFile {
         default:
             return .failed(String(cString: strerror(error)))
         }
-    }
-
-    /// The folders a path passes through, outermost first ("/a/b/c" → "/a", "/a/b").
-    private static func ancestors(of path: String) -> [String] {
-        var folders: [String] = []
-        var folder = (path as NSString).deletingLastPathComponent
-        while !folder.isEmpty, folder != "/", folder != "." {
-            folders.insert(folder, at: 0)
-            folder = (folder as NSString).deletingLastPathComponent
-        }
-        return folders
     }
 
     private static func exists(_ path: String) -> Bool {

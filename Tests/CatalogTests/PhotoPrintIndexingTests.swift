@@ -24,7 +24,7 @@ import Testing
 
     @Test func photosArePrintedHashedAndMeasured() async throws {
         let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
+        defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: folder)) }
         let context = try IndexingTests.context()
         let catalog = try Catalog(path: folder + "/../cbir.sqlite")
         let run = try await catalog.index(folder: folder, analyses: [try PhotoPrintAnalysis(context: context)])
@@ -52,7 +52,7 @@ import Testing
     /// which the first search that read them all wrote, while the file's tag is the database's.
     @Test func newProcessesReadThePrintsFileWhileItHoldsTheDatabasesPrints() async throws {
         let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
+        defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: folder)) }
         let context = try IndexingTests.context(), path = folder + "/../cbir.sqlite", file = path + "-prints"
         _ = try await Catalog(path: path).index(folder: folder, analyses: [try PhotoPrintAnalysis(context: context)])
         let query = try #require(try Catalog(path: path).storedPrint(ofPhotoAt: folder + "/ukbench00000.jpg"))
@@ -82,7 +82,7 @@ import Testing
 
     @Test func printsAreAddedWithoutFindingFacesAgain() async throws {
         let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent) }
+        defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: folder)) }
         let context = try IndexingTests.context()
         let catalog = try Catalog(path: folder + "/../cbir.sqlite")
         let faces = CountingAnalysis(try FaceAnalysis(context: context, embeddings: false))

@@ -39,7 +39,7 @@ import Testing
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: one device, nothing to time"))
     func theFasterDeviceIsChosenAndRemembered() throws {
         let file = temporaryFile(), openCL = try TestDevices.openCL.get()
-        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: file)) }
         let calibration = DeviceCalibration(file: file, devices: [.cpu, openCL])
         let slowCPU = Job(slowOn: .cpu)
         #expect(calibration.device(for: slowCPU.workload()) === openCL)
@@ -63,9 +63,9 @@ import Testing
     @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: one device, nothing to time"))
     func aDamagedFileIsTimedAgainAndRewritten() throws {
         let file = temporaryFile(), openCL = try TestDevices.openCL.get()
-        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: file)) }
         try FileManager.default.createDirectory(
-            atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            atPath: FileSystemPath.folder(of: file), withIntermediateDirectories: true)
         try Data("{\"test\": {\"workload\": tru".utf8).write(to: URL(fileURLWithPath: file))
         let job = Job(slowOn: .cpu)
         #expect(DeviceCalibration(file: file, devices: [.cpu, openCL]).device(for: job.workload()) === openCL)
@@ -88,7 +88,7 @@ import Testing
 
     @Test func oneDeviceIsTakenWithoutTiming() {
         let file = temporaryFile()
-        defer { try? FileManager.default.removeItem(atPath: (file as NSString).deletingLastPathComponent) }
+        defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: file)) }
         let job = Job(slowOn: .cpu)
         #expect(DeviceCalibration(file: file, devices: [.cpu]).device(for: job.workload()) === Device.cpu)
         #expect(job.runs == 0 && !FileManager.default.fileExists(atPath: file))

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import ImageKernels
 import Testing
@@ -27,6 +28,23 @@ import Testing
             done.signal()
         }
         return done.wait(timeout: .now() + 5) == .success ? outcome.failure : nil
+    }
+
+    /// Reading a missing file by a short relative or absolute name says which folder is missing, and never
+    /// stops the process (a one-character folder name did, through Foundation's `deletingLastPathComponent`).
+    @Test func missingFilesUnderShortNamesAreNamed() {
+        #expect(failure("q/none.jpg") == .some(.missingFolder("q")))
+        #expect(failure("é/none.jpg") == .some(.missingFolder("é")))
+        #expect(failure("q") == .some(.missing))
+        #expect(failure("q/") == .some(.missingFolder("q")) || failure("q/") == .some(.missing))
+        var generator = SeededGenerator()
+        let pieces = ["q", "é", ".", "..", "/", "zz", "name.jpg"]
+        for _ in 0..<500 {
+            let path = (0..<Int.random(in: 0...5, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator) ?? ""
+            }.joined()
+            #expect(failure(path) != nil, "seed \(generator.seed): reading \(path.debugDescription) blocked")
+        }
     }
 
     @Test func notRegularFilesAreRefusedAtOnce() throws {

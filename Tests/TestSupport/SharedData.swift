@@ -1,4 +1,5 @@
 import Foundation
+import ImageKernels
 
 /// Where the repository is: the folder that holds `Tests/`, found from this file's own path.
 public enum Repository {
@@ -16,7 +17,7 @@ public enum Repository {
 public enum SharedData {
     public static let root: String =
         ProcessInfo.processInfo.environment["SHARED_DATASETS"]
-        ?? (Repository.root as NSString).deletingLastPathComponent + "/shared/datasets"
+        ?? FileSystemPath.folder(of: Repository.root) + "/shared/datasets"
 }
 
 /// The main job's sample photos `scripts/setup.sh` fetches: `$FACESEARCH_SAMPLES`, else

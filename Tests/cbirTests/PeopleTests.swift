@@ -2,6 +2,7 @@ import BenchmarkSupport
 import Foundation
 import GRDB
 import ImageCodecs
+import ImageKernels
 import TestSupport
 import Testing
 
@@ -42,7 +43,7 @@ import Testing
         func photos(_ person: String) throws -> [String] {
             try JSONDecoder().decode([String].self, from: Data(try run(["photos", person, "--json"]).utf8))
         }
-        func folders(_ paths: [String]) -> Set<String> { Set(paths.map { ($0 as NSString).deletingLastPathComponent }) }
+        func folders(_ paths: [String]) -> Set<String> { Set(paths.map { FileSystemPath.folder(of: $0) }) }
 
         // train/: each person's photos in one person; Alex Lacamoire's one photo is a group of one, unassigned.
         #expect(

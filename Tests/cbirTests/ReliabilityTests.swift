@@ -51,7 +51,7 @@ import Testing
 
     func copy(_ photo: String, to path: String) throws {
         try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+            atPath: FileSystemPath.folder(of: path), withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o777])
         try FileManager.default.copyItem(atPath: Self.photos + "/" + photo, toPath: path)
     }

@@ -194,7 +194,7 @@ public final class DeviceCalibration: @unchecked Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
             try FileManager.default.createDirectory(
-                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                atPath: FileSystemPath.folder(of: file), withIntermediateDirectories: true)
             try encoder.encode(calibrations).write(to: URL(fileURLWithPath: file), options: .atomic)
         } catch {
             Device.log("cannot keep device timings in \(file): \(error.localizedDescription)")
