@@ -9,17 +9,22 @@ public struct DecodingOptions: Sendable, Equatable {
     public var maximumPixels: Int
     /// Files larger than this many bytes are rejected before they are read.
     public var maximumFileBytes: Int
+    /// Headers whose longer side exceeds the shorter this many times are rejected before any pixel memory is
+    /// allocated (a strip of 65535 × 1 pixels is no photo, and resizing it for a network would be huge); nil
+    /// takes any shape.
+    public var maximumAspectRatio: Int?
     /// Rotate and flip as the EXIF orientation tag says, so that the result is upright.
     public var appliesOrientation: Bool
 
     public init(
         grayscale: Bool = false, minimumLongSide: Int? = nil, maximumPixels: Int = 100_000_000,
-        maximumFileBytes: Int = 1 << 30, appliesOrientation: Bool = true
+        maximumFileBytes: Int = 1 << 30, maximumAspectRatio: Int? = nil, appliesOrientation: Bool = true
     ) {
         self.grayscale = grayscale
         self.minimumLongSide = minimumLongSide
         self.maximumPixels = maximumPixels
         self.maximumFileBytes = maximumFileBytes
+        self.maximumAspectRatio = maximumAspectRatio
         self.appliesOrientation = appliesOrientation
     }
 }

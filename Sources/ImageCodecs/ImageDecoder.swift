@@ -78,6 +78,10 @@ public enum ImageDecoder {
         else {
             throw .tooLarge(path: path, width: width, height: height, limit: options.maximumPixels)
         }
+        if let ratio = options.maximumAspectRatio, max(width, height) / ratio > min(width, height) {
+            throw .unsupported(
+                path: path, detail: "\(width)×\(height) pixels: one side is over \(ratio) times the other")
+        }
     }
 
     /// Runs a codec's `decode` of an image of this size and channel count, stored with `sampleBytes` bytes a
