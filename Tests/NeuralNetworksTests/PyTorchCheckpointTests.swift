@@ -116,6 +116,54 @@ import Testing
         #expect(errors > 0, "seed \(generator.seed): no damage was noticed")
     }
 
+    /// A weight that is NaN or infinite makes every output NaN: the checkpoint is refused, naming the file
+    /// and the tensor, in either container.
+    @Test(arguments: ["legacy", "zip"])
+    func nonFiniteWeightsAreRefused(_ container: String) {
+        for poison in [Float.nan, .infinity, -.infinity] {
+            let builder = CheckpointBuilder(tensors: [
+                (name: "conv.weight", shape: [2, 2], values: [1, 2, 3, 4]),
+                (name: "bn.bias", shape: [3], values: [0.5, poison, 1]),
+            ])
+            do {
+                _ = try PyTorchCheckpoint(
+                    path: "poisoned.pth", bytes: container == "zip" ? builder.zip : builder.legacy)
+                Issue.record("\(container): a checkpoint holding \(poison) was read")
+            } catch .malformed(let path, _, let reason) {
+                #expect(
+                    path == "poisoned.pth" && reason.contains("tensor bn.bias") && reason.contains("finite"),
+                    "\(reason)")
+            } catch {
+                Issue.record("\(container): \(error)")
+            }
+        }
+    }
+
+    /// A zip container of a version `torch.save` never wrote, or without one, and either container with bytes
+    /// after its end: refused, not read as far as it goes.
+    @Test func unknownVersionsAndTrailingBytesAreRefused() {
+        var builder = Self.sample
+        for version in ["999\n", "", "three", "0"] {
+            builder.version = version
+            #expect(throws: ModelError.self, "version \(version.debugDescription)") {
+                try PyTorchCheckpoint(path: "version.pth", bytes: builder.zip)
+            }
+        }
+        for container in ["legacy", "zip"] {
+            let bytes = container == "zip" ? Self.sample.zip : Self.sample.legacy
+            for trailing in [[UInt8(0)], Array("PK".utf8), [UInt8](repeating: 0x41, count: 100)] {
+                do {
+                    _ = try PyTorchCheckpoint(path: "trailing.pth", bytes: bytes + trailing)
+                    Issue.record("\(container): \(trailing.count) trailing bytes were accepted")
+                } catch .malformed(_, _, let reason) {
+                    #expect(reason.contains("after"), "\(container): \(reason)")
+                } catch {
+                    Issue.record("\(container): \(error)")
+                }
+            }
+        }
+    }
+
     @Test func theRealCheckpointReads() throws {
         let reference = try EfficientNetReference.load()
         let checkpoint = try PyTorchCheckpoint(contentsOf: EfficientNetReference.model)

@@ -116,6 +116,7 @@ struct DlibArchive {
                 Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
             }
         }
+        try ModelError.requireFinite(values, tensor: "the tensor", path: path, offset: start)
         return (dimensions, values)
     }
 

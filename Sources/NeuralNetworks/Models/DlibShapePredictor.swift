@@ -104,6 +104,7 @@ extension DlibArchive {
         }
         var values: [Float] = []
         for _ in 0..<rows { values.append(try float()) }
+        try ModelError.requireFinite(values, tensor: "the column vector", path: path, offset: start)
         return values
     }
 }

@@ -22,3 +22,14 @@ public enum ModelError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension ModelError {
+    /// Refuses weights that are not finite numbers (NaN, ±∞): one of them makes every output NaN, and a
+    /// model file is untrusted input. `tensor` names the weights, `offset` where they lie in the file.
+    static func requireFinite(_ values: [Float], tensor: String, path: String, offset: Int) throws(ModelError) {
+        guard let index = values.firstIndex(where: { !$0.isFinite }) else { return }
+        throw .malformed(
+            path: path, offset: offset,
+            reason: "\(tensor) holds \(values[index]) at index \(index): weights must be finite numbers")
+    }
+}

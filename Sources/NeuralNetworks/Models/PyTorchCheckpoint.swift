@@ -1,3 +1,5 @@
+import Foundation
+
 /// A PyTorch state dict as `torch.save(model.state_dict(), …)` writes it (`.pth`, `.pt`): named tensors,
 /// read as float. Both containers are read: the zip one (`<name>/data.pkl` and a file per storage in
 /// `<name>/data/`) and the legacy one (a magic number, a protocol version and system information pickled
@@ -37,7 +39,9 @@ public struct PyTorchCheckpoint: Sendable {
             guard let pickleName = archive.entries.keys.filter({ $0.hasSuffix("/data.pkl") }).min(),
                 let pickle = archive.entries[pickleName]
             else { throw .malformed(path: path, offset: 0, reason: "a zip archive without data.pkl") }
-            let folder = pickleName.dropLast("data.pkl".count) + "data/"
+            let archiveFolder = pickleName.dropLast("data.pkl".count)
+            try Self.requireKnownVersion(archive.entries[archiveFolder + "version"], path: path, bytes: bytes)
+            let folder = archiveFolder + "data/"
             var reader = ModelBytes(path: path, bytes: bytes, range: pickle)
             entries = try Self.entries(of: try RestrictedUnpickler.load(&reader), reader)
             storages = archive.entries.reduce(into: [:]) { storages, entry in
@@ -62,6 +66,9 @@ public struct PyTorchCheckpoint: Sendable {
             let dictionaryStart = reader.offset
             entries = try Self.entries(of: try RestrictedUnpickler.load(&reader), reader, at: dictionaryStart)
             storages = try Self.legacyStorages(&reader, of: entries.map(\.tensor.storage))
+            guard reader.isAtEnd else {
+                throw reader.malformed("\(reader.end - reader.offset) bytes after the last storage")
+            }
         }
         var tensors: [String: Tensor] = [:]
         for (name, tensor) in entries {
@@ -69,10 +76,24 @@ public struct PyTorchCheckpoint: Sendable {
                 throw .malformed(
                     path: path, offset: tensor.fileOffset, reason: "storage \(tensor.storage.key) is missing")
             }
-            tensors[name] = try Self.tensor(tensor, storage: range, path: path, bytes: bytes)
+            let read = try Self.tensor(tensor, storage: range, path: path, bytes: bytes)
+            try ModelError.requireFinite(read.values, tensor: "tensor \(name)", path: path, offset: read.offset)
+            tensors[name] = read
         }
         self.tensors = tensors
         names = entries.map(\.name)
+    }
+
+    /// The versions of the zip container `torch.save` writes (its `version` entry), which this reader knows.
+    static let knownVersions = 1...3
+
+    /// Refuses a zip container without its `version` entry, or of a version this reader does not know.
+    private static func requireKnownVersion(_ entry: Range<Int>?, path: String, bytes: [UInt8]) throws(ModelError) {
+        guard let entry else { throw .malformed(path: path, offset: 0, reason: "a zip archive without its version") }
+        let text = String(decoding: bytes[entry], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let version = Int(text), knownVersions.contains(version) else {
+            throw .unsupported(path: path, what: "checkpoint version \(text.prefix(20).debugDescription)")
+        }
     }
 
     /// The tensor named `name`, which must have `shape`; errors name the file and where the tensor is.

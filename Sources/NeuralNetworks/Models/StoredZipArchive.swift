@@ -24,6 +24,13 @@ struct StoredZipArchive {
         _ = try record.littleEndian(UInt32.self)  // the directory's size
         let directory = Int(try record.littleEndian(UInt32.self))
         guard count != 0xFFFF, directory != 0xFFFF_FFFF else { throw .unsupported(path: path, what: "zip64 archives") }
+        let comment = Int(try record.littleEndian(UInt16.self))
+        let after = bytes.count - (end + 22)
+        guard comment == after else {
+            throw .malformed(
+                path: path, offset: end + 22,
+                reason: "\(after) bytes after the archive's directory, whose comment claims \(comment)")
+        }
 
         var reader = ModelBytes(path: path, bytes: bytes, range: 0..<end)
         try reader.seek(to: directory)

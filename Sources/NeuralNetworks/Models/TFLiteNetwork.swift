@@ -96,6 +96,7 @@ public struct TFLiteNetwork: Sendable {
                         path: path, offset: 0,
                         reason: "constant \"\(tensor.name)\" holds \(stored.count) values for shape \(tensor.shape)")
                 }
+                try ModelError.requireFinite(stored, tensor: "constant \"\(tensor.name)\"", path: path, offset: 0)
                 constants[index] = stored
             }
         }

@@ -1,26 +1,58 @@
 /// Small PyTorch checkpoints written opcode by opcode the way `torch.save` writes a state dict (pickle
-/// protocol 2), in the legacy container and the zip one, for the reader's tests.
-struct CheckpointBuilder {
-    struct Storage {
-        let key: String
+/// protocol 2), in the legacy container and the zip one, for the reader's tests and for models made to fail.
+public struct CheckpointBuilder: Sendable {
+    public struct Storage: Sendable {
+        public let key: String
         /// `FloatStorage` or `LongStorage`.
-        let type: String
-        let values: [Float]
+        public let type: String
+        public let values: [Float]
+
+        public init(key: String, type: String, values: [Float]) {
+            self.key = key
+            self.type = type
+            self.values = values
+        }
     }
 
-    struct Entry {
-        let name: String
-        let storage: String
-        let offset: Int
-        let shape: [Int]
-        let strides: [Int]
+    public struct Entry: Sendable {
+        public let name: String
+        public let storage: String
+        public let offset: Int
+        public let shape: [Int]
+        public let strides: [Int]
+
+        public init(name: String, storage: String, offset: Int, shape: [Int], strides: [Int]) {
+            self.name = name
+            self.storage = storage
+            self.offset = offset
+            self.shape = shape
+            self.strides = strides
+        }
     }
 
-    var storages: [Storage]
-    var entries: [Entry]
+    public var storages: [Storage]
+    public var entries: [Entry]
+    /// What the zip container's `version` entry holds.
+    public var version = "3\n"
+
+    public init(storages: [Storage], entries: [Entry]) {
+        self.storages = storages
+        self.entries = entries
+    }
+
+    /// Each named tensor (its shape and values, row-major) in a storage of its own.
+    public init(tensors: [(name: String, shape: [Int], values: [Float])]) {
+        storages = tensors.enumerated().map {
+            Storage(key: String($0.offset), type: "FloatStorage", values: $0.element.values)
+        }
+        entries = tensors.enumerated().map { index, tensor in
+            let strides = tensor.shape.indices.map { tensor.shape[($0 + 1)...].reduce(1, *) }
+            return Entry(name: tensor.name, storage: String(index), offset: 0, shape: tensor.shape, strides: strides)
+        }
+    }
 
     /// The state dict's pickle, from PROTO to STOP.
-    var statePickle: [UInt8] {
+    public var statePickle: [UInt8] {
         var p = Pickle()
         p.proto()
         p.global("collections", "OrderedDict")
@@ -60,7 +92,7 @@ struct CheckpointBuilder {
 
     /// The legacy container: ``legacyHeader``, the state dict, the storage keys, then each storage's count
     /// and values.
-    var legacy: [UInt8] {
+    public var legacy: [UInt8] {
         var keys = Pickle()
         keys.proto()
         keys.op("]")
@@ -77,7 +109,7 @@ struct CheckpointBuilder {
 
     /// What comes before the state dict in the legacy container: the magic number, the protocol version
     /// and the system information, each pickled.
-    static var legacyHeader: [UInt8] {
+    public static var legacyHeader: [UInt8] {
         var magic = Pickle()
         magic.proto()
         magic.bytes([0x8A, 10, 0x6C, 0xFC, 0x9C, 0x46, 0xF9, 0x20, 0x6A, 0xA8, 0x50, 0x19])
@@ -100,10 +132,10 @@ struct CheckpointBuilder {
     }
 
     /// The zip container: `archive/data.pkl`, `archive/data/<key>` and `archive/version`, stored.
-    var zip: [UInt8] {
+    public var zip: [UInt8] {
         let files =
             [("archive/data.pkl", statePickle)] + storages.map { ("archive/data/\($0.key)", Self.data(of: $0)) }
-            + [("archive/version", Array("3\n".utf8))]
+            + [("archive/version", Array(version.utf8))]
         var archive: [UInt8] = [], directory: [UInt8] = []
         for (name, data) in files {
             let offset = archive.count, name = Array(name.utf8)
@@ -125,29 +157,31 @@ struct CheckpointBuilder {
         }
     }
 
-    static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+    public static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         (0..<T.bitWidth / 8).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
     /// Pickle opcodes, appended.
-    struct Pickle {
-        var bytes: [UInt8] = []
+    public struct Pickle {
+        public var bytes: [UInt8] = []
 
-        mutating func bytes(_ raw: [UInt8]) { bytes += raw }
-        mutating func op(_ code: Character) { bytes.append(code.asciiValue ?? 0) }
-        mutating func proto() { bytes += [0x80, 2] }
+        public init() {}
 
-        mutating func string(_ text: String) {
+        public mutating func bytes(_ raw: [UInt8]) { bytes += raw }
+        public mutating func op(_ code: Character) { bytes.append(code.asciiValue ?? 0) }
+        public mutating func proto() { bytes += [0x80, 2] }
+
+        public mutating func string(_ text: String) {
             op("X")
             bytes += CheckpointBuilder.littleEndian(UInt32(text.utf8.count)) + Array(text.utf8)
         }
 
-        mutating func global(_ module: String, _ name: String) {
+        public mutating func global(_ module: String, _ name: String) {
             op("c")
             bytes += Array("\(module)\n\(name)\n".utf8)
         }
 
-        mutating func int(_ value: Int) {
+        public mutating func int(_ value: Int) {
             if value < 256 {
                 bytes += [UInt8(ascii: "K"), UInt8(value)]
             } else {
@@ -156,7 +190,7 @@ struct CheckpointBuilder {
             }
         }
 
-        mutating func tuple(_ values: [Int]) {
+        public mutating func tuple(_ values: [Int]) {
             op("(")
             for value in values { int(value) }
             op("t")
