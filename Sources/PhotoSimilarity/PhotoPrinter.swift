@@ -14,6 +14,8 @@ public final class PhotoPrinter: Sendable {
     public static let maximumBatch = 16
 
     public let context: RenderContext
+    /// The model's file.
+    public let modelPath: String
     /// The side of the square the network reads (224).
     public let inputSize: Int
     /// The shorter side a photo is resized to before its centre is cropped (256).
@@ -37,6 +39,7 @@ public final class PhotoPrinter: Sendable {
         } catch {
             throw .render(error)
         }
+        self.modelPath = modelPath
         self.inputSize = inputSize
         self.resizedSide = resizedSide
     }
@@ -75,23 +78,41 @@ public final class PhotoPrinter: Sendable {
         var results: [(print: [Float], logits: [Float])] = []
         for start in stride(from: 0, to: photos.count, by: Self.maximumBatch) {
             let run = photos[start..<min(start + Self.maximumBatch, photos.count)]
+            let rendered: [PixelBuffer]
             do {
                 let inputs = try PixelBuffer.batch(try context.render(run.map(input(for:))))
                 let outputs = network.outputs(for: Image(inputs).converted(to: .float32))
-                let rendered = try context.render([outputs[0].l2Normalized()] + (classes ? [outputs[1]] : []))
-                let prints = rendered[0].floatValues, logits = classes ? rendered[1].floatValues : []
-                let classCount = EfficientNetLite.imageNetClasses
-                for n in 0..<run.count {
-                    results.append(
-                        (
-                            Array(prints[n * Self.length..<(n + 1) * Self.length]),
-                            classes ? Array(logits[n * classCount..<(n + 1) * classCount]) : []
-                        ))
-                }
+                rendered = try context.render([outputs[0].l2Normalized()] + (classes ? [outputs[1]] : []))
             } catch {
                 throw .render(error)
             }
+            let prints = rendered[0].floatValues, logits = classes ? rendered[1].floatValues : []
+            let classCount = EfficientNetLite.imageNetClasses
+            try requireUsable(prints)
+            for n in 0..<run.count {
+                results.append(
+                    (
+                        Array(prints[n * Self.length..<(n + 1) * Self.length]),
+                        classes ? Array(logits[n * classCount..<(n + 1) * classCount]) : []
+                    ))
+            }
         }
         return results
+    }
+
+    /// Refuses prints that are not unit vectors of finite numbers: a sound model's L2-normalised features of
+    /// any photo are; NaN, infinite or zero ones come of weights that overflow or are all zero.
+    private func requireUsable(_ prints: [Float]) throws(PhotoError) {
+        for start in stride(from: 0, to: prints.count, by: Self.length) {
+            let print = prints[start..<start + Self.length]
+            let norm = print.reduce(0) { $0 + $1 * $1 }
+            guard norm.isFinite, abs(norm - 1) < 0.01 else {
+                throw .unusableModel(
+                    "\(modelPath): the model prints a photo as \(norm.isNaN ? "NaN" : "a vector of length² \(norm)"), "
+                        + "not a direction: its weights are no use "
+                        + "(run `bash scripts/setup.sh` to fetch the file again)"
+                )
+            }
+        }
     }
 }

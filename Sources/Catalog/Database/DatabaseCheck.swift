@@ -66,7 +66,10 @@ extension Catalog {
                     faces += 1
                     problems += Self.faceProblems(row)
                 }
-                return (images: try ImageRecord.fetchCount(db), faces: faces, problems: problems)
+                return (
+                    images: try ImageRecord.fetchCount(db), faces: faces,
+                    problems: problems + (try UnusableVectors(db).problems)
+                )
             }
             (images, faces) = (found.images, found.faces)
             problems += found.problems

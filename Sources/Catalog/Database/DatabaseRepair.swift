@@ -88,7 +88,7 @@ extension Catalog {
         let target = try DatabaseQueue(path: repaired, configuration: unchecked)
         let leftOut = try copyAnalysesTables(from: damaged, to: target)
         let tables = try copyTables(from: damaged, to: target)
-        let dropped = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) }
+        let dropped = try target.write { db in try dropOrphans(db) + dropDamagedFaceData(db) + dropUnusableVectors(db) }
         let facesLost = tables.contains { $0.name == "faces" && $0.unreadableRowIDs > 0 }
         let photos = try target.write { db in try markIncompletePhotos(db, facesLost: facesLost) }
         let labels =
@@ -246,6 +246,14 @@ extension Catalog {
                 }
             }
         }
+    }
+
+    /// Deletes the prints and embeddings whose values are not all numbers (``UnusableVectors``: damage
+    /// inside a value, which SQLite does not see, reads as such), for `cbir index` to make again; returns how many.
+    private static func dropUnusableVectors(_ db: Database) throws -> Int {
+        let unusable = try UnusableVectors(db)
+        try unusable.drop(db)
+        return unusable.prints.count + unusable.embeddings.count
     }
 
     /// Deletes the descriptors and embeddings that do not read back (damage inside a value: SQLite checks

@@ -45,6 +45,9 @@ public struct PhotoPrintAnalysis: PhotoAnalysis {
             return photos.indices.map {
                 .success(Analysis(print: prints[$0], hash: hashes[$0], sharpness: sharpness[$0]))
             }
+        } catch PhotoError.unusableModel(let reason) {
+            // The model's fault, not a photo's: the run stops rather than recording every photo as failed.
+            return photos.map { _ in .failure(CatalogError.processing(reason)) }
         } catch {
             guard photos.count > 1 else { return [.failure(error)] }
             return photos.map { photo in Result { try analyze([photo])[0].get() } }

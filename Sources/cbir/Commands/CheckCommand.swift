@@ -4,7 +4,7 @@ import FaceDetection
 import ImageKernels
 
 /// `cbir check`: whether the database file is sound, and with --repair, what can be saved of a damaged one.
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract:
@@ -12,7 +12,9 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Reads only. Prints each problem found and exits with 1 if there is any, with how to recover. With \
             --repair, a damaged database is copied row by row into a new one (what can still be read: photos, \
-            faces, people and their names), which takes its place; the damaged file is kept beside it.
+            faces, people and their names), which takes its place; the damaged file is kept beside it. In a sound \
+            one, prints and embeddings that hold values that are not numbers are dropped, for `cbir index` to \
+            make again.
             """)
 
     @Flag(help: "Save what can be read of a damaged database into a new one in its place.")
@@ -20,8 +22,8 @@ struct CheckCommand: ParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    func run() throws {
-        if repair { return try repairDatabase() }
+    func run() async throws {
+        if repair { return try await repairDatabase() }
         let check = try Catalog.check(path: try database.existing())
         for problem in check.problems { print(problem) }
         print(
@@ -30,9 +32,17 @@ struct CheckCommand: ParsableCommand {
         if !check.isSound { throw CommandFailure(CatalogError.recovery(database.db)) }
     }
 
-    private func repairDatabase() throws {
+    private func repairDatabase() async throws {
         guard let repair = try Catalog.repair(path: database.db) else {
-            return print("\(database.db): sound, nothing to repair")
+            let incomplete = try await database.open(access: .readWrite).dropUnusableVectors()
+            guard !incomplete.isEmpty else { return print("\(database.db): sound, nothing to repair") }
+            print(
+                """
+                \(incomplete.count) photo\(incomplete.count == 1 ? "'s" : "s'") prints or embeddings held values \
+                that are not numbers and were dropped; `cbir index` of their folders makes them again:
+                """)
+            for path in incomplete { print("  \(FileSystemPath.displayed(path))") }
+            return
         }
         for table in repair.tables {
             let lost = table.unreadableRowIDs > 0 ? ", \(table.unreadableRowIDs) row ids unreadable" : ""
