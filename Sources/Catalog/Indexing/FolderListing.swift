@@ -81,7 +81,8 @@ struct FolderListing: Sendable {
         return errno == 0 ? names : nil
     }
 
-    private static func modified(_ status: stat) -> Double {
+    /// A file's modification time as the catalog stores it: seconds since 1970, to the nanosecond.
+    static func modified(_ status: stat) -> Double {
         Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
     }
 }

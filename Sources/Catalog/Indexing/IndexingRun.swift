@@ -71,7 +71,7 @@ struct IndexingRun: Sendable {
             record.error = error.description
             return .failed(record)
         }
-        record.hash = Self.contentHash(bytes)
+        record.hash = ContentHash.of(bytes)
         if let stored, let id = stored.id, stored.hash == record.hash, stored.size == file.size {
             let incomplete = try incompleteAnalyses(stored)
             guard !incomplete.isEmpty, let photo = try? Photo(path: file.path, bytes: bytes, context: context) else {
@@ -154,15 +154,5 @@ struct IndexingRun: Sendable {
                 path: photo.path, outcome: .failed("\(photo.path): cannot complete what is stored: \(error)"),
                 write: nil)
         }
-    }
-
-    /// FNV-1a, 64 bits, in hex: tells a changed file from a touched one.
-    static func contentHash(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
     }
 }

@@ -31,11 +31,14 @@ extension Catalog {
     /// The groups of indexed photos whose prints lie within `threshold` of one another's or whose hashes
     /// differ in at most ``DuplicateGroups/hashDistance`` bits (linked through any chain of such pairs), and
     /// byte-identical files; exact over all pairs (``ClosePrints``, ``PerceptualHash/pairs(in:within:)``).
-    /// Groups come largest saving first.
-    public nonisolated func duplicateGroups(threshold: Float, context: RenderContext) throws(CatalogError)
-        -> [DuplicateGroup]
+    /// The images `excluded` are left out (``stalePrintedPhotos()``: files no longer what was indexed, which
+    /// no group may advise on). Groups come largest saving first.
+    public nonisolated func duplicateGroups(
+        threshold: Float, context: RenderContext, excluding excluded: Set<Int64> = []
+    )
+        throws(CatalogError) -> [DuplicateGroup]
     {
-        let photos = try read { db in try PhotoStore().printedPhotos(db) }
+        let photos = try read { db in try PhotoStore().printedPhotos(db) }.filter { !excluded.contains($0.entry.image) }
         let prints = photos.flatMap(\.entry.print)
         var pairs: [(Int, Int)]
         do {

@@ -21,12 +21,30 @@ extension Catalog {
         try similarPhotos(to: [print], top: top, context: context)[0]
     }
 
-    /// The `top` indexed photos nearest to each of `prints`, as ``similarPhotos(to:top:context:)`` finds
-    /// them for one, the prints read once for all.
+    /// The `top` indexed photos nearest to each of `prints`, as ``similarPhotos(to:top:context:)`` finds them
+    /// for one, the prints read once for all. Photos whose files are no longer what was indexed (gone, or
+    /// other bytes: ``stalePhotos(among:)``) are left out, and as many more asked for in their place.
     public nonisolated func similarPhotos(to prints: [[Float]], top: Int, context: RenderContext)
         throws(CatalogError) -> [[SimilarPhoto]]
     {
         guard top > 0 else { throw .invalidQuery("--top must be at least 1") }
+        var asked = top
+        while true {
+            let found = try nearestPhotos(to: prints, top: asked, context: context)
+            let stale = Set(try stalePhotos(among: Set(found.joined().map(\.image))).map(\.image))
+            let current = found.map { $0.filter { !stale.contains($0.image) } }
+            // Fewer found than asked: every printed photo was seen.
+            if stale.isEmpty || current.allSatisfy({ $0.count >= top }) || found.allSatisfy({ $0.count < asked }) {
+                return current.map { Array($0.prefix(top)) }
+            }
+            asked += stale.count
+        }
+    }
+
+    /// The `top` printed photos nearest to each of `prints`, their files unchecked.
+    private nonisolated func nearestPhotos(to prints: [[Float]], top: Int, context: RenderContext)
+        throws(CatalogError) -> [[SimilarPhoto]]
+    {
         var nearest = prints.map { _ in TopImages(top) }
         do {
             try galleries.printGallery(of: self, context: context).search(prints, into: &nearest)

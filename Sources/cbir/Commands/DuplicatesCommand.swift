@@ -15,7 +15,8 @@ struct DuplicatesCommand: ParsableCommand {
             \(DuplicateGroups.printThreshold): resized, re-encoded, slightly cropped, rotated or brightened \
             copies; with --similar \(DuplicateGroups.similarThreshold): other shots of the same object or scene) \
             or whose perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits, linked through any \
-            chain of such pairs, and byte-identical files, exact over all pairs. In each group the copy to keep is \
+            chain of such pairs, and byte-identical files, exact over all pairs. Photos whose files changed or went \
+            since they were indexed are left out, and listed on stderr. In each group the copy to keep is \
             the one with most pixels, then the clearly less compressed, then the sharpest (the Laplacian's \
             variance). Groups come largest saving first. With --json, prints [{best, photos: [{image, path, \
             distance}], bytes}]: image ids, distances to the kept copy, bytes the other copies take.
@@ -46,15 +47,20 @@ struct DuplicatesCommand: ParsableCommand {
     func run() throws {
         let store = try database.open()
         let context = try deviceOptions.context() ?? RenderContext.orDefault(nil, for: .search)
-        guard try store.statistics().printedImages > 0 else {
-            throw CommandFailure(
-                """
-                \(database.db): no photo is printed yet: run `cbir index <folder> --db \(database.db)` to print them
-                """)
+        if try store.statistics().printedImages == 0 {
+            note("no photo is printed yet: `cbir index <folder> --db \(database.db)` prints them")
         }
+        let stale = try store.stalePrintedPhotos()
         let groups = try store.duplicateGroups(
             threshold: threshold ?? (similar ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold),
-            context: context)
+            context: context, excluding: Set(stale.map(\.image)))
+        if !stale.isEmpty {
+            note(
+                "\(stale.count) photo\(stale.count == 1 ? " was" : "s were") left out, changed or gone since indexing "
+                    + "(`cbir index <folder> --db \(database.db)` brings the catalog up to date):\n"
+                    + stale.prefix(20).map { "  \(FileSystemPath.displayed($0.path)): \($0.reason)\n" }.joined()
+                    + (stale.count > 20 ? "  and \(stale.count - 20) more\n" : ""))
+        }
         if json {
             try printJSON(groups)
         } else {
@@ -70,17 +76,27 @@ struct DuplicatesCommand: ParsableCommand {
                 }
             }
             let megabytes = Double(groups.reduce(0) { $0 + $1.bytes }) / 1e6
-            print("\(groups.count) groups, " + String(format: "%.1f", megabytes) + " MB in copies")
+            print(
+                "\(groups.count) group\(groups.count == 1 ? "" : "s"), " + String(format: "%.1f", megabytes)
+                    + " MB in copies")
         }
         if let sheet { try writeSheet(groups, context: context, to: sheet) }
     }
 
-    /// Each group as a row of gray thumbnails, the kept copy first, captioned with distances and names.
+    /// A line for the person at the terminal, on stderr: stdout holds the groups alone.
+    private func note(_ text: String) {
+        FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    }
+
+    /// Each group as a row of gray thumbnails, the kept copy first, captioned with distances and names; a
+    /// group of more than a row's ``MatchSheet/maximumColumns`` shows its first and how many more it holds.
     private func writeSheet(_ groups: [DuplicateGroup], context: RenderContext, to path: String) throws {
-        let columns = max(1, groups.map(\.photos.count).max() ?? 1)
+        let columns = min(MatchSheet.maximumColumns, max(1, groups.map(\.photos.count).max() ?? 1))
+        let blank = try PixelBuffer(width: 1, height: 1, values: [UInt8(255)])
         var cells: [MatchSheet.Cell] = []
         for group in groups {
-            for (index, photo) in group.photos.enumerated() {
+            let shown = group.photos.count > columns ? columns - 1 : group.photos.count
+            for (index, photo) in group.photos.prefix(shown).enumerated() {
                 cells.append(
                     MatchSheet.Cell(
                         face: try MatchSheet.photo(photo.path, context: context),
@@ -89,8 +105,10 @@ struct DuplicatesCommand: ParsableCommand {
                             MatchSheet.name(photo.path),
                         ]))
             }
-            let blank = try PixelBuffer(width: 1, height: 1, values: [UInt8(255)])
-            for _ in group.photos.count..<columns { cells.append(MatchSheet.Cell(face: blank, caption: [])) }
+            if shown < group.photos.count {
+                cells.append(MatchSheet.Cell(face: blank, caption: ["and \(group.photos.count - shown) more"]))
+            }
+            while cells.count % columns != 0 { cells.append(MatchSheet.Cell(face: blank, caption: [])) }
         }
         try ImageEncoder.write(try MatchSheet.make(cells, columns: columns), to: path)
     }

@@ -13,7 +13,9 @@ struct SimilarCommand: ParsableCommand {
         discussion: """
             Ranks every printed photo of the database by the cosine distance of its print (EfficientNet-Lite0) to \
             each given photo's: 0 for the same photo, about 0.1 for copies, 0.2–0.4 for other views of one object. \
-            A photo in the database uses its stored print; any other image file is decoded and printed first. \
+            A photo in the database uses its stored print (unless its file changed since: it is printed afresh, \
+            with a note that the catalog is stale); any other image file is decoded and printed first. Photos whose \
+            files changed or went since they were indexed are left out of the answers. \
             With --json, prints [{query, results: [{path, distance}]}].
             """)
 
@@ -59,9 +61,18 @@ struct SimilarCommand: ParsableCommand {
         var reports: [Report] = []
         for photo in photos {
             let print: [Float]
-            if let stored = try store.storedPrint(ofPhotoAt: photo) {
+            let record = try store.image(atPath: photo)
+            let stale = record.flatMap { $0.status == .indexed ? IndexedFile.staleness(of: $0) : nil }
+            if stale == nil, let stored = try store.storedPrint(ofPhotoAt: photo) {
                 print = stored
             } else {
+                if stale == .changed {
+                    FileHandle.standardError.write(
+                        Data(
+                            ("\(FileSystemPath.displayed(photo)) changed since it was indexed, so it is printed "
+                                + "as it is now; "
+                                + "`cbir index <folder> --db \(database.db)` brings the catalog up to date\n").utf8))
+                }
                 if printer == nil { printer = try PhotoPrinter(context: chosen) }
                 let decoded = try Photo(path: photo, bytes: try ImageDecoder.contents(of: photo), context: context)
                 print = try printer?.prints(of: [decoded.pixels]).first ?? []

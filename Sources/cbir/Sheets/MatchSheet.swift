@@ -30,8 +30,13 @@ enum MatchSheet {
         (FileSystemPath.displayed(file) as NSString).lastPathComponent
     }
 
-    /// Cells left to right, `columns` to a row, black text on white.
+    /// The most cells a row holds: a sheet stays a picture one can open (a group of 2,000 copies in one row
+    /// was 336,008 pixels wide).
+    static let maximumColumns = 12
+
+    /// Cells left to right, `columns` (at most ``maximumColumns``) to a row, black text on white.
     static func make(_ cells: [Cell], columns: Int = 6, gap: Int = 8) throws -> PixelBuffer {
+        let columns = min(columns, maximumColumns)
         let side = cells.map { max($0.face.descriptor.width, $0.face.descriptor.height) }.max() ?? 0
         let lines = cells.map(\.caption.count).max() ?? 0
         let cellWidth = side + gap, cellHeight = side + 4 + lines * BitmapFont.lineHeight + gap

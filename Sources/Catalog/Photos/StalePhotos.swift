@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+/// An indexed photo whose file is no longer the photo that was indexed, and why: what `duplicates` leaves out
+/// of its groups and `similar` out of its answers, rather than advise on a file that is gone or holds another.
+public struct StalePhoto: Sendable, Codable, Equatable {
+    public let image: Int64
+    public let path: String
+    public let reason: String
+}
+
+extension Catalog {
+    /// The images among `ids` whose files are no longer the photos that were indexed (``IndexedFile``).
+    public nonisolated func stalePhotos(among ids: some Collection<Int64>) throws(CatalogError) -> [StalePhoto] {
+        var stale: [StalePhoto] = []
+        let ids = Array(ids)
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let batch = RowBatches.list(ids[start..<min(ids.count, start + 500)])
+            let records = try read { db in
+                try ImageRecord.fetchAll(db, sql: "SELECT * FROM images WHERE id IN (\(batch))")
+            }
+            for record in records {
+                if let id = record.id, let reason = IndexedFile.staleness(of: record) {
+                    stale.append(StalePhoto(image: id, path: record.path, reason: reason.description))
+                }
+            }
+        }
+        return stale.sorted { $0.path < $1.path }
+    }
+
+    /// The printed photos whose files are no longer the photos that were indexed.
+    public nonisolated func stalePrintedPhotos() throws(CatalogError) -> [StalePhoto] {
+        try stalePhotos(
+            among: try read { db in try Int64.fetchAll(db, sql: "SELECT image_id FROM \(PhotoStore.table)") })
+    }
+}
