@@ -20,6 +20,9 @@ public actor Catalog {
     nonisolated let store = FaceStore()
     /// Search galleries kept between queries.
     nonisolated let galleries = GalleryCache()
+    /// The database file's identity when it was opened: a write finds the file it opened still there, or
+    /// refuses (the file deleted or replaced under a running server, say, whose writes would be lost).
+    private nonisolated let identity: FileIdentity?
 
     /// How long a writer waits for another process's transaction before giving up, in seconds.
     public static let busyTimeout: TimeInterval = 30
@@ -42,6 +45,10 @@ public actor Catalog {
         var configuration = Configuration()
         configuration.busyMode = .timeout(Self.busyTimeout)
         configuration.readonly = access == .readOnly
+        var status = stat()
+        if FileSystemPath.withCString(path, { stat($0, &status) }) == 0, let failure = RegularFile.failure(status) {
+            throw .storage(path: path, reason: "no database: \(failure)")
+        }
         if access == .readWrite, try Self.isReadOnly(path) { throw .readOnly(path: path) }
         let migrator = CatalogSchema.migrator()
         do {
@@ -65,6 +72,7 @@ public actor Catalog {
         } catch {
             throw .storage(error, path: path)
         }
+        identity = FileIdentity(path: path)
     }
 
     /// Runs the migrations `migrator` has and the file lacks. A migration that rewrote most of the file
@@ -134,8 +142,13 @@ public actor Catalog {
         do { return try pool.read(body) } catch { throw .storage(error, path: path) }
     }
 
-    /// Writes in one transaction.
+    /// Writes in one transaction, into the file the catalog opened.
     public func write<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
+        guard FileIdentity(path: path) == identity else {
+            throw .storage(
+                path: path, reason: "the database file was deleted or replaced since it was opened; nothing was written"
+            )
+        }
         do { return try pool.write(body) } catch { throw .storage(error, path: path) }
     }
 

@@ -67,7 +67,9 @@ extension CatalogError {
         guard let error = error as? GRDB.DatabaseError else { return .storage(path: path, reason: "\(error)") }
         let message = error.message ?? "SQLite error \(error.resultCode.rawValue)"
         switch error.resultCode {
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .damaged(path: path, reason: message)
+        case .SQLITE_CORRUPT: return .damaged(path: path, reason: message)
+        // Not SQLite's at all (a photo given as --db, say): nothing a repair could save.
+        case .SQLITE_NOTADB: return .storage(path: path, reason: "no database: SQLite finds none in the file")
         case .SQLITE_READONLY: return .readOnly(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy(path: path)
         default: return .storage(path: path, reason: message)
