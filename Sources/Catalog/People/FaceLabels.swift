@@ -108,7 +108,7 @@ extension Catalog {
                 facesByName[name, default: []].append(face)
             }
             for (name, faces) in facesByName.sorted(by: { $0.key < $1.key }) {
-                try Self.assignByHand(faces, to: try Self.person(named: name, db), db)
+                try Self.assignByHand(faces, to: try Self.personMade(named: name, db), db)
             }
             return unmatched
         }

@@ -144,8 +144,9 @@ extension Catalog {
     /// The person a user means: by id (a number) or by name (spelt as ``PersonName`` stores it or not).
     public nonisolated func person(_ reference: String) throws(CatalogError) -> Person {
         let found = try read { db in
-            try Int64(reference).map { try Self.people(db, where: "persons.id = ?", $0) }
-                ?? Self.people(db, where: "name = ?", PersonName.normalized(reference))
+            try (Int64(reference) ?? Self.person(named: reference, db)).map {
+                try Self.people(db, where: "persons.id = ?", $0)
+            } ?? []
         }
         guard let person = found.first else { throw .notFound("person \(reference)") }
         return person
@@ -205,10 +206,7 @@ extension Catalog {
         let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requirePerson(person, db)
-            if let name,
-                let other = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM persons WHERE name = ? AND id != ?", arguments: [name, person])
-            {
+            if let name, let other = try Self.person(named: name, db), other != person {
                 throw CatalogError.invalidQuery(
                     "person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
             }
@@ -270,19 +268,23 @@ extension Catalog {
         let name = try name.map(PersonName.stored)
         try write { db in
             try Self.requireFaces([face], db)
-            try Self.assignByHand([face], to: try name.map { try Self.person(named: $0, db) }, db)
+            try Self.assignByHand([face], to: try name.map { try Self.personMade(named: $0, db) }, db)
         }
         return name
     }
 
-    /// The person called `name`, made if there is none.
-    static func person(named name: String, _ db: Database) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO persons (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [name])
-        guard let person = try Int64.fetchOne(db, sql: "SELECT id FROM persons WHERE name = ?", arguments: [name])
-        else {
-            throw CatalogError.notFound("person \(name)")
-        }
-        return person
+    /// The person called `name` (in any case), made if there is none.
+    static func personMade(named name: String, _ db: Database) throws -> Int64 {
+        if let person = try person(named: name, db) { return person }
+        try db.execute(sql: "INSERT INTO persons (name) VALUES (?)", arguments: [name])
+        return db.lastInsertedRowID
+    }
+
+    /// The person called `name`, in any case (``PersonName/key(_:)``), if any.
+    static func person(named name: String, _ db: Database) throws -> Int64? {
+        let key = PersonName.key(name)
+        return try Row.fetchAll(db, sql: "SELECT id, name FROM persons WHERE name IS NOT NULL")
+            .first { PersonName.key($0["name"]) == key }?["id"]
     }
 
     /// Puts faces by hand into a person, or into none; people left with no faces and no name go.
