@@ -86,6 +86,7 @@ let package = Package(
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ], resources: [.embedInCode("Assets")]),
 
         // Tools
@@ -175,7 +176,8 @@ let package = Package(
         .testTarget(
             name: "cbirTests",
             dependencies: [
-                "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "TestSupport", "BenchmarkSupport",
+                "cbir", "ImageCodecs", "ImageKernels", "NeuralNetworks", "PhotoSimilarity", "TestSupport",
+                "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -64,11 +64,17 @@ final class CatalogService: Sendable {
     var faceAnalysis: FaceAnalysis { get throws { try loadedModels().faces } }
     var printer: PhotoPrinter { get throws { try loadedModels().printer } }
 
-    /// The duplicate groups at `threshold`, kept until a print changes.
-    func duplicateGroups(threshold: Float) throws -> [DuplicateGroup] {
-        try duplicates.value(for: "\(threshold) \(try catalog.printsTag().base64EncodedString())") {
-            try catalog.duplicateGroups(threshold: threshold, context: context)
+    /// The duplicate groups at `threshold` among the photos whose files are as they were indexed, kept until
+    /// a print changes or another file is found changed, and the photos left out for their files.
+    func duplicateGroups(threshold: Float) throws -> (groups: [DuplicateGroup], stale: [StalePhoto]) {
+        let stale = try catalog.stalePrintedPhotos()
+        let key =
+            "\(threshold) \(try catalog.printsTag().base64EncodedString()) "
+            + ContentHash.of(stale.map { String($0.image) }.joined(separator: ",").utf8)
+        let groups = try duplicates.value(for: key) {
+            try catalog.duplicateGroups(threshold: threshold, context: context, excluding: Set(stale.map(\.image)))
         }
+        return (groups, stale)
     }
 
     /// Every person, most faces first, kept until a face or a person changes.

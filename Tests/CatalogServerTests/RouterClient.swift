@@ -18,16 +18,17 @@ struct RouterClient: Sendable {
         let body: ByteBuffer
     }
 
-    /// Sends a request, answering a thrown error as the server would, and hands the response to `check`.
+    /// Sends a request to `authority` (the `Host` it names), answering a thrown error as the server would,
+    /// and hands the response to `check`.
     @discardableResult
     func execute<Return>(
         uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil,
-        testCallback check: (Response) async throws -> Return = { $0 }
+        authority: String = "localhost", testCallback check: (Response) async throws -> Return = { $0 }
     ) async throws -> Return {
         var headers = headers
         if let body { headers[.contentLength] = String(body.readableBytes) }
         let request = Request(
-            head: HTTPRequest(method: method, scheme: "http", authority: "localhost", path: uri, headerFields: headers),
+            head: HTTPRequest(method: method, scheme: "http", authority: authority, path: uri, headerFields: headers),
             body: RequestBody(buffer: body ?? ByteBuffer()))
         let context = BasicRequestContext(
             source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))

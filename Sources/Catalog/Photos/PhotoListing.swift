@@ -54,9 +54,9 @@ extension Catalog {
         }
     }
 
-    /// The image `id` as stored, or ``CatalogError/notFound(_:)``.
+    /// The indexed photo `id` as stored, or ``CatalogError/notFound(_:)`` (a file recorded as failed is no photo).
     public nonisolated func image(_ id: Int64) throws(CatalogError) -> ImageRecord {
-        guard let image = try read({ db in try ImageRecord.fetchOne(db, key: id) }) else {
+        guard let image = try read({ db in try ImageRecord.fetchOne(db, key: id) }), image.status == .indexed else {
             throw .notFound("photo \(id)")
         }
         return image

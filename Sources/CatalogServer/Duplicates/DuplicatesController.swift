@@ -22,6 +22,8 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
         /// What deleting every copy but the kept one would free, over all groups.
         let bytes: Int
         let groups: Listing<DuplicateGroup>
+        /// Printed photos left out of every group: their files changed or went since they were indexed.
+        let stale: [StalePhoto]
     }
 
     /// The groups at `?threshold=` (a cosine distance; copies by default, `?similar=true` for other shots).
@@ -29,11 +31,12 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
         let paging = try Paging(request, size: Self.pageSize)
         let threshold = try threshold(request)
         let printed = try service.catalog.statistics().printedImages
-        let groups = printed > 0 ? try service.duplicateGroups(threshold: threshold) : []
+        let (groups, stale) = printed > 0 ? try service.duplicateGroups(threshold: threshold) : ([], [])
         return Groups(
             threshold: threshold, printedPhotos: printed, hint: printed > 0 ? nil : service.printingHint,
             bytes: groups.reduce(0) { $0 + $1.bytes },
-            groups: paging.listing(Array(groups.dropFirst(paging.offset).prefix(paging.size)), total: groups.count))
+            groups: try paging.listing(Array(groups.dropFirst(paging.offset).prefix(paging.size)), total: groups.count),
+            stale: stale)
     }
 
     private func threshold(_ request: Request) throws -> Float {
@@ -43,7 +46,7 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
             }
             return threshold
         }
-        return request.uri.queryParameters.get("similar") == "true"
+        return try request.flag("similar")
             ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold
     }
 
@@ -62,6 +65,9 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
     private struct DuplicatesContent: Encodable {
         let groups: [GroupContent]
         let total: Int
+        let groupsWord: String
+        /// What the page says of photos left out for their files, if any were.
+        let staleNote: String?
         let megabytes: String
         let similar: Bool
         let hint: String?
@@ -70,7 +76,7 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
 
     @Sendable func duplicatesPage(_ request: Request, context: Context) throws -> Page {
         let found = try list(request, context: context)
-        let similar = request.uri.queryParameters.get("similar") == "true"
+        let similar = try request.flag("similar")
         let paging = try Paging(request, size: Self.pageSize)
         func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1e6) }
         return Page(
@@ -83,8 +89,14 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
                                 id: photo.image, name: PhotosController<Context>.name(photo.path),
                                 distance: String(format: "%.3f", photo.distance), keep: index == 0)
                         }, megabytes: megabytes(group.bytes))
-                }, total: found.groups.total, megabytes: megabytes(found.bytes), similar: similar, hint: found.hint,
-                pager: paging.links(
+                }, total: found.groups.total, groupsWord: found.groups.total == 1 ? "group" : "groups",
+                staleNote: found.stale.isEmpty
+                    ? nil
+                    : "\(found.stale.count) photo\(found.stale.count == 1 ? " is" : "s are") left out: "
+                        + "\(found.stale.count == 1 ? "its file" : "their files") changed or went since indexing "
+                        + "(`cbir index` brings the catalog up to date).", megabytes: megabytes(found.bytes),
+                similar: similar, hint: found.hint,
+                pager: try paging.links(
                     total: found.groups.total, path: "/duplicates", query: similar ? [("similar", "true")] : [])))
     }
 }

@@ -24,7 +24,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
     @Sendable func list(_ request: Request, context: Context) throws -> Listing<Person> {
         let paging = try Paging(request, size: Self.pageSize)
         let people = try people(request)
-        return paging.listing(Array(people.dropFirst(paging.offset).prefix(paging.size)), total: people.count)
+        return try paging.listing(Array(people.dropFirst(paging.offset).prefix(paging.size)), total: people.count)
     }
 
     /// A person's faces, each with its photo.
@@ -46,7 +46,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
         let (person, faces) = try personAndFaces(try request.id(in: context))
         return PersonDetail(
             person: person,
-            faces: paging.listing(Array(faces.dropFirst(paging.offset).prefix(paging.size)), total: faces.count))
+            faces: try paging.listing(Array(faces.dropFirst(paging.offset).prefix(paging.size)), total: faces.count))
     }
 
     /// A change to a person: `{"name": "…"}` (null clears it), `{"hidden": true}`, or both.
@@ -82,7 +82,21 @@ struct PeopleController<Context: RequestContext>: Sendable {
         return try service.catalog.person(String(merge.into))
     }
 
-    struct Move: Decodable { let person: Int64? }
+    /// Where a face goes: `{"person": id}`, or `{"person": null}` for no one; the key is required, so that
+    /// a body that says nothing (`{}`) changes nothing.
+    struct Move: Decodable {
+        let person: Int64?
+
+        private enum Keys: String, CodingKey { case person }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            guard container.contains(.person) else {
+                throw DecodingError.keyNotFound(
+                    Keys.person, .init(codingPath: [], debugDescription: "the person to move the face to"))
+            }
+            person = try container.decode(Int64?.self, forKey: .person)
+        }
+    }
 
     /// Puts a face into a person by hand (`{"person": id}`), or out of every person (`{"person": null}`);
     /// returns the face.
@@ -126,13 +140,13 @@ struct PeopleController<Context: RequestContext>: Sendable {
     @Sendable func peoplePage(_ request: Request, context: Context) throws -> Page {
         let paging = try Paging(request, size: Self.pageSize)
         let people = try people(request)
-        let showsHidden = request.uri.queryParameters.get("hidden") == "true"
+        let showsHidden = try request.flag("hidden")
         return Page(
             template: "people", title: "People",
             content: PeopleContent(
                 people: people.dropFirst(paging.offset).prefix(paging.size).map(PersonCard.init), total: people.count,
                 showsHidden: showsHidden,
-                pager: paging.links(
+                pager: try paging.links(
                     total: people.count, path: "/people", query: showsHidden ? [("hidden", "true")] : [])))
     }
 
@@ -168,7 +182,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
                     FaceCard(
                         id: $0.id, image: $0.image, name: ($0.path as NSString).lastPathComponent,
                         byHand: $0.assignment == .manual)
-                }, pager: paging.links(total: faces.count, path: "/people/\(id)"), isWritable: service.isWritable,
+                }, pager: try paging.links(total: faces.count, path: "/people/\(id)"), isWritable: service.isWritable,
                 others: others.map(PersonCard.init)))
     }
 
@@ -176,7 +190,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
 
     /// The people a request lists: all but the hidden, or all with `?hidden=true`.
     private func people(_ request: Request) throws -> [Person] {
-        let showsHidden = request.uri.queryParameters.get("hidden") == "true"
+        let showsHidden = try request.flag("hidden")
         return try service.people().filter { showsHidden || !$0.hidden }
     }
 

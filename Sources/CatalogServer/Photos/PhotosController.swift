@@ -31,7 +31,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
     @Sendable func list(_ request: Request, context: Context) throws -> Listing<PhotoSummary> {
         let paging = try Paging(request, size: Self.pageSize)
         let page = try service.catalog.photos(of: try person(request), offset: paging.offset, limit: paging.size)
-        return paging.listing(page.items, total: page.total)
+        return try paging.listing(page.items, total: page.total)
     }
 
     struct PhotoDetail: ResponseEncodable, Sendable {
@@ -58,54 +58,81 @@ struct PhotosController<Context: RequestContext>: Sendable {
     /// The photos nearest this one by print (`?top=`, 12 by default, at most 100), itself left out.
     @Sendable func similar(_ request: Request, context: Context) async throws -> Similar {
         let id = try request.id(in: context)
-        let top = try request.uri.queryParameters.get("top").map { given in
-            guard let top = Int(given), (1...100).contains(top) else {
-                throw HTTPError(.badRequest, message: "top must be a number from 1 to 100")
-            }
-            return top
-        }
+        let top = try request.number("top", in: 1...100).map { Int($0) }
         return try await similarPhotos(to: id, top: top ?? Self.similarCount)
     }
 
     // MARK: Files
 
-    /// The photo's file as it is stored, with its own type.
+    /// The photo's file as it was indexed, streamed with its own type; 404 where the file is gone, or is no
+    /// longer the photo that was indexed (other bytes, a link to another file now), or is no photo.
     @Sendable func image(_ request: Request, context: Context) throws -> Response {
-        let image = try service.catalog.image(try request.id(in: context))
-        let bytes: [UInt8]
-        do {
-            bytes = try ImageDecoder.contents(of: image.path)
-        } catch {
-            throw HTTPError(.notFound, message: "the photo's file cannot be read: \(error)")
+        let file = try Self.indexedFile(try service.catalog.image(try request.id(in: context)))
+        let head = try Self.reading(file.record) { () throws(IndexedFile.Stale) in try file.read(from: 0, count: 8) }
+        guard let format = ImageFormat(sniffing: head) else {
+            throw HTTPError(.notFound, message: "photo \(file.record.id ?? 0) is not an image file")
         }
-        let type = ImageFormat(sniffing: bytes).map { "image/\($0 == .pnm ? "x-portable-anymap" : $0.rawValue)" }
-        return Self.file(bytes, type: type ?? "application/octet-stream", tag: "\"\(image.hash)\"", request: request)
+        let body = ResponseBody(contentLength: file.size) { writer in
+            var offset = 0
+            while offset < file.size {
+                let chunk = try file.read(from: offset, count: IndexedFile.chunkSize)
+                try await writer.write(ByteBuffer(bytes: chunk))
+                offset += chunk.count
+            }
+            try await writer.finish(nil)
+        }
+        return Self.file(
+            body, type: "image/\(format == .pnm ? "x-portable-anymap" : format.rawValue)",
+            tag: "\"\(file.record.hash)\"", request: request)
     }
 
     @Sendable func photoThumbnail(_ request: Request, context: Context) throws -> Response {
-        let image = try service.catalog.image(try request.id(in: context))
-        return try thumbnail(request) { try service.thumbnails.photo(image) }
+        let file = try Self.indexedFile(try service.catalog.image(try request.id(in: context)))
+        return try thumbnail(request) { try service.thumbnails.photo(file) }
     }
 
     @Sendable func faceThumbnail(_ request: Request, context: Context) throws -> Response {
         let (image, face) = try service.catalog.face(try request.id(in: context))
-        let record = try service.catalog.image(image)
-        return try thumbnail(request) { try service.thumbnails.face(face, in: record) }
+        let file = try Self.indexedFile(try service.catalog.image(image))
+        return try thumbnail(request) { try service.thumbnails.face(face, in: file) }
     }
 
-    /// A thumbnail, or 404 where the photo's file is gone or cannot be decoded any more.
+    /// The photo's file, checked to be still the photo that was indexed; 404 where it is not.
+    static func indexedFile(_ image: ImageRecord) throws -> IndexedFile {
+        try reading(image) { () throws(IndexedFile.Stale) in try IndexedFile(image) }
+    }
+
+    /// What `read` reads of the photo's file, or 404 where the file is no longer the photo that was indexed.
+    private static func reading<Value>(_ image: ImageRecord, _ read: () throws(IndexedFile.Stale) -> Value) throws
+        -> Value
+    {
+        do { return try read() } catch {
+            throw HTTPError(
+                .notFound, message: "\(image.path): \(error); `cbir index` brings the catalog up to date")
+        }
+    }
+
+    /// A thumbnail, or 404 where the photo's file cannot be decoded or read any more.
     private func thumbnail(_ request: Request, make: () throws -> ThumbnailCache.Thumbnail) throws -> Response {
         let thumbnail: ThumbnailCache.Thumbnail
         do {
             thumbnail = try make()
         } catch let error as ImageCodecError {
             throw HTTPError(.notFound, message: "the photo cannot be shown: \(error)")
+        } catch let error as IndexedFile.Stale {
+            throw HTTPError(
+                .notFound, message: "the photo's file is \(error); `cbir index` brings the catalog up to date")
         }
         return Self.file(thumbnail.bytes, type: "image/jpeg", tag: thumbnail.tag, request: request)
     }
 
-    /// A file with its entity tag, kept by the browser for a day and checked after: 304 when it has it already.
+    /// Bytes as a file with its entity tag (see the other `file`).
     static func file(_ bytes: [UInt8], type: String, tag: String, request: Request) -> Response {
+        file(ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)), type: type, tag: tag, request: request)
+    }
+
+    /// A file with its entity tag, kept by the browser for a day and checked after: 304 when it has it already.
+    static func file(_ body: ResponseBody, type: String, tag: String, request: Request) -> Response {
         let headers: HTTPFields = [.eTag: tag, .cacheControl: "private, max-age=86400"]
         if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
             $0.trimmingCharacters(in: .whitespaces) == tag
@@ -114,7 +141,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
         }
         var all = headers
         all[.contentType] = type
-        return Response(status: .ok, headers: all, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: .ok, headers: all, body: body)
     }
 
     // MARK: Pages
@@ -144,7 +171,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
                 photos: page.items.map {
                     PhotoCard(id: $0.id, name: Self.name($0.path), faces: $0.faces, distance: nil)
                 }, total: page.total, person: owner,
-                pager: paging.links(
+                pager: try paging.links(
                     total: page.total, path: "/photos", query: person.map { [("person", String($0))] } ?? [])))
     }
 
@@ -213,10 +240,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     /// The `?person=` a request names, if any.
     private func person(_ request: Request) throws -> Int64? {
-        try request.uri.queryParameters.get("person").map {
-            guard let id = Int64($0) else { throw HTTPError(.badRequest, message: "person must be an id") }
-            return id
-        }
+        try request.number("person", in: 1...Int64.max)
     }
 
     /// A file's name, for captions.

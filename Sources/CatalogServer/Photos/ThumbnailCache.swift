@@ -20,18 +20,19 @@ struct ThumbnailCache: Sendable {
     static let photoSide = 360, faceSide = 160
 
     /// The photo's thumbnail: the whole photo, its long side `photoSide`.
-    func photo(_ image: ImageRecord) throws -> Thumbnail {
-        try cached(name: "photo-\(image.id ?? 0)", image: image) {
-            try fitted(try decode(image, longSide: Self.photoSide))
+    func photo(_ file: IndexedFile) throws -> Thumbnail {
+        try cached(name: "photo-\(file.record.id ?? 0)", image: file.record) {
+            try fitted(try decode(file, longSide: Self.photoSide))
         }
     }
 
     /// The face's thumbnail: a square around its box, half as wide again, `faceSide` across.
-    func face(_ face: PhotoFace, in image: ImageRecord) throws -> Thumbnail {
-        try cached(name: "face-\(face.id)-\(face.x)-\(face.y)-\(face.width)", image: image) {
+    func face(_ face: PhotoFace, in file: IndexedFile) throws -> Thumbnail {
+        let image = file.record
+        return try cached(name: "face-\(face.id)-\(face.x)-\(face.y)-\(face.width)", image: image) {
             let side = 1.5 * Double(max(face.width, face.height, 1))
             let longSide = max(image.width, image.height, 1)
-            let pixels = try decode(image, longSide: Int((Double(longSide * Self.faceSide) / side).rounded(.up)))
+            let pixels = try decode(file, longSide: Int((Double(longSide * Self.faceSide) / side).rounded(.up)))
             let scale = Double(pixels.descriptor.width) / Double(max(image.width, 1))
             let width = pixels.descriptor.width, height = pixels.descriptor.height
             let square = min(Int((side * scale).rounded()), width, height)
@@ -63,9 +64,10 @@ struct ThumbnailCache: Sendable {
     }
 
     /// The file's pixels, decoded at the smallest scale still `longSide` long, gray or colour without alpha.
-    private func decode(_ image: ImageRecord, longSide: Int) throws -> PixelBuffer {
-        let options = DecodingOptions(minimumLongSide: longSide, maximumPixels: Photo.decoding.maximumPixels)
-        let pixels = try ImageDecoder.decode(contentsOf: image.path, options: options)
+    private func decode(_ file: IndexedFile, longSide: Int) throws -> PixelBuffer {
+        var options = Photo.decoding
+        options.minimumLongSide = longSide
+        let pixels = try ImageDecoder.decode(try file.contents(), path: file.record.path, options: options)
         return pixels.descriptor.channels == 1 ? pixels : pixels.rgb()
     }
 

@@ -3,11 +3,17 @@ import HTTPTypes
 import Hummingbird
 
 /// What guards every request: the token, where the server has one (an `Authorization: Bearer` header, or
-/// the cookie the sign-in page sets; without it a browser is sent to sign in and the API answers 401),
-/// the origin of changes (a request that changes something, sent by a page of another site, is refused)
-/// and the headers that keep pages from being framed, sniffed or fed other sites' scripts.
+/// the cookie the sign-in page sets; without it a browser is sent to sign in and the API answers 401);
+/// without one, the name the request was sent to (only this machine's loopback names are answered, so
+/// that a page of another site whose name was rebound to 127.0.0.1 reads nothing); the origin of changes
+/// (a request that changes something, sent by a page of another site, is refused); and the headers that
+/// keep pages from being framed, sniffed or fed other sites' scripts, and API answers out of caches.
 struct AccessControl<Context: RequestContext>: RouterMiddleware {
     let token: String?
+    /// The address the server listens on: a name it may be reached by besides loopback's.
+    let host: String
+    /// The sign-ins whose cookies stand for the token.
+    let sessions: Sessions
 
     static var cookie: String { "cbir_token" }
     /// What anyone may fetch: the sign-in page and what it is drawn with.
@@ -17,12 +23,18 @@ struct AccessControl<Context: RequestContext>: RouterMiddleware {
         -> Response
     {
         var response: Response
-        if ![.get, .head].contains(request.method) && !Self.isSameOrigin(request) {
+        if token == nil, let name = Self.hostName(request), !ServerConfiguration.isLoopback(name), name != host {
+            response = try HTTPError(
+                .forbidden,
+                message: "this server answers requests sent to this machine's loopback only, not to \(name); "
+                    + "give `cbir serve` --host and --token to reach it by another name"
+            ).response(from: request, context: context)
+        } else if ![.get, .head].contains(request.method) && !Self.isSameOrigin(request) {
             response = try HTTPError(.forbidden, message: "a change sent from another site's page is refused")
                 .response(from: request, context: context)
-        } else if let token, !Self.isPublic(request.uri.path), !Self.carries(token, request) {
+        } else if let token, !Self.isPublic(request.uri.path), !carries(token, request) {
             response =
-                ErrorPages<Context>.wantsPage(request)
+                ErrorPages<Context>.wantsPage(request) && request.headers[.accept]?.contains("text/html") == true
                 ? .redirect(to: "/sign-in", type: .found)
                 : try HTTPError(.unauthorized, headers: [.wwwAuthenticate: "Bearer"], message: "a token is needed")
                     .response(from: request, context: context)
@@ -34,15 +46,29 @@ struct AccessControl<Context: RequestContext>: RouterMiddleware {
             + "form-action 'self'; base-uri 'none'"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        if request.uri.path.hasPrefix("/api/"), response.headers[.cacheControl] == nil {
+            response.headers[.cacheControl] = "no-store"
+        }
         return response
     }
 
-    /// Whether the request carries the token, in its header or its cookie.
-    static func carries(_ token: String, _ request: Request) -> Bool {
+    /// The host name a request was sent to (its `Host`, or its URL's authority), lowercased, without the
+    /// port or an IPv6 address's brackets; nil for a request that names none (HTTP/1.0: no browser's).
+    static func hostName(_ request: Request) -> String? {
+        guard let authority = request.head.authority?.lowercased(), !authority.isEmpty else { return nil }
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            return String(authority[authority.index(after: authority.startIndex)..<close])
+        }
+        return String(authority.prefix { $0 != ":" })
+    }
+
+    /// Whether the request carries the token in its header, or the cookie of a sign-in.
+    func carries(_ token: String, _ request: Request) -> Bool {
         let header = request.headers[.authorization].flatMap { value in
             value.hasPrefix("Bearer ") ? String(value.dropFirst(7)) : nil
         }
-        return [header, request.cookies[cookie]?.value].contains { $0.map { matches($0, token) } ?? false }
+        return header.map { Self.matches($0, token) } ?? false
+            || request.cookies[Self.cookie].map { sessions.contains($0.value) } ?? false
     }
 
     /// Compares in time that does not depend on where the strings differ.
@@ -63,10 +89,11 @@ struct AccessControl<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The sign-in page of a server with a token: the token typed once, kept in a cookie only this site's
-/// requests carry, never readable by scripts.
+/// The sign-in page of a server with a token: the token typed once, a sign-in of its own kept in a cookie
+/// (``Sessions``) that only this site's requests carry, never readable by scripts.
 struct SignInController<Context: RequestContext> {
     let token: String?
+    let sessions: Sessions
 
     private struct Form: Decodable { let token: String }
     private struct Content: Encodable { let failed: Bool }
@@ -85,7 +112,8 @@ struct SignInController<Context: RequestContext> {
             var response = Response.redirect(to: "/", type: .found)
             response.setCookie(
                 Cookie(
-                    name: AccessControl<Context>.cookie, value: token, path: "/", httpOnly: true, sameSite: .strict))
+                    name: AccessControl<Context>.cookie, value: sessions.start(), path: "/", httpOnly: true,
+                    sameSite: .strict))
             return response
         }
     }

@@ -37,9 +37,13 @@ struct ErrorPages<Context: RequestContext>: RouterMiddleware {
         let message: String
     }
 
-    /// Whether the request is a browser's for a page rather than the API's or a file's.
+    /// Whether the answer is a page: for a page's path (not the API's, a file's or an asset's), unless the
+    /// request asks for JSON and not for HTML.
     static func wantsPage(_ request: Request) -> Bool {
-        !request.uri.path.hasPrefix("/api/") && request.headers[.accept]?.contains("text/html") == true
+        let path = request.uri.path, accept = request.headers[.accept] ?? ""
+        let isFile = path.hasPrefix("/assets/") || path.hasSuffix("/image") || path.hasSuffix("/thumbnail")
+        return !path.hasPrefix("/api/") && !isFile
+            && (accept.contains("text/html") || !accept.contains("application/json"))
     }
 
     /// The status an error means and what to tell the user.

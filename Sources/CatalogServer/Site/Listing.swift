@@ -18,19 +18,27 @@ struct Paging: Sendable {
 
     /// The page the request names, or the first; a page that is not a positive number is a bad request.
     init(_ request: Request, size: Int) throws {
-        let given = request.uri.queryParameters.get("page")
-        guard let page = given.map({ Int($0) }) ?? 1, page >= 1, page <= 1_000_000 else {
-            throw HTTPError(.badRequest, message: "page must be a number from 1")
-        }
-        self.page = page
+        page = Int(try request.number("page", in: 1...1_000_000) ?? 1)
         self.size = size
     }
 
     var offset: Int { (page - 1) * size }
 
-    func listing<Item>(_ items: [Item], total: Int) -> Listing<Item> {
-        Listing(items: items, total: total, page: page, pageSize: size)
+    /// This page of a list of `total` items, or 404 where the list ends before it.
+    func listing<Item>(_ items: [Item], total: Int) throws -> Listing<Item> {
+        try check(total: total)
+        return Listing(items: items, total: total, page: page, pageSize: size)
     }
+
+    /// Refuses a page past the last of a list of `total` items (a list of none has one page, empty).
+    private func check(total: Int) throws {
+        let pages = Self.pages(total: total, size: size)
+        guard page <= pages else {
+            throw HTTPError(.notFound, message: "no page \(page): the list has \(pages) page\(pages == 1 ? "" : "s")")
+        }
+    }
+
+    private static func pages(total: Int, size: Int) -> Int { max(1, (total + size - 1) / size) }
 
     /// What a page shows below a list: where it is and the links to the pages beside it.
     struct Links: Sendable, Encodable {
@@ -42,9 +50,11 @@ struct Paging: Sendable {
         let isNeeded: Bool
     }
 
-    /// The links for a list of `total` items at `path`, keeping the request's other query parameters.
-    func links(total: Int, path: String, query: [(String, String)] = []) -> Links {
-        let pages = max(1, (total + size - 1) / size)
+    /// The links for a list of `total` items at `path`, keeping the request's other query parameters; 404
+    /// where the list ends before this page.
+    func links(total: Int, path: String, query: [(String, String)] = []) throws -> Links {
+        try check(total: total)
+        let pages = Self.pages(total: total, size: size)
         func link(_ page: Int) -> String? {
             guard (1...pages).contains(page) else { return nil }
             var components = URLComponents()
@@ -59,11 +69,37 @@ struct Paging: Sendable {
 extension Request {
     /// The path parameter `name` as an id; anything else is 404, as an unknown id is.
     func id(in context: some RequestContext, _ name: String = "id") throws -> Int64 {
-        guard let id = context.parameters.get(name, as: Int64.self), id > 0 else {
-            throw HTTPError(
-                .notFound, message: "no such \(name == "id" ? "item" : name): \(context.parameters.get(name) ?? "")")
+        let given = context.parameters.get(name) ?? ""
+        guard let id = Self.plainNumber(given), id > 0 else {
+            throw HTTPError(.notFound, message: "no such \(name == "id" ? "item" : name): \(given)")
         }
         return id
+    }
+
+    /// The query parameter `name` as a whole number within `range`, written plainly (digits alone, no sign,
+    /// no leading zero: one number, one spelling); nil where the request has none, 400 for anything else.
+    func number(_ name: String, in range: ClosedRange<Int64>) throws -> Int64? {
+        try uri.queryParameters.get(name).map { given in
+            guard let number = Self.plainNumber(given), range.contains(number) else {
+                throw HTTPError(
+                    .badRequest, message: "\(name) must be a number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+    }
+
+    /// The query parameter `name` as `true` or `false` (false where the request has none); 400 for anything else.
+    func flag(_ name: String) throws -> Bool {
+        switch uri.queryParameters.get(name) {
+        case nil, "false": return false
+        case "true": return true
+        default: throw HTTPError(.badRequest, message: "\(name) must be true or false")
+        }
+    }
+
+    /// A number written as digits alone, without a sign or a leading zero.
+    private static func plainNumber(_ text: String) -> Int64? {
+        Int64(text).flatMap { String($0) == text ? $0 : nil }
     }
 }
 

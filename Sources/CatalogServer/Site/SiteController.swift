@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 import Hummingbird
 
@@ -18,8 +19,6 @@ struct SiteController<Context: RequestContext>: Sendable {
         }
     }
 
-    /// An entity tag for bytes that change only with the binary: their FNV-1a hash.
-    static func tag(_ bytes: [UInt8]) -> String {
-        "\"\(String(bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }, radix: 16))\""
-    }
+    /// An entity tag for bytes that change only with the binary: their content hash.
+    static func tag(_ bytes: [UInt8]) -> String { "\"\(ContentHash.of(bytes))\"" }
 }

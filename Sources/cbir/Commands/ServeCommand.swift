@@ -23,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on (loopback by default; any other needs --token).")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on.")
+    @Option(help: "The port to listen on (0: any free port, printed once the server listens).")
     var port = 8080
 
     @Option(help: "The token every request must carry (at least 16 characters; or $CBIR_TOKEN).")
@@ -35,11 +35,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve the database read-only even where it could be written.")
     var readOnly = false
 
+    @Option(
+        help: "Seconds a connection may stay silent (idle, or stalled halfway through a request) before it is closed.")
+    var idleTimeout = 30
+
     @OptionGroup var detector: DetectorOption
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
         guard (1...1024).contains(uploadLimit) else { throw ValidationError("--upload-limit must be 1 to 1024 MB") }
+        guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1 to 3600 s") }
     }
 
     func run() async throws {
@@ -50,15 +55,17 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             database: database.db, host: host, port: port,
             token: token ?? ProcessInfo.processInfo.environment["CBIR_TOKEN"], uploadLimit: uploadLimit << 20,
-            context: try deviceOptions.context(), detector: detector.detector, readOnly: readOnly)
+            context: try deviceOptions.context(), detector: detector.detector, readOnly: readOnly,
+            idleTimeout: .seconds(idleTimeout))
         do {
             try configuration.validate()
         } catch {
             throw CommandFailure(error.description)
         }
-        let app = try buildApplication(configuration)
-        FileHandle.standardError.write(
-            Data("serving \(database.db) on http://\(host.contains(":") ? "[\(host)]" : host):\(port)\n".utf8))
+        let shown = host.contains(":") ? "[\(host)]" : host
+        let app = try buildApplication(configuration) { [database] port in
+            FileHandle.standardError.write(Data("serving \(database.db) on http://\(shown):\(port)\n".utf8))
+        }
         try await app.runService()
     }
 }
