@@ -30,10 +30,14 @@ public struct CommandRunner {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 
-    public func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+    /// Runs the program to its end, in `directory` (by default this process's own).
+    public func run(_ arguments: [String], environment: [String: String] = [:], in directory: String? = nil) throws
+        -> Output
+    {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
