@@ -82,8 +82,17 @@ public final class IndexedFile: Sendable {
         try read(from: 0, count: size)
     }
 
-    /// Why the record's file is no longer the photo it describes, or nil when it still is.
+    /// Why the record's file is no longer the photo it describes, or nil when it still is: by its status
+    /// alone where its size and modification time are the stored ones (nothing opened), else as opening
+    /// it checks.
     public static func staleness(of record: ImageRecord) -> Stale? {
+        var status = stat()
+        if record.status == .indexed, FileSystemPath.withCString(record.path, { stat($0, &status) }) == 0,
+            RegularFile.failure(status) == nil, Int64(status.st_size) == record.size,
+            FolderListing.modified(status) == record.modified
+        {
+            return nil
+        }
         do {
             _ = try IndexedFile(record)
             return nil

@@ -23,27 +23,35 @@ extension Catalog {
 
     /// The `top` indexed photos nearest to each of `prints`, as ``similarPhotos(to:top:context:)`` finds them
     /// for one, the prints read once for all. Photos whose files are no longer what was indexed (gone, or
-    /// other bytes: ``stalePhotos(among:)``) are left out, and as many more asked for in their place.
+    /// other bytes: ``IndexedFile/staleness(of:)``) are left out, and as many more asked for in their place.
     public nonisolated func similarPhotos(to prints: [[Float]], top: Int, context: RenderContext)
         throws(CatalogError) -> [[SimilarPhoto]]
     {
         guard top > 0 else { throw .invalidQuery("--top must be at least 1") }
-        var asked = top
+        var asked = top, current: [Int64: String] = [:], checked: Set<Int64> = []
         while true {
-            let found = try nearestPhotos(to: prints, top: asked, context: context)
-            let stale = Set(try stalePhotos(among: Set(found.joined().map(\.image))).map(\.image))
-            let current = found.map { $0.filter { !stale.contains($0.image) } }
-            // Fewer found than asked: every printed photo was seen.
-            if stale.isEmpty || current.allSatisfy({ $0.count >= top }) || found.allSatisfy({ $0.count < asked }) {
-                return current.map { Array($0.prefix(top)) }
+            let nearest = try nearestImages(to: prints, top: asked, context: context)
+            let unchecked = Set(nearest.joined().map(\.image)).subtracting(checked)
+            for (id, record) in try records(of: unchecked) where IndexedFile.staleness(of: record) == nil {
+                current[id] = record.path
             }
-            asked += stale.count
+            checked.formUnion(unchecked)
+            let found = nearest.map { matches in
+                matches.compactMap { match in
+                    current[match.image].map { SimilarPhoto(image: match.image, path: $0, distance: match.distance) }
+                }
+            }
+            // Fewer found than asked: every printed photo was seen.
+            if found.allSatisfy({ $0.count >= top }) || nearest.allSatisfy({ $0.count < asked }) {
+                return found.map { Array($0.prefix(top)) }
+            }
+            asked += found.map { top - min(top, $0.count) }.max() ?? 1
         }
     }
 
-    /// The `top` printed photos nearest to each of `prints`, their files unchecked.
-    private nonisolated func nearestPhotos(to prints: [[Float]], top: Int, context: RenderContext)
-        throws(CatalogError) -> [[SimilarPhoto]]
+    /// The `top` printed photos nearest to each of `prints`, with their cosine distances; their files unchecked.
+    private nonisolated func nearestImages(to prints: [[Float]], top: Int, context: RenderContext)
+        throws(CatalogError) -> [[(image: Int64, distance: Float)]]
     {
         var nearest = prints.map { _ in TopImages(top) }
         do {
@@ -53,14 +61,9 @@ extension Catalog {
         } catch {
             throw .processing("\(error)")
         }
-        let paths = try paths(of: nearest.flatMap { $0.matches.map(\.image.rawValue) })
         // Unit vectors: the Euclidean distance d the kernel gives is √(2 − 2 cos), so the cosine distance is d² ÷ 2.
         return nearest.map { found in
-            found.matches.compactMap { match in
-                paths[match.image.rawValue].map {
-                    SimilarPhoto(image: match.image.rawValue, path: $0, distance: match.distance * match.distance / 2)
-                }
-            }
+            found.matches.map { (image: $0.image.rawValue, distance: $0.distance * $0.distance / 2) }
         }
     }
 

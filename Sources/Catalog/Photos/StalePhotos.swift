@@ -12,25 +12,30 @@ public struct StalePhoto: Sendable, Codable, Equatable {
 extension Catalog {
     /// The images among `ids` whose files are no longer the photos that were indexed (``IndexedFile``).
     public nonisolated func stalePhotos(among ids: some Collection<Int64>) throws(CatalogError) -> [StalePhoto] {
-        var stale: [StalePhoto] = []
-        let ids = Array(ids)
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let batch = RowBatches.list(ids[start..<min(ids.count, start + 500)])
-            let records = try read { db in
-                try ImageRecord.fetchAll(db, sql: "SELECT * FROM images WHERE id IN (\(batch))")
-            }
-            for record in records {
-                if let id = record.id, let reason = IndexedFile.staleness(of: record) {
-                    stale.append(StalePhoto(image: id, path: record.path, reason: reason.description))
-                }
-            }
-        }
-        return stale.sorted { $0.path < $1.path }
+        try records(of: ids).values.compactMap { record in
+            guard let id = record.id, let reason = IndexedFile.staleness(of: record) else { return nil }
+            return StalePhoto(image: id, path: record.path, reason: reason.description)
+        }.sorted { $0.path < $1.path }
     }
 
     /// The printed photos whose files are no longer the photos that were indexed.
     public nonisolated func stalePrintedPhotos() throws(CatalogError) -> [StalePhoto] {
         try stalePhotos(
             among: try read { db in try Int64.fetchAll(db, sql: "SELECT image_id FROM \(PhotoStore.table)") })
+    }
+
+    /// The stored records of images by id, read 500 to a statement.
+    nonisolated func records(of ids: some Collection<Int64>) throws(CatalogError) -> [Int64: ImageRecord] {
+        let ids = Array(ids)
+        var records: [Int64: ImageRecord] = [:]
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let batch = RowBatches.list(ids[start..<min(ids.count, start + 500)])
+            for record in try read({ db in
+                try ImageRecord.fetchAll(db, sql: "SELECT * FROM images WHERE id IN (\(batch))")
+            }) {
+                if let id = record.id { records[id] = record }
+            }
+        }
+        return records
     }
 }
