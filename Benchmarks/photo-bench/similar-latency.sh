@@ -2,14 +2,17 @@
 # How long `cbir similar` takes in a fresh process on an index of COUNT printed photos (default 10,000):
 # the UKBench dev photos indexed (prints only), then their rows copied under new paths until there are COUNT;
 # the median of RUNS new processes (default 5) asking for one photo in the index (its stored print) and for
-# one outside it (decoded and printed first, the model loaded). Needs a release build and the sqlite3 tool.
+# one outside it (decoded and printed first, the model loaded). The copies' files are hard links to the
+# originals: `similar` answers only with files as they were indexed. Needs a release build and the sqlite3
+# tool; $CBIR names another build of the tool (an older one, to compare).
 # Usage: bash Benchmarks/photo-bench/similar-latency.sh [COUNT] [RUNS] [--device cpu|opencl|auto]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${1:-10000}; runs=${2:-5}; device=${3:-auto}
-photos=../shared/datasets/ukbench-dev
-cbir=.build/release/cbir
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+photos=$(mktemp -d)
+cp -r ../shared/datasets/ukbench-dev/. "$photos/"
+cbir=${CBIR:-.build/release/cbir}
+work=$(mktemp -d); trap 'rm -rf "$work" "$photos"' EXIT
 db=$work/photos.sqlite
 "$cbir" index "$photos" --no-faces --db "$db" >/dev/null 2>&1
 copy=0
@@ -22,6 +25,9 @@ while [ "$(sqlite3 "$db" 'SELECT COUNT(*) FROM photo_prints')" -lt "$count" ]; d
     INSERT INTO photo_prints (image_id, print, hash, sharpness)
       SELECT c.id, p.print, p.hash, p.sharpness FROM photo_prints p JOIN images o ON o.id = p.image_id
       JOIN images c ON c.path = o.path || '#$copy' WHERE o.path NOT LIKE '%#%';"
+done
+sqlite3 "$db" "SELECT path FROM images WHERE path NOT LIKE '%#%'" | while IFS= read -r path; do
+  for c in $(seq "$copy"); do ln -f "$path" "$path#$c"; done
 done
 printed=$(sqlite3 "$db" 'SELECT COUNT(*) FROM photo_prints')
 # The median of RUNS fresh processes' wall-clock seconds for `cbir similar QUERY`.

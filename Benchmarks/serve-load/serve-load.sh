@@ -5,7 +5,8 @@
 #
 # The database: the shared wild photos and UKBench photos (265) indexed with faces and prints and their people
 # clustered, then every row (photos, faces with their embeddings and descriptors, prints, people) copied under
-# new ids and paths until there are COUNT photos: the copies' files do not exist, which no request here reads.
+# new ids and paths until there are COUNT photos, the copies' files hard links to the originals (the server
+# serves, and `similar` answers with, files only as they were indexed). $CBIR names another build of the tool.
 # wrk runs one thread, so that the load generator leaves the server at least one of the two cores. Needs a
 # release build, wrk and sqlite3 (Debian) and ImageMagick's convert (installed when missing).
 # Usage: bash Benchmarks/serve-load/serve-load.sh [COUNT] [SECONDS per endpoint] [MINUTES]
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 count=${1:-10000}; seconds=${2:-20}; minutes=${3:-5}
 bash scripts/install-packages.sh wrk sqlite3 imagemagick
-cbir=.build/release/cbir
+cbir=${CBIR:-.build/release/cbir}
 work=$(mktemp -d); server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 db=$work/load.sqlite
@@ -36,6 +37,9 @@ while [ "$(sqlite3 "$db" 'SELECT COUNT(*) FROM images')" -lt "$count" ]; do
     INSERT INTO photo_prints SELECT image_id + $offset, print, hash, sharpness FROM photo_prints
       WHERE image_id < 1000000;
     COMMIT;"
+done
+sqlite3 "$db" "SELECT path FROM images WHERE id < 1000000 AND status = 'indexed'" | while IFS= read -r path; do
+  for c in $(seq "$copy"); do ln -f "$path" "$path#$c"; done
 done
 read -r images faces people printed < <(sqlite3 -separator ' ' "$db" \
   "SELECT (SELECT COUNT(*) FROM images), (SELECT COUNT(*) FROM faces), (SELECT COUNT(*) FROM persons),
