@@ -2,11 +2,12 @@
 # Fuzzes the JSON API of `cbir serve` with schemathesis (from PyPI, in a throw-away virtual environment):
 # indexes the shared wild photos (and a copy of one), starts the server on loopback, and sends what the
 # OpenAPI document at /api/openapi.json allows and what it does not (schemathesis's generated cases, up to
-# EXAMPLES per operation, default 200), failing on any answer of 500 or more. Not part of the tests: it takes
-# minutes. Usage: bash scripts/api-fuzz.sh [EXAMPLES]
+# EXAMPLES per operation, default 200), failing on any answer of 500 or more. The test command runs it with
+# 25 (about a minute); the default takes several. Usage: bash scripts/api-fuzz.sh [EXAMPLES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=${1:-200}
+bash scripts/install-packages.sh python3-venv
 venv="${API_FUZZ_VENV:-$HOME/.cache/facesearch/api-fuzz-venv}"
 if [ ! -x "$venv/bin/schemathesis" ]; then
   python3 -m venv "$venv"

@@ -3,10 +3,11 @@ import Foundation
 import ImageCodecs
 import ImageKernels
 
-/// Thumbnails of photos and faces: decoded no larger than they need (DCT-scaled JPEGs), cropped and
-/// resized on the kernels, JPEG-encoded and kept as files in a folder beside the database, named after
-/// the photo's content so that a changed file gets new ones. Where the folder cannot be written (a
-/// read-only database) they are made for each request instead.
+/// Thumbnails of photos and faces, made from files checked to be the photos that were indexed
+/// (``IndexedFile``): decoded no larger than they need (DCT-scaled JPEGs), cropped and resized on the
+/// kernels, JPEG-encoded and kept as files in a folder beside the database, named after the photo's content
+/// so that a changed file gets new ones. Where the folder cannot be written (a read-only database) they are
+/// made for each request instead.
 struct ThumbnailCache: Sendable {
     /// A thumbnail's JPEG bytes and the tag that names this version of it (an HTTP entity tag).
     struct Thumbnail: Sendable {
