@@ -132,28 +132,12 @@ import Testing
         #expect(text.standardError.contains("2 photos were left out") && text.standardError.contains("changed"))
     }
 
-    struct Group: Decodable, Equatable {
-        struct Member: Decodable, Equatable {
-            let path: String
-            let distance: Float
-        }
-        let best: String
-        let photos: [Member]
-    }
+    typealias Group = DuplicatesCommandTests.Group
 
     func groups(_ arguments: [String] = []) throws -> [Group] {
         let output = try cbir.run(["duplicates", "--db", database, "--json"] + arguments)
         #expect(output.status == 0, "\(output)")
         return try JSONDecoder().decode([Group].self, from: Data(output.standardOutput.utf8))
-    }
-
-    struct Report: Decodable {
-        struct Result: Decodable {
-            let path: String
-            let distance: Float
-        }
-        let query: String
-        let results: [Result]
     }
 
     /// `similar` on an indexed file replaced by another photo prints it as it is now and says the catalog is
@@ -166,7 +150,8 @@ import Testing
         try FileManager.default.removeItem(atPath: path(5))
         let output = try cbir.run(["similar", path(0), "--db", database, "--json", "--top", "3"])
         #expect(output.status == 0 && output.standardError.contains("changed since it was indexed"), "\(output)")
-        let report = try #require(try JSONDecoder().decode([Report].self, from: Data(output.standardOutput.utf8)).first)
+        let report = try #require(
+            try JSONDecoder().decode([SimilarCommandTests.Report].self, from: Data(output.standardOutput.utf8)).first)
         // Now a view of the second object: its other views come first, the gone one not among them.
         let numbers = report.results.map { Int($0.path.filter(\.isNumber).suffix(5)) ?? -1 }
         #expect(numbers.first == 6 && Set(numbers).isSubset(of: [4, 6, 7]), "\(numbers)")
