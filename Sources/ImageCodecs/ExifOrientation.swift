@@ -17,44 +17,8 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
 
     /// The orientation in a JPEG's APP1 Exif segment, or nil when there is none or it is malformed.
     public init?(jpeg bytes: [UInt8]) {
-        var position = 2
-        while position + 4 <= bytes.count, bytes[position] == 0xFF {
-            let marker = bytes[position + 1]
-            if marker == 0xDA || marker == 0xD9 { return nil }  // pixel data starts: no Exif before it
-            let length = Int(bytes[position + 2]) << 8 | Int(bytes[position + 3])
-            guard length >= 2, position + 2 + length <= bytes.count else { return nil }
-            let segment = bytes[(position + 4)..<(position + 2 + length)]
-            if marker == 0xE1, segment.starts(with: Array("Exif".utf8) + [0, 0]) {
-                guard let value = Self.tiffOrientation(Array(segment.dropFirst(6))) else { return nil }
-                self.init(rawValue: value)
-                return
-            }
-            position += 2 + length
-        }
-        return nil
-    }
-
-    /// Reads tag 0x0112 of IFD0 in a TIFF block.
-    private static func tiffOrientation(_ tiff: [UInt8]) -> Int? {
-        guard tiff.count >= 8 else { return nil }
-        let littleEndian: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x49, 0x49): littleEndian = true
-        case (0x4D, 0x4D): littleEndian = false
-        default: return nil
-        }
-        func read(_ offset: Int, _ size: Int) -> Int? {
-            guard offset >= 0, offset + size <= tiff.count else { return nil }
-            let bytes = tiff[offset..<offset + size]
-            return (littleEndian ? bytes.reversed() : Array(bytes)).reduce(0) { $0 << 8 | Int($1) }
-        }
-        guard let ifd = read(4, 4), let entries = read(ifd, 2) else { return nil }
-        for entry in 0..<entries {
-            let at = ifd + 2 + entry * 12
-            guard let tag = read(at, 2) else { return nil }
-            if tag == 0x0112 { return read(at + 8, 2) }
-        }
-        return nil
+        guard let value = ExifTags(jpeg: bytes)?.orientation else { return nil }
+        self.init(rawValue: value)
     }
 
     /// The image turned upright: for each displayed pixel, the stored pixel it shows.

@@ -33,15 +33,7 @@ import Testing
 
     /// A JPEG with an APP1 Exif segment holding `orientation`, inserted after SOI.
     static func jpeg(orientation: Int, bigEndian: Bool) throws -> [UInt8] {
-        let plain = try ImageEncoder.jpeg(quadrants, quality: 100)
-        let (o1, o2) = bigEndian ? (UInt8(0), UInt8(orientation)) : (UInt8(orientation), UInt8(0))
-        var tiff: [UInt8] = bigEndian ? [0x4D, 0x4D, 0, 42, 0, 0, 0, 8] : [0x49, 0x49, 42, 0, 8, 0, 0, 0]
-        tiff += bigEndian ? [0, 1] : [1, 0]  // one entry
-        tiff += bigEndian ? [0x01, 0x12, 0, 3, 0, 0, 0, 1] : [0x12, 0x01, 3, 0, 1, 0, 0, 0]
-        tiff += [o1, o2, 0, 0] + [0, 0, 0, 0]  // value, next IFD
-        let payload = Array("Exif".utf8) + [0, 0] + tiff
-        let length = payload.count + 2
-        return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + plain.dropFirst(2)
+        ExifBlock.jpeg(try ImageEncoder.jpeg(quadrants, quality: 100), orientation: orientation, bigEndian: bigEndian)
     }
 
     /// Displayed corners (top-left, top-right, bottom-left, bottom-right) for each orientation, as
