@@ -71,4 +71,22 @@ public enum CPUParallel {
             body(count * chunk / chunks..<count * (chunk + 1) / chunks)
         }
     }
+
+    /// `transform` of each element, worked out in parallel, the results in the elements' order.
+    public static func map<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], _ transform: @Sendable (Element) -> Result
+    ) -> [Result] {
+        let slots = UnsafeMutableBufferPointer<Result?>.allocate(capacity: elements.count)
+        slots.initialize(repeating: nil)
+        defer {
+            _ = slots.deinitialize()
+            slots.deallocate()
+        }
+        // Each index is written by one range only.
+        nonisolated(unsafe) let results = slots
+        forEachRange(elements.count) { range in
+            for index in range { results[index] = transform(elements[index]) }
+        }
+        return results.compactMap { $0 }
+    }
 }
