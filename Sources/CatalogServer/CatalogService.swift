@@ -64,15 +64,15 @@ final class CatalogService: Sendable {
     var faceAnalysis: FaceAnalysis { get throws { try loadedModels().faces } }
     var printer: PhotoPrinter { get throws { try loadedModels().printer } }
 
-    /// The duplicate groups at `threshold` among the photos whose files are as they were indexed, kept until
-    /// a print changes or another file is found changed, and the photos left out for their files.
-    func duplicateGroups(threshold: Float) throws -> (groups: [DuplicateGroup], stale: [StalePhoto]) {
+    /// The groups of `kind` among the photos whose files are as they were indexed, kept until a print changes or
+    /// another file is found changed, and the photos left out for their files.
+    func duplicateGroups(_ kind: DuplicateKind) throws -> (groups: [DuplicateGroup], stale: [StalePhoto]) {
         let stale = try catalog.stalePrintedPhotos()
         let key =
-            "\(threshold) \(try catalog.printsTag().base64EncodedString()) "
+            "\(kind) \(try catalog.printsTag().base64EncodedString()) "
             + ContentHash.of(stale.map { String($0.image) }.joined(separator: ",").utf8)
         let groups = try duplicates.value(for: key) {
-            try catalog.duplicateGroups(threshold: threshold, context: context, excluding: Set(stale.map(\.image)))
+            try catalog.duplicateGroups(kind, context: context, excluding: Set(stale.map(\.image)))
         }
         return (groups, stale)
     }

@@ -1,18 +1,72 @@
+import Foundation
 import ImageKernels
 
-/// Groups of copies: the connected photos of a set of pairs found close (union-find, so the groups do not
-/// depend on the order photos come in, unlike a pass that compares each photo with the one before), and in
-/// each group the copy to keep.
+/// Groups of copies, and in each the copy to keep. Two photos are copies when their pixels agree
+/// (``PixelAgreement``: one is the other resized, re-encoded, brightened or cropped), the pairs to compare
+/// found by print or by perceptual hash; their prints alone make copies only when nearly equal, and a hash
+/// match alone never does (on white backgrounds and in low texture 64 bits match many photos). A group is
+/// one photo and the copies of it: groups never grow through a copy of a copy, so look-alikes that lie close
+/// one after another (motorbikes in one pose, views a step apart) never chain into one.
 public enum DuplicateGroups {
-    /// The cosine distance of prints within which two photos are copies (resized, re-encoded, cropped by a
-    /// tenth, brightened, slightly rotated): the highest recall at precision ≥ 0.99 on photo-bench's
-    /// transformed copies of the UKBench dev photos, with the hash below.
-    public static let printThreshold: Float = 0.125
-    /// The Hamming distance of perceptual hashes within which two photos are copies too: strong JPEG
-    /// compression moves a print more than it moves the hash.
-    public static let hashDistance = 8
-    /// The looser cosine distance of other shots of the same object or scene.
+    /// The rule groups of copies use (``CopyRule/standard``) and its thresholds, named where users read them.
+    public static let rule = CopyRule.standard
+    public static var printThreshold: Float { rule.printThreshold }
+    public static var hashDistance: Int { rule.hashDistance }
+    public static var agreementThreshold: Float { rule.agreement }
+    public static var printAloneThreshold: Float { rule.printAlone }
+    /// The cosine distance within which photos are other shots of one object or scene (`--similar`).
     public static let similarThreshold: Float = 0.35
+    /// How far apart in time two photos whose times are known may be taken to be shots of one scene.
+    public static let burstWindow: TimeInterval = 600
+    /// Who joins a group of copies (any copy of its centre) and of shots (a shot alike with every one in).
+    public static let copiesJoin = Rule.linkedToCentre, shotsJoin = Rule.linkedToEveryMember
+
+    /// When two photos are copies: which pairs are compared, and what makes a compared pair copies.
+    public struct CopyRule: Sendable {
+        /// The cosine distance of prints within which two photos are compared (a copy of a photo small enough
+        /// to be blurred by halving lies up to about 0.1 off, one cropped to half the frame often further).
+        public var printThreshold: Float
+        /// The Hamming distance of perceptual hashes within which two photos are compared too (strong JPEG
+        /// compression moves a small photo's print further than it moves the hash), with prints at most
+        /// `hashPrintBound` apart (hashes match across photos of different things whose prints disagree).
+        public var hashDistance: Int
+        public var hashPrintBound: Float
+        /// The agreement of luma (``PixelAgreement``) from which two compared photos are copies, and of colour
+        /// (where both have colour) below which they are not, whatever their luma.
+        public var agreement: Float
+        public var colourAgreement: Float
+        /// The cosine distance of prints within which two compared photos are copies without their pixels'
+        /// say (a copy turned by a few degrees, whose pixels no longer line up).
+        public var printAlone: Float
+
+        /// The thresholds photo-bench calibrated on its copies of UKBench and Caltech-101 photos: every copy
+        /// of the kinds it targets found (resized, re-encoded, cropped by a tenth, brightened), no two
+        /// different photos joined, and grouping as fast as before.
+        public static let standard = CopyRule(
+            printThreshold: 0.15, hashDistance: 8, hashPrintBound: 0.4, agreement: 0.96, colourAgreement: 0.5,
+            printAlone: 0.06)
+
+        public init(
+            printThreshold: Float, hashDistance: Int, hashPrintBound: Float, agreement: Float, colourAgreement: Float,
+            printAlone: Float
+        ) {
+            self.printThreshold = printThreshold
+            self.hashDistance = hashDistance
+            self.hashPrintBound = hashPrintBound
+            self.agreement = agreement
+            self.colourAgreement = colourAgreement
+            self.printAlone = printAlone
+        }
+
+        /// Whether two compared photos, their prints `distance` apart, are copies: prints within `printAlone`,
+        /// or pixels (their ``PixelAgreement``, nil where not measured) whose luma agrees from `agreement` and
+        /// whose colour, where both have colour, from `colourAgreement`.
+        public func isCopy(distance: Float, agreement measured: PixelAgreement.Agreement?) -> Bool {
+            guard distance > printAlone else { return true }
+            guard let measured else { return false }
+            return measured.luma >= agreement && (measured.colour ?? 1) >= colourAgreement
+        }
+    }
 
     /// What a copy is judged by when choosing the one to keep.
     public struct Copy: Sendable {
@@ -40,20 +94,137 @@ public enum DuplicateGroups {
         }
     }
 
-    /// The groups of at least two among `count` items that `pairs` (of item indices) connect, each in
-    /// ascending order, groups by their first item.
-    public static func groups(count: Int, pairs: some Sequence<(Int, Int)>) -> [[Int]] {
-        var components = ConnectedComponents(count: count)
-        for (a, b) in pairs where a != b && (0..<count).contains(a) && (0..<count).contains(b) {
-            components.link(a, b)
+    /// Who may join a group, beside its centre.
+    public enum Rule: String, Sendable, CaseIterable {
+        /// Photos linked to the centre: every member is a copy of that one photo, whatever the copies are of
+        /// one another (a crop and a half-size copy of one photo need not agree with each other). Groups of
+        /// copies use it: linked to every member, photo-bench finds 0.68-0.72 of the copies it finds so.
+        case linkedToCentre
+        /// Photos linked to every member already in: groups of shots use it, where links are loose enough that
+        /// a centre's neighbours may be far apart from one another.
+        case linkedToEveryMember
+    }
+
+    /// The groups of at least two photos that `links` (pairs of indices) join by `rule`, each with its copy to
+    /// keep first (``best(of:copies:)``), then the others in the order they joined. A group forms around a
+    /// centre, the photo not yet grouped that is linked to most others not yet grouped (on a tie the one with
+    /// more pixels, then more bytes, then the lower index): the original, in practice, of which the others
+    /// are copies. Groups never
+    /// grow through a member's own links, so look-alikes linked one after another never chain into one, and
+    /// they do not depend on the order of `links`.
+    public static func groups(links: some Sequence<(Int, Int)>, copies: [Copy], rule: Rule = .linkedToCentre)
+        -> [[Int]]
+    {
+        let count = copies.count
+        var neighbours = [Set<Int>](repeating: [], count: count)
+        for (a, b) in links where a != b && (0..<count).contains(a) && (0..<count).contains(b) {
+            neighbours[a].insert(b)
+            neighbours[b].insert(a)
         }
-        var members: [Int: [Int]] = [:]
-        for item in 0..<count { members[components.label(of: item), default: []].append(item) }
-        return members.values.filter { $0.count > 1 }.sorted { $0[0] < $1[0] }
+        var open = Set((0..<count).filter { !neighbours[$0].isEmpty }), groups: [[Int]] = []
+        var degree = neighbours.map(\.count)
+        // Before: more open links, then more pixels, then more bytes, then the lower index. A strict order
+        // (unlike isBetter's, which weighs bytes only past a ratio), so that nothing hangs on the order of links.
+        func precedes(_ a: Int, _ b: Int) -> Bool {
+            (degree[a], copies[a].pixels, copies[a].bytes, b) > (degree[b], copies[b].pixels, copies[b].bytes, a)
+        }
+        while let centre = open.min(by: precedes), degree[centre] > 0 {
+            var group = [centre]
+            let candidates = neighbours[centre].filter(open.contains).sorted(by: precedes)
+            for member in candidates
+            where rule == .linkedToCentre || group.allSatisfy({ neighbours[member].contains($0) }) {
+                group.append(member)
+            }
+            for member in group {
+                open.remove(member)
+                for neighbour in neighbours[member] { degree[neighbour] -= 1 }
+            }
+            let keeper = best(of: group, copies: copies)
+            groups.append([keeper] + group.filter { $0 != keeper })
+        }
+        return groups
+    }
+
+    /// A pair of photos compared as possible copies: their print distance, and how their pixels agree (nil
+    /// where the prints alone decide, or a plane could not be read).
+    public struct ComparedPair: Sendable {
+        public let first: Int
+        public let second: Int
+        public let distance: Float
+        public let agreement: PixelAgreement.Agreement?
+    }
+
+    /// The pairs of copies among the photos of `prints` (``PhotoPrinter/length`` values each) and `hashes` by
+    /// `rule`: `identical` (byte-identical files), and of the pairs ``compared(prints:hashes:context:rule:plane:)``
+    /// those that ``CopyRule/isCopy(distance:agreement:)``.
+    public static func copies(
+        prints: [Float], hashes: [PerceptualHash], identical: [(Int, Int)], context: RenderContext,
+        rule: CopyRule = .standard, plane: @Sendable (Int) -> PixelAgreement.Plane?
+    ) throws(PhotoError) -> [(Int, Int)] {
+        let compared = try compared(prints: prints, hashes: hashes, context: context, rule: rule, plane: plane)
+        return identical
+            + compared.filter { rule.isCopy(distance: $0.distance, agreement: $0.agreement) }.map {
+                ($0.first, $0.second)
+            }
+    }
+
+    /// The pairs `rule` compares: within its print threshold by print, or within its Hamming distance by hash
+    /// and its bound by print, each once, with their pixels' agreement where the prints do not decide alone.
+    /// `plane` gives a photo's grey plane (nil where it cannot be read); the planes are read, and the pairs
+    /// compared, in parallel.
+    public static func compared(
+        prints: [Float], hashes: [PerceptualHash], context: RenderContext, rule: CopyRule = .standard,
+        plane: @Sendable (Int) -> PixelAgreement.Plane?
+    ) throws(PhotoError) -> [ComparedPair] {
+        let count = hashes.count
+        let byPrint = try ClosePrints.pairs(in: prints, count: count, threshold: rule.printThreshold, context: context)
+        let byHash = PerceptualHash.pairs(in: hashes, within: rule.hashDistance)
+        var candidates: [(first: Int, second: Int, distance: Float)] = [], seen: Set<Pair> = []
+        for (a, b) in byPrint + byHash where seen.insert(Pair(a, b)).inserted {
+            // Pairs by print lie within the print threshold, below the bound pairs by hash must keep.
+            let distance = ClosePrints.distance(between: a, and: b, in: prints)
+            if distance <= rule.hashPrintBound { candidates.append((min(a, b), max(a, b), distance)) }
+        }
+        let measured = candidates.filter { !rule.isCopy(distance: $0.distance, agreement: nil) }
+        let photos = Array(Set(measured.flatMap { [$0.first, $0.second] }))
+        let planes = Dictionary(uniqueKeysWithValues: zip(photos, CPUParallel.map(photos, plane)))
+        let agreements = CPUParallel.map(measured) { pair -> PixelAgreement.Agreement? in
+            guard let a = planes[pair.first] ?? nil, let b = planes[pair.second] ?? nil else { return nil }
+            return PixelAgreement.agreement(a, b)
+        }
+        let agreementOf = Dictionary(
+            zip(measured.map { Pair($0.first, $0.second) }, agreements), uniquingKeysWith: { first, _ in first })
+        return candidates.map {
+            ComparedPair(
+                first: $0.first, second: $0.second, distance: $0.distance,
+                agreement: agreementOf[Pair($0.first, $0.second)] ?? nil)
+        }
+    }
+
+    /// The pairs of other shots of one object or scene: prints within `threshold`, and where both photos'
+    /// times are known (`time`: when a photo was taken, nil where unknown; asked in parallel, of the photos
+    /// in such pairs only), taken within ``burstWindow`` of each other.
+    public static func shots(
+        prints: [Float], count: Int, threshold: Float, context: RenderContext, time: @Sendable (Int) -> Date?
+    ) throws(PhotoError) -> [(Int, Int)] {
+        let pairs = try ClosePrints.pairs(in: prints, count: count, threshold: threshold, context: context)
+        let photos = Array(Set(pairs.flatMap { [$0.0, $0.1] }))
+        let times = Dictionary(uniqueKeysWithValues: zip(photos, CPUParallel.map(photos, time)))
+        return pairs.filter { a, b in
+            guard let first = times[a] ?? nil, let second = times[b] ?? nil else { return true }
+            return abs(first.timeIntervalSince(second)) <= burstWindow
+        }
     }
 
     /// The member of `group` to keep: the best copy (``Copy/isBetter(than:)``), the first on a tie.
     public static func best(of group: [Int], copies: [Copy]) -> Int {
         group.dropFirst().reduce(group[0]) { best, item in copies[item].isBetter(than: copies[best]) ? item : best }
+    }
+
+    /// A pair of indices, the lower first.
+    struct Pair: Hashable, Sendable {
+        let first: Int
+        let second: Int
+        init(_ a: Int, _ b: Int) { (first, second) = (min(a, b), max(a, b)) }
     }
 }

@@ -2,37 +2,55 @@ import BenchmarkSupport
 import PhotoSimilarity
 import Testing
 
-/// Duplicate groups against connected components found by a plain search, and the choice of the copy to keep.
+/// Duplicate groups never chain: every member is linked to the group's centre (to every member, by the
+/// stricter rule), the copy to keep comes first, and the groups do not depend on the links' order.
 @Suite struct DuplicateGroupsTests {
-    @Test func groupsAreTheConnectedComponents() {
-        var generator = SeededGenerator()
-        let count = Int.random(in: 50...300, using: &generator)
-        let pairs = (0..<Int.random(in: 0...count, using: &generator)).map { _ in
-            (Int.random(in: 0..<count, using: &generator), Int.random(in: 0..<count, using: &generator))
-        }
-        // Breadth-first search from each item not yet seen.
-        var neighbours = [[Int]](repeating: [], count: count)
-        for (a, b) in pairs {
-            neighbours[a].append(b)
-            neighbours[b].append(a)
-        }
-        var seen = [Bool](repeating: false, count: count), expected: [[Int]] = []
-        for start in 0..<count where !seen[start] {
-            var component = [start], next = 0
-            seen[start] = true
-            while next < component.count {
-                for other in neighbours[component[next]] where !seen[other] {
-                    seen[other] = true
-                    component.append(other)
-                }
-                next += 1
-            }
-            if component.count > 1 { expected.append(component.sorted()) }
-        }
+    /// A photo linked to two others keeps both (they are copies of it), the best copy first; the stricter
+    /// rule keeps only those linked to each other too. A long chain of look-alikes, each linked to the next,
+    /// never becomes one group: groups of a photo and its two neighbours.
+    @Test func groupsAreAPhotoAndItsCopiesNeverAChain() {
+        let copies = [800, 600, 400].map { DuplicateGroups.Copy(pixels: $0, sharpness: 1, bytes: 1) }
+        #expect(DuplicateGroups.groups(links: [(0, 1), (1, 2)], copies: copies) == [[0, 1, 2]])
         #expect(
-            DuplicateGroups.groups(count: count, pairs: pairs) == expected, "\(count) items, seed \(generator.seed)")
-        // The order pairs come in does not matter.
-        #expect(DuplicateGroups.groups(count: count, pairs: pairs.reversed()) == expected)
+            DuplicateGroups.groups(links: [(0, 1), (1, 2)], copies: copies, rule: .linkedToEveryMember) == [[0, 1]])
+        let chain = (0..<50).map { DuplicateGroups.Copy(pixels: 1000 - $0, sharpness: 1, bytes: 1) }
+        let groups = DuplicateGroups.groups(links: (0..<49).map { ($0, $0 + 1) }, copies: chain)
+        #expect(groups.allSatisfy { $0.count <= 3 && $0.max()! - $0.min()! == $0.count - 1 }, "\(groups)")
+        #expect(groups.flatMap { $0 }.count == 50 && groups.count == 17, "\(groups)")
+    }
+
+    @Test func membersAreLinkedToTheirCentre() {
+        var generator = SeededGenerator()
+        for _ in 0..<50 {
+            let count = Int.random(in: 2...200, using: &generator)
+            let links = (0..<Int.random(in: 0...(2 * count), using: &generator)).map { _ in
+                (Int.random(in: 0..<count, using: &generator), Int.random(in: 0..<count, using: &generator))
+            }
+            let copies = (0..<count).map { _ in
+                DuplicateGroups.Copy(
+                    pixels: Int.random(in: 1...5, using: &generator),
+                    sharpness: Double.random(in: 0...1, using: &generator),
+                    bytes: Int.random(in: 1...100, using: &generator))
+            }
+            let linked = Set(links.flatMap { [[$0.0, $0.1], [$0.1, $0.0]] })
+            for rule in DuplicateGroups.Rule.allCases {
+                let groups = DuplicateGroups.groups(links: links, copies: copies, rule: rule)
+                let members = groups.flatMap { $0 }
+                #expect(Set(members).count == members.count, "seed \(generator.seed): a photo in two groups")
+                for group in groups {
+                    #expect(group.count > 1 && DuplicateGroups.best(of: group, copies: copies) == group[0])
+                    #expect(
+                        group.contains { centre in group.allSatisfy { $0 == centre || linked.contains([centre, $0]) } },
+                        "seed \(generator.seed): \(group) has no centre")
+                    if rule == .linkedToEveryMember {
+                        for (index, a) in group.enumerated() {
+                            #expect(group[(index + 1)...].allSatisfy { linked.contains([a, $0]) })
+                        }
+                    }
+                }
+                #expect(DuplicateGroups.groups(links: links.reversed(), copies: copies, rule: rule) == groups)
+            }
+        }
     }
 
     @Test func theCopyToKeep() {

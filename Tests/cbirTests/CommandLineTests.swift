@@ -85,6 +85,19 @@ func temporaryPath(_ name: String) -> String {
             .prefix { $0.hasPrefix("  ") }.compactMap { $0.split(separator: "/").last?.split(separator: " ").first }
         #expect(query.status == 0 && ranked.count == 6 && ranked.last == "biden.jpg", "\(query)")
         #expect(ranked.dropLast().allSatisfy { $0.hasPrefix("obama") || $0 == "32bit.png" }, "\(ranked)")
+
+        // Their one pair of copies (32bit.png is obama2.jpg saved as a PNG) is a group, and no photo of Obama is a
+        // copy of Biden's, nor, with --similar, another shot of it.
+        for similar in [false, true] {
+            let output = try cbir.run(["duplicates", "--db", database, "--json"] + (similar ? ["--similar"] : []))
+            let groups = try JSONDecoder().decode(
+                [DuplicatesCommandTests.Group].self, from: Data(output.standardOutput.utf8)
+            )
+            .map { Set($0.photos.compactMap { $0.path.split(separator: "/").last.map(String.init) }) }
+            #expect(groups.contains { $0.isSuperset(of: ["32bit.png", "obama2.jpg"]) }, "\(groups)")
+            #expect(!groups.contains { $0.contains("biden.jpg") }, "--similar \(similar): \(groups)")
+            if !similar { #expect(groups == [["32bit.png", "obama2.jpg"]]) }
+        }
     }
 
     /// A first run on a machine (empty kernel cache, no device calibration) says one line about timing its

@@ -52,9 +52,74 @@ import Testing
         }
         #expect(group.bytes == sizes.reduce(0, +))
 
-        for threshold in ["nan", "-0.1", "2.5"] {
-            let refused = try cbir.run(["duplicates", "--db", database, "--threshold", threshold])
+        for threshold in [["nan"], ["-0.1"], ["2.5"], ["0.3"], ["nan", "--similar"]] {
+            let refused = try cbir.run(["duplicates", "--db", database, "--threshold"] + threshold)
             #expect(refused.status != 0 && refused.standardError.contains("--threshold"), "\(threshold): \(refused)")
         }
+    }
+
+    /// Look-alikes are not copies, and never chain: caltech-dev's motorbikes in one pose on white and cars from
+    /// the side (before, 18 motorbikes made one group of "copies", and 5 cars another), with a half-size copy
+    /// and a crop by a tenth of one motorbike, give one group: that motorbike and its two copies.
+    @Test func lookAlikesStayApartAndCopiesOfThemAreFound() throws {
+        let folder = temporaryPath("look-alikes"), photos = folder + "/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for object in ["Motorbikes", "car_side"] {
+            let source = SharedData.root + "/caltech-dev/" + object
+            for name in try FileManager.default.contentsOfDirectory(atPath: source) where name.hasSuffix(".jpg") {
+                try FileManager.default.copyItem(atPath: source + "/" + name, toPath: photos + "/\(object)-\(name)")
+            }
+        }
+        let original = photos + "/Motorbikes-image_0001.jpg"
+        let pixels = try ImageDecoder.decode(contentsOf: original), context = RenderContext(device: .cpu)
+        let (width, height) = (pixels.descriptor.width, pixels.descriptor.height)
+        let half = try context.render(Image(pixels).resized(width: width / 2, height: height / 2, method: .area))
+        try ImageEncoder.write(half, to: photos + "/z-half.jpg", quality: 90)
+        let (cropWidth, cropHeight) = (width * 9 / 10, height * 9 / 10)
+        let crop = try context.render(
+            Image(pixels).cropped(
+                to: PixelRect(
+                    x: (width - cropWidth) / 2, y: (height - cropHeight) / 2, width: cropWidth, height: cropHeight)))
+        try ImageEncoder.write(crop, to: photos + "/z-crop.jpg", quality: 90)
+
+        let cbir = try CommandRunner(product: "cbir"), database = folder + "/cbir.sqlite"
+        let index = try cbir.run(["index", photos, "--db", database, "--no-faces"])
+        #expect(index.status == 0, "\(index)")
+        let output = try cbir.run(["duplicates", "--db", database, "--json"])
+        let groups = try JSONDecoder().decode([Group].self, from: Data(output.standardOutput.utf8))
+        #expect(
+            groups.map { Set($0.photos.map { ($0.path as NSString).lastPathComponent }) } == [
+                ["Motorbikes-image_0001.jpg", "z-half.jpg", "z-crop.jpg"]
+            ], "\(output.standardOutput)")
+        #expect(groups.first?.best == original)
+    }
+
+    /// With --similar, copies of one photo whose Exif dates lie hours apart are two bursts, not one; without,
+    /// they are copies whatever their dates.
+    @Test func shotsAreTakenCloseInTime() throws {
+        let folder = temporaryPath("bursts"), photos = folder + "/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let plain = try ImageDecoder.contents(of: SharedData.root + "/ukbench-dev/ukbench00000.jpg")
+        let dates = [
+            "a": "2024:05:01 10:00:00", "b": "2024:05:01 10:01:30", "c": "2024:05:01 14:00:00",
+            "d": "2024:05:01 14:02:00",
+        ]
+        for (name, date) in dates {
+            try Data(ExifBlock.jpeg(plain, dateTaken: date)).write(to: URL(fileURLWithPath: photos + "/\(name).jpg"))
+        }
+        let cbir = try CommandRunner(product: "cbir"), database = folder + "/cbir.sqlite"
+        #expect(try cbir.run(["index", photos, "--db", database, "--no-faces"]).status == 0)
+        func grouped(_ arguments: [String]) throws -> Set<Set<String>> {
+            let output = try cbir.run(["duplicates", "--db", database, "--json"] + arguments)
+            #expect(output.status == 0, "\(output)")
+            return Set(
+                try JSONDecoder().decode([Group].self, from: Data(output.standardOutput.utf8)).map { group in
+                    Set(group.photos.map { ($0.path as NSString).lastPathComponent })
+                })
+        }
+        #expect(try grouped(["--similar"]) == [["a.jpg", "b.jpg"], ["c.jpg", "d.jpg"]])
+        #expect(try grouped([]) == [["a.jpg", "b.jpg", "c.jpg", "d.jpg"]])
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import GRDB
+import ImageCodecs
 import ImageKernels
 import PhotoSimilarity
 
-/// A group of copies of one photo among the indexed ones: the copy to keep, every copy with its distance
-/// to that one, and the bytes the others take.
+/// A group among the indexed photos: one photo, the copy to keep, and the copies of it (or, for shots, the
+/// other shots of its object or scene), each with its print's distance to the kept one, and the bytes the
+/// others take.
 public struct DuplicateGroup: Sendable, Codable, Equatable {
     public struct Member: Sendable, Codable, Equatable {
         /// The image's id in the catalog.
@@ -21,6 +23,25 @@ public struct DuplicateGroup: Sendable, Codable, Equatable {
     public let bytes: Int
 }
 
+/// What photos a group joins.
+public enum DuplicateKind: Sendable, Equatable, Hashable {
+    /// Copies of one photo: pixels that agree (``DuplicateGroups/copies(prints:hashes:identical:context:plane:)``).
+    case copies
+    /// Other shots of one object or scene: prints within the cosine distance, taken close in time where the
+    /// photos say when (``DuplicateGroups/shots(prints:count:threshold:context:time:)``).
+    case shots(threshold: Float)
+
+    /// Who joins a group: copies, any copy of its centre (the copies of one photo need not be copies of one
+    /// another: a crop and a half-size copy); shots, only photos alike with every shot already in, since at a
+    /// loose distance a centre's neighbours can be far apart (a portrait of one man beside two of another).
+    public var rule: DuplicateGroups.Rule {
+        switch self {
+        case .copies: DuplicateGroups.copiesJoin
+        case .shots: DuplicateGroups.shotsJoin
+        }
+    }
+}
+
 extension Catalog {
     /// A tag that changes whenever a photo's print is added, replaced or removed (by any process): what a
     /// cache of similar photos or duplicate groups is kept by.
@@ -28,38 +49,45 @@ extension Catalog {
         try read { db in try TableTags.tag(of: PhotoStore.table, db) }
     }
 
-    /// The groups of indexed photos whose prints lie within `threshold` of one another's or whose hashes
-    /// differ in at most ``DuplicateGroups/hashDistance`` bits (linked through any chain of such pairs), and
-    /// byte-identical files; exact over all pairs (``ClosePrints``, ``PerceptualHash/pairs(in:within:)``).
-    /// The images `excluded` are left out (``stalePrintedPhotos()``: files no longer what was indexed, which
-    /// no group may advise on). Groups come largest saving first.
+    /// The groups of `kind` among the indexed photos (``DuplicateGroups``: each a photo and the photos linked
+    /// to it, never grown through a member's own links), the images `excluded` left out
+    /// (``stalePrintedPhotos()``: files no longer what was indexed, which no group may advise on). Copies are
+    /// compared by their files' pixels, read as they were indexed. Groups come largest saving first.
     public nonisolated func duplicateGroups(
-        threshold: Float, context: RenderContext, excluding excluded: Set<Int64> = []
-    )
-        throws(CatalogError) -> [DuplicateGroup]
-    {
+        _ kind: DuplicateKind, context: RenderContext, excluding excluded: Set<Int64> = []
+    ) throws(CatalogError) -> [DuplicateGroup] {
         let photos = try read { db in try PhotoStore().printedPhotos(db) }.filter { !excluded.contains($0.entry.image) }
         let prints = photos.flatMap(\.entry.print)
-        var pairs: [(Int, Int)]
+        let copies = photos.map {
+            DuplicateGroups.Copy(pixels: $0.pixels, sharpness: $0.entry.sharpness, bytes: $0.size)
+        }
+        let records = try records(of: photos.map(\.entry.image))
+        let files = photos.map { records[$0.entry.image] }
+        let links: [(Int, Int)]
         do {
-            pairs = try ClosePrints.pairs(in: prints, count: photos.count, threshold: threshold, context: context)
+            switch kind {
+            case .copies:
+                let identical = Dictionary(grouping: photos.indices) { "\(photos[$0].contentHash) \(photos[$0].size)" }
+                    .values.flatMap { same in same.dropFirst().map { (same[0], $0) } }
+                links = try DuplicateGroups.copies(
+                    prints: prints, hashes: photos.map(\.entry.hash), identical: identical, context: context
+                ) { index in files[index].flatMap { Self.plane(of: $0, context: context) } }
+            case .shots(let threshold):
+                links = try DuplicateGroups.shots(
+                    prints: prints, count: photos.count, threshold: threshold, context: context
+                ) { index in files[index].flatMap(Self.dateTaken) }
+            }
         } catch .invalidInput(let reason) {
             throw .invalidQuery(reason)
         } catch {
             throw .processing("cannot search the prints: \(error)")
         }
-        pairs += PerceptualHash.pairs(in: photos.map(\.entry.hash), within: DuplicateGroups.hashDistance)
-        let identical = Dictionary(grouping: photos.indices) { "\(photos[$0].contentHash) \(photos[$0].size)" }.values
-        pairs += identical.flatMap { same in same.dropFirst().map { (same[0], $0) } }
-        let copies = photos.map {
-            DuplicateGroups.Copy(pixels: $0.pixels, sharpness: $0.entry.sharpness, bytes: $0.size)
-        }
         func member(_ index: Int, distance: Float) -> DuplicateGroup.Member {
             DuplicateGroup.Member(image: photos[index].entry.image, path: photos[index].path, distance: distance)
         }
-        return DuplicateGroups.groups(count: photos.count, pairs: pairs).map { group in
-            let best = DuplicateGroups.best(of: group, copies: copies)
-            let others = group.filter { $0 != best }
+        return DuplicateGroups.groups(links: links, copies: copies, rule: kind.rule).map { group in
+            let best = group[0]
+            let others = group.dropFirst()
                 .map { (index: $0, distance: ClosePrints.distance(between: best, and: $0, in: prints)) }
                 .sorted { ($0.distance, photos[$0.index].path) < ($1.distance, photos[$1.index].path) }
             return DuplicateGroup(
@@ -67,5 +95,43 @@ extension Catalog {
                 photos: [member(best, distance: 0)] + others.map { member($0.index, distance: $0.distance) },
                 bytes: others.reduce(0) { $0 + photos[$1.index].size })
         }.sorted { ($0.bytes, $1.best) > ($1.bytes, $0.best) }
+    }
+
+    /// Those of `similar` (photos found like the image `id`, with their print distances) that are copies of it
+    /// by the rule groups use (``DuplicateGroups/CopyRule/isCopy(distance:agreement:)``), their pixels compared where
+    /// their prints lie within ``DuplicateGroups/printThreshold``.
+    public nonisolated func copies(of id: Int64, among similar: [SimilarPhoto], context: RenderContext)
+        throws(CatalogError) -> [SimilarPhoto]
+    {
+        let near = similar.filter { $0.distance <= DuplicateGroups.printThreshold }
+        guard !near.isEmpty else { return [] }
+        let records = try records(of: near.map(\.image) + [id])
+        let own = records[id].flatMap { Self.plane(of: $0, context: context) }
+        return near.filter { photo in
+            DuplicateGroups.rule.isCopy(
+                distance: photo.distance,
+                agreement: own.flatMap { own in
+                    records[photo.image].flatMap { Self.plane(of: $0, context: context) }.map {
+                        PixelAgreement.agreement(own, $0)
+                    }
+                })
+        }
+    }
+
+    /// The planes pixels are compared on (``PixelAgreement``), from the file as it was indexed, decoded small;
+    /// nil where the file is no longer that photo or cannot be decoded.
+    static func plane(of record: ImageRecord, context: RenderContext) -> PixelAgreement.Plane? {
+        var options = Photo.decoding
+        options.minimumLongSide = PixelAgreement.side
+        guard let bytes = try? IndexedFile(record).contents(),
+            let photo = try? ImageDecoder.decode(bytes, path: record.path, options: options)
+        else { return nil }
+        return try? PixelAgreement.plane(of: photo, pixels: record.width * record.height, context: context)
+    }
+
+    /// When the photo was taken, by its Exif block; nil where the file does not say or is no longer the photo.
+    static func dateTaken(of record: ImageRecord) -> Date? {
+        guard let head = try? IndexedFile(record).read(from: 0, count: 1 << 17) else { return nil }
+        return ExifTags(jpeg: head)?.dateTaken
     }
 }

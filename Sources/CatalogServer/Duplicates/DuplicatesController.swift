@@ -15,6 +15,9 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
     }
 
     struct Groups: ResponseEncodable, Sendable {
+        /// "copies", or "shots" (other shots of one scene: `?similar=true`).
+        let kind: String
+        /// The cosine distance of prints within which photos were compared (copies) or grouped (shots).
         let threshold: Float
         /// Photos with prints: none means no group can be found yet.
         let printedPhotos: Int
@@ -26,28 +29,38 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
         let stale: [StalePhoto]
     }
 
-    /// The groups at `?threshold=` (a cosine distance; copies by default, `?similar=true` for other shots).
+    /// The groups of copies, or with `?similar=true` of other shots of one scene (within `?threshold=`, a cosine
+    /// distance).
     @Sendable func list(_ request: Request, context: Context) throws -> Groups {
         let paging = try Paging(request, size: Self.pageSize)
-        let threshold = try threshold(request)
+        let kind = try kind(request)
         let printed = try service.catalog.statistics().printedImages
-        let (groups, stale) = printed > 0 ? try service.duplicateGroups(threshold: threshold) : ([], [])
+        let (groups, stale) = printed > 0 ? try service.duplicateGroups(kind) : ([], [])
+        let threshold: Float =
+            switch kind {
+            case .copies: DuplicateGroups.printThreshold
+            case .shots(let threshold): threshold
+            }
         return Groups(
-            threshold: threshold, printedPhotos: printed, hint: printed > 0 ? nil : service.printingHint,
-            bytes: groups.reduce(0) { $0 + $1.bytes },
+            kind: kind == .copies ? "copies" : "shots", threshold: threshold, printedPhotos: printed,
+            hint: printed > 0 ? nil : service.printingHint, bytes: groups.reduce(0) { $0 + $1.bytes },
             groups: try paging.listing(Array(groups.dropFirst(paging.offset).prefix(paging.size)), total: groups.count),
             stale: stale)
     }
 
-    private func threshold(_ request: Request) throws -> Float {
-        if let given = request.uri.queryParameters.get("threshold") {
-            guard let threshold = Float(given), threshold.isFinite, (0...2).contains(threshold) else {
-                throw HTTPError(.badRequest, message: "threshold must be a cosine distance from 0 to 2")
-            }
-            return threshold
+    /// What the request asks to group: copies, or other shots (`?similar=true`, at `?threshold=` or the default).
+    private func kind(_ request: Request) throws -> DuplicateKind {
+        let similar = try request.flag("similar")
+        guard let given = request.uri.queryParameters.get("threshold") else {
+            return similar ? .shots(threshold: DuplicateGroups.similarThreshold) : .copies
         }
-        return try request.flag("similar")
-            ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold
+        guard similar else {
+            throw HTTPError(.badRequest, message: "threshold is --similar's distance: give similar=true")
+        }
+        guard let threshold = Float(given), threshold.isFinite, (0...2).contains(threshold) else {
+            throw HTTPError(.badRequest, message: "threshold must be a cosine distance from 0 to 2")
+        }
+        return .shots(threshold: threshold)
     }
 
     private struct Copy: Encodable {
@@ -60,6 +73,8 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
     private struct GroupContent: Encodable {
         let copies: [Copy]
         let megabytes: String
+        /// What the photos beside the kept one are: "copies", or "other shots".
+        let others: String
     }
 
     private struct DuplicatesContent: Encodable {
@@ -70,13 +85,14 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
         let staleNote: String?
         let megabytes: String
         let similar: Bool
+        let others: String
         let hint: String?
         let pager: Paging.Links
     }
 
     @Sendable func duplicatesPage(_ request: Request, context: Context) throws -> Page {
         let found = try list(request, context: context)
-        let similar = try request.flag("similar")
+        let similar = try request.flag("similar"), others = similar ? "other shots" : "copies"
         let paging = try Paging(request, size: Self.pageSize)
         func megabytes(_ bytes: Int) -> String { String(format: "%.1f", Double(bytes) / 1e6) }
         return Page(
@@ -88,14 +104,14 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
                             Copy(
                                 id: photo.image, name: PhotosController<Context>.name(photo.path),
                                 distance: String(format: "%.3f", photo.distance), keep: index == 0)
-                        }, megabytes: megabytes(group.bytes))
+                        }, megabytes: megabytes(group.bytes), others: others)
                 }, total: found.groups.total, groupsWord: found.groups.total == 1 ? "group" : "groups",
                 staleNote: found.stale.isEmpty
                     ? nil
                     : "\(found.stale.count) photo\(found.stale.count == 1 ? " is" : "s are") left out: "
                         + "\(found.stale.count == 1 ? "its file" : "their files") changed or went since indexing "
                         + "(`cbir index` brings the catalog up to date).", megabytes: megabytes(found.bytes),
-                similar: similar, hint: found.hint,
+                similar: similar, others: others, hint: found.hint,
                 pager: try paging.links(
                     total: found.groups.total, path: "/duplicates", query: similar ? [("similar", "true")] : [])))
     }

@@ -201,8 +201,11 @@ struct PhotosController<Context: RequestContext>: Sendable {
         let photo = try detail(id)
         let similar = try await similarPhotos(to: id, top: Self.similarCount)
         let labelSize = max(12, max(photo.width, photo.height) / 36)
-        let cards = similar.photos.map {
-            PhotoCard(id: $0.image, name: Self.name($0.path), faces: 0, distance: String(format: "%.3f", $0.distance))
+        func cards(_ photos: [SimilarPhoto]) -> [PhotoCard] {
+            photos.map {
+                PhotoCard(
+                    id: $0.image, name: Self.name($0.path), faces: 0, distance: String(format: "%.3f", $0.distance))
+            }
         }
         return Page(
             template: "photo", title: Self.name(photo.path),
@@ -214,9 +217,8 @@ struct PhotosController<Context: RequestContext>: Sendable {
                         x: $0.x, y: $0.y, width: $0.width, height: $0.height,
                         labelY: $0.y > labelSize ? $0.y - labelSize / 3 : $0.y + labelSize, labelSize: labelSize)
                 },
-                similar: cards,
-                duplicates: zip(similar.photos, cards).filter { $0.0.distance <= DuplicateGroups.printThreshold }.map(
-                    \.1),
+                similar: cards(similar.photos),
+                duplicates: cards(try service.catalog.copies(of: id, among: similar.photos, context: service.context)),
                 hint: similar.hint, megabytes: String(format: "%.1f", Double(photo.bytes) / 1e6)))
     }
 

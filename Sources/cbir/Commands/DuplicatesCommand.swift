@@ -5,27 +5,34 @@ import ImageCodecs
 import ImageKernels
 import PhotoSimilarity
 
-/// `cbir duplicates`: groups of copies among the indexed photos, and which copy to keep.
+/// `cbir duplicates`: groups of copies among the indexed photos, and which copy to keep; or groups of other
+/// shots of one scene.
 struct DuplicatesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "duplicates",
-        abstract: "Group the indexed photos that are copies of one another, and name the copy to keep.",
+        abstract: "Group the indexed photos that are copies of one photo, and name the copy to keep.",
         discussion: """
-            Groups photos whose prints lie within the threshold (a cosine distance; by default \
-            \(DuplicateGroups.printThreshold): resized, re-encoded, slightly cropped, rotated or brightened \
-            copies; with --similar \(DuplicateGroups.similarThreshold): other shots of the same object or scene) \
-            or whose perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits, linked through any \
-            chain of such pairs, and byte-identical files, exact over all pairs. Photos whose files changed or went \
-            since they were indexed are left out, and listed on stderr. In each group the copy to keep is \
-            the one with most pixels, then the clearly less compressed, then the sharpest (the Laplacian's \
-            variance). Groups come largest saving first. With --json, prints [{best, photos: [{image, path, \
-            distance}], bytes}]: image ids, distances to the kept copy, bytes the other copies take.
+            A copy is the same photo resized, re-encoded, brightened, cropped (down to half the frame) or turned a \
+            little: photos whose prints lie within \(DuplicateGroups.printThreshold) (a cosine distance) or whose \
+            perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits are compared by their pixels, \
+            read from the files, and are copies where one, placed over the other or over a part of it, agrees \
+            from \(DuplicateGroups.agreementThreshold) (or their prints lie within \
+            \(DuplicateGroups.printAloneThreshold)); byte-identical files are copies. Two photos of look-alike \
+            things are not copies, however close. Each group is one photo, the copy to keep, and its copies: a \
+            group never grows through a copy of a copy. The copy to keep has the most pixels, then is the clearly \
+            less compressed, then the sharpest (the Laplacian's variance). With --similar, groups are other shots \
+            of one object or scene instead (bursts, views a step apart): prints within \
+            \(DuplicateGroups.similarThreshold) (--threshold sets another), taken within \
+            \(Int(DuplicateGroups.burstWindow / 60)) minutes of each other where both photos' Exif dates say when; \
+            not copies, never to delete as such. Photos whose files changed or went since they were indexed are \
+            left out, and listed on stderr. Groups come largest saving first. With --json, prints [{best, photos: \
+            [{image, path, distance}], bytes}]: image ids, print distances to the kept one, bytes the others take.
             """)
 
-    @Option(help: "The cosine distance below which photos are copies (0 to 2).")
+    @Option(help: "With --similar: the cosine distance within which photos are other shots of one scene (0 to 2).")
     var threshold: Float?
 
-    @Flag(help: "Group other shots of the same object or scene too (a looser threshold).")
+    @Flag(help: "Group other shots of one object or scene (bursts, views), not copies.")
     var similar = false
 
     @Flag(help: "Print JSON (see above).")
@@ -41,7 +48,7 @@ struct DuplicatesCommand: ParsableCommand {
         if let threshold, !(threshold.isFinite && (0...2).contains(threshold)) {
             throw ValidationError("--threshold must be a cosine distance from 0 to 2")
         }
-        if threshold != nil && similar { throw ValidationError("--threshold and --similar: give one") }
+        if threshold != nil && !similar { throw ValidationError("--threshold sets --similar's distance: give both") }
     }
 
     func run() throws {
@@ -51,9 +58,9 @@ struct DuplicatesCommand: ParsableCommand {
             note("no photo is printed yet: `cbir index <folder> --db \(database.db)` prints them")
         }
         let stale = try store.stalePrintedPhotos()
-        let groups = try store.duplicateGroups(
-            threshold: threshold ?? (similar ? DuplicateGroups.similarThreshold : DuplicateGroups.printThreshold),
-            context: context, excluding: Set(stale.map(\.image)))
+        let kind: DuplicateKind =
+            similar ? .shots(threshold: threshold ?? DuplicateGroups.similarThreshold) : .copies
+        let groups = try store.duplicateGroups(kind, context: context, excluding: Set(stale.map(\.image)))
         if !stale.isEmpty {
             note(
                 "\(stale.count) photo\(stale.count == 1 ? " was" : "s were") left out, changed or gone since indexing "
@@ -65,12 +72,11 @@ struct DuplicatesCommand: ParsableCommand {
             try printJSON(groups)
         } else {
             for group in groups {
-                let copies = group.photos.count - 1
+                let others = group.photos.count - 1
+                let word = similar ? (others == 1 ? "other shot" : "other shots") : (others == 1 ? "copy" : "copies")
                 print(
                     "keep " + FileSystemPath.displayed(group.best)
-                        + String(
-                            format: " (%d %@, %.1f MB)", copies, copies == 1 ? "copy" : "copies",
-                            Double(group.bytes) / 1e6))
+                        + String(format: " (%d %@, %.1f MB)", others, word, Double(group.bytes) / 1e6))
                 for photo in group.photos.dropFirst() {
                     print(String(format: "  %.4f  ", photo.distance) + FileSystemPath.displayed(photo.path))
                 }
@@ -78,7 +84,7 @@ struct DuplicatesCommand: ParsableCommand {
             let megabytes = Double(groups.reduce(0) { $0 + $1.bytes }) / 1e6
             print(
                 "\(groups.count) group\(groups.count == 1 ? "" : "s"), " + String(format: "%.1f", megabytes)
-                    + " MB in copies")
+                    + (similar ? " MB in other shots" : " MB in copies"))
         }
         if let sheet { try writeSheet(groups, context: context, to: sheet) }
     }
