@@ -31,6 +31,13 @@ struct PhotoBench: ParsableCommand {
     @Option(help: "A UKBench-style folder: ukbenchNNNNN.jpg, group = number ÷ 4.")
     var photos = "../shared/datasets/ukbench-dev"
 
+    @Option(
+        help: """
+            A folder of folders of distinct photos (Caltech-101's), for duplicates on look-alikes: no two are copies, \
+            and copies are made of the first two of each folder.
+            """)
+    var collection = "../shared/datasets/caltech-dev"
+
     @Option(parsing: .upToNextOption, help: "Batch sizes to time printing at.")
     var batches: [Int] = [1, 8, 16]
 
@@ -47,12 +54,6 @@ struct PhotoBench: ParsableCommand {
     )
     var layouts: [String] = ["224/256", "320/366"]
 
-    @Option(parsing: .upToNextOption, help: "Cosine distances to group the prints of copies at.")
-    var thresholds: [Float] = [0.05, 0.1, 0.125, 0.145, 0.175, 0.2, 0.25]
-
-    @Option(parsing: .upToNextOption, help: "Hamming distances to group the hashes of copies at.")
-    var hammingDistances: [Int] = [4, 8, 12, 16]
-
     @Option(parsing: .upToNextOption, help: "Counts of random prints to time grouping on.")
     var groupingSizes: [Int] = [10_000, 100_000]
 
@@ -61,10 +62,6 @@ struct PhotoBench: ParsableCommand {
             groupingSizes.allSatisfy({ $0 >= 2 })
         else {
             throw ValidationError("runs, timed photos and batches ≥ 1, grouping sizes ≥ 2, and a layout, please")
-        }
-        guard thresholds.allSatisfy({ (0...2).contains($0) }), hammingDistances.allSatisfy({ (0...64).contains($0) })
-        else {
-            throw ValidationError("thresholds are cosine distances (0…2), Hamming distances 0…64")
         }
         for layout in layouts where Self.layout(layout) == nil {
             throw ValidationError("layout \(layout) is not SIDE/RESIZED with RESIZED ≥ SIDE ≥ 32")
@@ -89,12 +86,11 @@ struct PhotoBench: ParsableCommand {
         let decoded = try files.map { try ImageDecoder.decode(contentsOf: photos + "/" + $0) }
         let context = RenderContext(device: devices[0])
 
-        var retrieval: [PhotoBenchReport.Retrieval] = [], defaultPrints: [[Float]] = []
+        var retrieval: [PhotoBenchReport.Retrieval] = []
         for layout in layouts.compactMap(Self.layout) {
             progress("printing at \(layout.side) after \(layout.resized)")
             let printer = try PhotoPrinter(inputSize: layout.side, resizedSide: layout.resized, context: context)
             let prints = try printer.prints(of: decoded)
-            if layout == (EfficientNetLite.trainedSize, 256) { defaultPrints = prints }
             let score = RetrievalScore(groups: groups) { a, b in
                 1 - zip(prints[a], prints[b]).reduce(0) { $0 + $1.0 * $1.1 }
             }
@@ -112,8 +108,7 @@ struct PhotoBench: ParsableCommand {
                 method: "HSV 8×8×8 histogram, chi-square",
                 RetrievalScore(groups: groups) { histograms[$0].distance(to: histograms[$1]) }, files.count))
 
-        let nearDuplicates = try measureNearDuplicates(
-            decoded, groups: groups, prints: defaultPrints, hashes: hashes, context: context)
+        let nearDuplicates = try measureNearDuplicates(decoded, files: files, groups: groups, context: context)
         let grouping = try groupingSizes.map { try timeGrouping(count: $0, context: context) }
 
         var speed: [PhotoBenchReport.Speed] = []
@@ -149,56 +144,55 @@ struct PhotoBench: ParsableCommand {
 }
 
 extension PhotoBench {
-    /// Copies of the first view of each object, printed and hashed, grouped with them and the other views: by
-    /// print at each threshold, by hash at each Hamming distance, and by either (the hash at the catalog's
-    /// distance); plus, for the last, the threshold of the highest recall at precision ≥ 0.99 on a 0.005 grid.
-    func measureNearDuplicates(
-        _ decoded: [PixelBuffer], groups: [Int], prints: [[Float]], hashes: [PerceptualHash], context: RenderContext
-    ) throws -> [PhotoBenchReport.NearDuplicates] {
+    /// Near-duplicates in two sets: the UKBench folder (copies of the first view of each object, among the
+    /// other views), and the collection (copies of the first two photos of each folder, among all its photos,
+    /// every one a different picture of a look-alike thing: motorbikes in one pose, cars from the side).
+    func measureNearDuplicates(_ decoded: [PixelBuffer], files: [String], groups: [Int], context: RenderContext)
+        throws -> [PhotoBenchReport.NearDuplicates]
+    {
         let printer = try PhotoPrinter(context: context)
-        var items = decoded.indices.map { index in
-            NearDuplicateScore.Item(
-                object: groups[index], family: groups.firstIndex(of: groups[index]) == index ? index : nil, copy: nil)
+        let ukbench = try NearDuplicateSet(
+            name: "UKBench", photos: decoded, names: files, objects: groups,
+            originals: decoded.indices.filter { groups.firstIndex(of: groups[$0]) == $0 }, printer: printer,
+            context: context)
+        var rows = try ukbench.rows(context: context)
+        guard FileManager.default.fileExists(atPath: collection) else {
+            progress("no collection at \(collection): its rows are left out")
+            return rows
         }
-        var allPrints = prints.flatMap { $0 }, allHashes = hashes
-        for original in decoded.indices where items[original].family == original {
-            progress("printing copies of photo \(original + 1) of \(decoded.count)")
-            let copies = try PhotoCopy.allCases.map { try $0.make(of: decoded[original], context: context) }
-            allPrints += try printer.prints(of: copies).flatMap { $0 }
-            allHashes += try PerceptualHash.hashes(
-                ofGray: copies.map { try context.grayPlane(of: $0) }, context: context)
-            items += PhotoCopy.allCases.map { .init(object: groups[original], family: original, copy: $0) }
+        let folders = try FileManager.default.contentsOfDirectory(atPath: collection).filter {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: collection + "/" + $0, isDirectory: &isFolder)
+                && isFolder.boolValue
+        }.sorted()
+        var names: [String] = [], originals: [Int] = []
+        for folder in folders {
+            let files = try FileManager.default.contentsOfDirectory(atPath: collection + "/" + folder).filter {
+                $0.lowercased().hasSuffix(".jpg")
+            }.sorted()
+            originals += (names.count..<names.count + min(2, files.count))
+            names += files.map { folder + "/" + $0 }
         }
-        let count = items.count
-        func row(_ method: String, _ threshold: Float, _ pairs: [(Int, Int)]) -> PhotoBenchReport.NearDuplicates {
-            let score = NearDuplicateScore(groups: DuplicateGroups.groups(count: count, pairs: pairs), items: items)
-            return .init(method: method, threshold: threshold, photos: count, score: score)
-        }
-        func printPairs(_ threshold: Float) throws -> [(Int, Int)] {
-            try ClosePrints.pairs(in: allPrints, count: count, threshold: threshold, context: context)
-        }
-        let hashDistance = DuplicateGroups.hashDistance
-        let hashPairs = PerceptualHash.pairs(in: allHashes, within: hashDistance)
-        let either = "print, cosine, or hash within \(hashDistance)"
-        var rows = try thresholds.map { row("print, cosine", $0, try printPairs($0)) }
-        rows += hammingDistances.map {
-            row("64-bit DCT hash, Hamming", Float($0), PerceptualHash.pairs(in: allHashes, within: $0))
-        }
-        rows += try thresholds.map { row(either, $0, try printPairs($0) + hashPairs) }
-        let grid = try stride(from: Float(0.01), through: 0.3, by: 0.005).map {
-            row(either, $0, try printPairs($0) + hashPairs)
-        }
-        if let best = grid.filter({ $0.score.precision >= 0.99 }).max(by: { $0.score.recall < $1.score.recall }) {
-            rows.append(
-                .init(
-                    method: either + " (best recall at precision ≥ 0.99)", threshold: best.threshold,
-                    photos: best.photos, score: best.score))
-        }
+        guard !names.isEmpty else { return rows }
+        progress("decoding \(names.count) photos of \(collection)")
+        let photos = try names.map { try ImageDecoder.decode(contentsOf: collection + "/" + $0) }
+        // Each photo is its own object, but for two pairs of Caltech-101's own copies: one picture at two
+        // sizes, and one chart at two sizes, its labels set again.
+        let sameAs = [
+            "BACKGROUND_Google/image_0040.jpg": "BACKGROUND_Google/image_0039.jpg",
+            "BACKGROUND_Google/image_0030.jpg": "BACKGROUND_Google/image_0029.jpg",
+        ]
+        let objects = names.indices.map { index in sameAs[names[index]].flatMap(names.firstIndex(of:)) ?? index }
+        let caltech = try NearDuplicateSet(
+            name: (collection as NSString).lastPathComponent, photos: photos, names: names, objects: objects,
+            originals: originals, printer: printer, context: context)
+        rows += try caltech.rows(context: context)
         return rows
     }
 
-    /// Exact grouping (close pairs, then connected components) of `count` random unit prints beside the
-    /// linear pass, at the catalog's duplicate threshold.
+    /// Grouping copies (close pairs by print and by hash, the pixels of the pairs compared, groups around
+    /// centres) of `count` random unit prints and random hashes, beside the linear pass at the same print
+    /// threshold. Random prints and hashes have no pairs: this times finding them.
     func timeGrouping(count: Int, context: RenderContext) throws -> PhotoBenchReport.Grouping {
         progress("grouping \(count) random prints")
         var generator = SeededGenerator(seed: UInt64(count))
@@ -210,11 +204,14 @@ extension PhotoBench {
             for i in 0..<length { prints[item * length + i] = values[i] / norm }
         }
         let threshold = DuplicateGroups.printThreshold
+        let hashes = (0..<count).map { _ in PerceptualHash(bits: UInt64.random(in: 0...UInt64.max, using: &generator)) }
+        let copies = [DuplicateGroups.Copy](repeating: .init(pixels: 1, sharpness: 1, bytes: 1), count: count)
         var exactGroups = 0, linearGroups = 0
         PeakMemory.reset()
         let exact = try medianSeconds(runs: runs) {
-            let pairs = try ClosePrints.pairs(in: prints, count: count, threshold: threshold, context: context)
-            exactGroups = DuplicateGroups.groups(count: count, pairs: pairs).count
+            let links = try DuplicateGroups.copies(
+                prints: prints, hashes: hashes, identical: [], context: context, plane: { _ in nil })
+            exactGroups = DuplicateGroups.groups(links: links, copies: copies).count
         }
         let memory = PeakMemory.megabytes()
         let linear = medianSeconds(runs: runs) {

@@ -11,12 +11,20 @@ struct PhotoBenchReport: Encodable {
         let meanAveragePrecision: Double
     }
 
-    /// How one method at one threshold groups transformed copies (``NearDuplicateScore``).
+    /// How one method at one threshold groups transformed copies (``NearDuplicateScore``) in one set of photos,
+    /// with the groups it makes of different objects, and how often it links each kind of copy to its original.
     struct NearDuplicates: Encodable {
         let method: String
         let threshold: Float
         let photos: Int
         let score: NearDuplicateScore
+        let set: String
+        let largestGroup: Int
+        let groupsOfDifferentObjects: Int
+        /// The first few of those, by the names of their photos.
+        let namedGroupsOfDifferentObjects: [[String]]
+        /// Of each kind of copy, the share linked to its original as a pair (before grouping).
+        let pairRecallByCopy: [String: Double]
     }
 
     /// How long exact grouping and the linear pass take on the same prints.
@@ -66,18 +74,29 @@ struct PhotoBenchReport: Encodable {
         let copies = PhotoCopy.allCases.map(\.rawValue)
         lines += [
             "",
-            "| method | threshold | photos | precision | recall | " + copies.joined(separator: " | ")
-                + " | views joined |",
-            "|---|---:|---:|---:|---:|" + String(repeating: "---:|", count: copies.count + 1),
+            "| set | method | threshold | photos | precision | recall | " + copies.joined(separator: " | ")
+                + " | views joined | largest | groups of different objects | half frame, pairs | half side, pairs |",
+            "|---|---|---:|---:|---:|---:|" + String(repeating: "---:|", count: copies.count + 5),
         ]
         for row in nearDuplicates {
             let score = row.score
             lines.append(
-                "| \(row.method) | \(String(format: "%g", row.threshold)) | \(row.photos) | "
+                "| \(row.set) | \(row.method) | \(String(format: "%g", row.threshold)) | \(row.photos) | "
                     + ([score.precision, score.recall] + copies.map { score.recallByCopy[$0] ?? 0 } + [
                         score.viewsJoined
                     ])
-                    .map { String(format: "%.3f", $0) }.joined(separator: " | ") + " |")
+                    .map { String(format: "%.3f", $0) }.joined(separator: " | ")
+                    + " | \(row.largestGroup) | \(row.groupsOfDifferentObjects) | "
+                    + [PhotoCopy.halfFrame, .halfSide].map {
+                        String(format: "%.3f", row.pairRecallByCopy[$0.rawValue] ?? 0)
+                    }
+                    .joined(separator: " | ") + " |")
+        }
+        for row in nearDuplicates where !row.namedGroupsOfDifferentObjects.isEmpty {
+            lines.append("")
+            let named = row.namedGroupsOfDifferentObjects.count
+            lines.append("\(row.set), \(row.method): groups of different objects (the first \(named)):")
+            for group in row.namedGroupsOfDifferentObjects { lines.append("- " + group.joined(separator: ", ")) }
         }
         lines += [
             "", "| prints | source | threshold | exact s | groups | linear pass s | groups | peak MB |",

@@ -17,6 +17,10 @@ enum PhotoCopy: String, CaseIterable, Encodable {
     case rotated5
     /// Mirrored left to right (reported apart: a print is not meant to be mirror-blind).
     case flipped
+    /// The central part of half its area (71 % of each side).
+    case halfFrame
+    /// Its left half.
+    case halfSide
 
     /// The copies the near-duplicate target is measured over.
     static let targeted: [PhotoCopy] = [.half, .jpeg30, .crop10, .brighter25]
@@ -29,13 +33,10 @@ enum PhotoCopy: String, CaseIterable, Encodable {
             return try context.render(Image(photo).resized(width: width / 2, height: height / 2, method: .area))
         case .jpeg30:
             return try ImageDecoder.decode(ImageEncoder.jpeg(photo, quality: 30), path: "<quality 30 copy>")
-        case .crop10:
-            let (cropWidth, cropHeight) = (width * 9 / 10, height * 9 / 10)
-            return try context.render(
-                Image(photo).cropped(
-                    to: PixelRect(
-                        x: (width - cropWidth) / 2, y: (height - cropHeight) / 2, width: cropWidth, height: cropHeight))
-            )
+        case .crop10: return try centre(of: photo, share: 0.9, context: context)
+        case .halfFrame: return try centre(of: photo, share: 0.71, context: context)
+        case .halfSide:
+            return try context.render(Image(photo).cropped(to: PixelRect(x: 0, y: 0, width: width / 2, height: height)))
         case .brighter25:
             return PixelBuffer(descriptor: photo.descriptor) { out in
                 for (i, value) in photo.bytes.enumerated() { out[i] = UInt8(min(255, (Float(value) * 1.25).rounded())) }
@@ -50,5 +51,15 @@ enum PhotoCopy: String, CaseIterable, Encodable {
                 }
             }
         }
+    }
+
+    /// The central `share` of the photo's width and height.
+    private func centre(of photo: PixelBuffer, share: Double, context: RenderContext) throws -> PixelBuffer {
+        let width = photo.descriptor.width, height = photo.descriptor.height
+        let (cropWidth, cropHeight) = (Int(Double(width) * share), Int(Double(height) * share))
+        return try context.render(
+            Image(photo).cropped(
+                to: PixelRect(
+                    x: (width - cropWidth) / 2, y: (height - cropHeight) / 2, width: cropWidth, height: cropHeight)))
     }
 }
