@@ -9,44 +9,65 @@ import ImageKernels
 /// shot of a motorbike in blue and in purple) agrees in luma but not in colour. The print says which photos to
 /// compare; this says which of them are copies.
 public enum PixelAgreement {
-    /// A photo as the agreement reads it: its luma and colour (Y, Cb, Cr: BT.601) with a long side of ``side``
-    /// pixels or fewer, kept as summed-area tables so that any region is averaged over its area, and how many
-    /// pixels the photo itself has (the one with fewer is searched for inside the other: a crop has fewer than
-    /// its original).
+    /// A photo as the agreement reads it: its luma and colour (Y, Cb, Cr: BT.601, a byte each) with a long
+    /// side of ``side`` pixels or fewer, and how many pixels the photo itself has (the one with fewer is
+    /// searched for inside the other: a crop has fewer than its original). 3 bytes a pixel: a grouping holds
+    /// one for every photo it compares.
     public struct Plane: Sendable {
         public let width: Int
         public let height: Int
-        let luma: [Float]
-        let blue: [Float]
-        let red: [Float]
+        /// Y, then Cb and Cr offset by 128, each `width` × `height` values row by row.
+        let samples: [UInt8]
         let pixels: Int
 
-        /// Planes of `width` × `height` values each, row by row.
+        /// Planes of `width` × `height` values each, row by row: luma 0…255, colour −128…127.
         public init(width: Int, height: Int, luma: [Float], blue: [Float], red: [Float], pixels: Int) {
             precondition(
                 width > 0 && height > 0 && [luma, blue, red].allSatisfy { $0.count == width * height },
                 "planes of their size")
             self.width = width
             self.height = height
-            self.luma = Self.summed(luma, width: width, height: height)
-            self.blue = Self.summed(blue, width: width, height: height)
-            self.red = Self.summed(red, width: width, height: height)
+            samples = zip([luma, blue, red], [0, 128, 128] as [Float]).flatMap { values, offset in
+                values.map { UInt8(min(255, max(0, ($0 + offset).rounded()))) }
+            }
             self.pixels = pixels
         }
 
         /// Whether this plane comes first where two of equal pixel counts are compared, so that the order
         /// they are given in does not matter: by size, then by the sum of their luma.
         func precedes(_ other: Plane) -> Bool {
-            (width, height, luma.last ?? 0) < (other.width, other.height, other.luma.last ?? 0)
+            (width, height, lumaSum) < (other.width, other.height, other.lumaSum)
         }
 
-        /// The summed-area table of `values`: (width + 1) × (height + 1) sums of the values above and left.
-        static func summed(_ values: [Float], width: Int, height: Int) -> [Float] {
+        private var lumaSum: Int { samples.prefix(width * height).reduce(0) { $0 + Int($1) } }
+    }
+
+    /// A plane's channels as summed-area tables, made for a comparison, so that any region is averaged over
+    /// its area.
+    struct Tables {
+        let width: Int
+        let height: Int
+        let luma: [Float]
+        let blue: [Float]
+        let red: [Float]
+
+        init(_ plane: Plane) {
+            (width, height) = (plane.width, plane.height)
+            let count = width * height
+            luma = Self.summed(plane.samples[0..<count], offset: 0, width: width, height: height)
+            blue = Self.summed(plane.samples[count..<2 * count], offset: 128, width: width, height: height)
+            red = Self.summed(plane.samples[2 * count..<3 * count], offset: 128, width: width, height: height)
+        }
+
+        /// The summed-area table of `values` less `offset`: (width + 1) × (height + 1) sums of the values above
+        /// and left.
+        static func summed(_ values: ArraySlice<UInt8>, offset: Float, width: Int, height: Int) -> [Float] {
             var table = [Float](repeating: 0, count: (width + 1) * (height + 1))
+            let start = values.startIndex
             for y in 0..<height {
                 var row: Float = 0
                 for x in 0..<width {
-                    row += values[y * width + x]
+                    row += Float(values[start + y * width + x]) - offset
                     table[(y + 1) * (width + 1) + x + 1] = table[y * (width + 1) + x + 1] + row
                 }
             }
@@ -110,9 +131,10 @@ public enum PixelAgreement {
     /// equal counts), the better placement's.
     public static func agreement(_ a: Plane, _ b: Plane) -> Agreement {
         if a.pixels != b.pixels {
-            return a.pixels < b.pixels ? agreement(of: a, within: b) : agreement(of: b, within: a)
+            return a.pixels < b.pixels
+                ? agreement(of: Tables(a), within: Tables(b)) : agreement(of: Tables(b), within: Tables(a))
         }
-        let (first, second) = a.precedes(b) ? (a, b) : (b, a)
+        let (first, second) = a.precedes(b) ? (Tables(a), Tables(b)) : (Tables(b), Tables(a))
         let one = agreement(of: first, within: second)
         guard one.luma < wholeEnough else { return one }
         let other = agreement(of: second, within: first)
@@ -123,7 +145,7 @@ public enum PixelAgreement {
     /// there: the whole first; else every placement of each size of ``scales`` on a grid of ``placements`` a
     /// side at the coarse size, then the best refined around at the fine size (sizes ± 0.06 by 0.02,
     /// positions ± a grid step).
-    static func agreement(of part: Plane, within whole: Plane) -> Agreement {
+    static func agreement(of part: Tables, within whole: Tables) -> Agreement {
         let aspect = Float(part.width) / Float(part.height)
         let fine = Grid(aspect: aspect, longSide: fineSide, of: part)
         let (fullWidth, fullHeight) = region(of: whole, aspect: aspect, scale: 1)
@@ -168,7 +190,7 @@ public enum PixelAgreement {
     }
 
     /// The largest region of `whole` with the shape `aspect`, times `scale`.
-    static func region(of whole: Plane, aspect: Float, scale: Float) -> (width: Float, height: Float) {
+    static func region(of whole: Tables, aspect: Float, scale: Float) -> (width: Float, height: Float) {
         Float(whole.width) / Float(whole.height) > aspect
             ? (Float(whole.height) * scale * aspect, Float(whole.height) * scale)
             : (Float(whole.width) * scale, Float(whole.width) * scale / aspect)
@@ -189,7 +211,7 @@ public enum PixelAgreement {
         let blue: [Float]
         let red: [Float]
 
-        init(aspect: Float, longSide: Int, of part: Plane) {
+        init(aspect: Float, longSide: Int, of part: Tables) {
             let (width, height) =
                 aspect >= 1
                 ? (longSide, max(4, Int((Float(longSide) / aspect).rounded())))
@@ -204,7 +226,7 @@ public enum PixelAgreement {
         }
 
         /// The luma correlation of this grid with the region of `plane` at (x, y) of `width` × `height`.
-        func luma(with plane: Plane, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float)
+        func luma(with plane: Tables, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float)
             -> Float
         {
             let sampler = Sampler(
@@ -223,7 +245,7 @@ public enum PixelAgreement {
 
         /// The colours' correlation (Cb and Cr together, each less its mean) with the region; nil where either
         /// is nearly grey (spread under ``PixelAgreement/greySpread``).
-        func colour(with plane: Plane, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float)
+        func colour(with plane: Tables, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float)
             -> Float?
         {
             let sampler = Sampler(
@@ -270,7 +292,7 @@ public enum PixelAgreement {
         /// The area of a cell, in pixels.
         let area: Float
 
-        init(plane: Plane, x: Float, y: Float, width: Float, height: Float, gridWidth: Int, gridHeight: Int) {
+        init(plane: Tables, x: Float, y: Float, width: Float, height: Float, gridWidth: Int, gridHeight: Int) {
             func edges(_ start: Float, _ length: Float, _ cells: Int, _ size: Int) -> [(Int, Float)] {
                 (0...cells).map { edge in
                     let at = min(max(0, start + Float(edge) * length / Float(cells)), Float(size))
