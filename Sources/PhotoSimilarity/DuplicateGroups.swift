@@ -81,17 +81,6 @@ public enum DuplicateGroups {
             self.sharpness = sharpness
             self.bytes = bytes
         }
-
-        /// Whether this copy is the better one to keep: more pixels; at equal size, clearly less compressed
-        /// (half as many bytes again a pixel: a re-encoded copy's blocks can look sharp to the Laplacian);
-        /// then sharper (the steadiest shot of a burst); then more bytes.
-        public func isBetter(than other: Copy) -> Bool {
-            if pixels != other.pixels { return pixels > other.pixels }
-            let (mine, theirs) = (Double(bytes), Double(other.bytes))
-            if mine > 1.5 * theirs || theirs > 1.5 * mine { return mine > theirs }
-            if sharpness != other.sharpness { return sharpness > other.sharpness }
-            return bytes > other.bytes
-        }
     }
 
     /// Who may join a group, beside its centre.
@@ -124,7 +113,7 @@ public enum DuplicateGroups {
         var open = Set((0..<count).filter { !neighbours[$0].isEmpty }), groups: [[Int]] = []
         var degree = neighbours.map(\.count)
         // Before: more open links, then more pixels, then more bytes, then the lower index. A strict order
-        // (unlike isBetter's, which weighs bytes only past a ratio), so that nothing hangs on the order of links.
+        // (unlike the copy to keep's, which weighs bytes only past a ratio), so nothing hangs on the links' order.
         func precedes(_ a: Int, _ b: Int) -> Bool {
             (degree[a], copies[a].pixels, copies[a].bytes, b) > (degree[b], copies[b].pixels, copies[b].bytes, a)
         }
@@ -216,9 +205,18 @@ public enum DuplicateGroups {
         }
     }
 
-    /// The member of `group` to keep: the best copy (``Copy/isBetter(than:)``), the first on a tie.
+    /// The member of `group` to keep, whatever the order of `group`: of the copies with the most pixels, those
+    /// not clearly more compressed than the largest file among them (a re-encoded copy's blocks can look sharp
+    /// to the Laplacian: a file of under two thirds its bytes is out), the sharpest (the steadiest shot of a
+    /// burst), then the larger file, then the lower index.
     public static func best(of group: [Int], copies: [Copy]) -> Int {
-        group.dropFirst().reduce(group[0]) { best, item in copies[item].isBetter(than: copies[best]) ? item : best }
+        let most = group.map { copies[$0].pixels }.max() ?? 0
+        let largest = group.filter { copies[$0].pixels == most }
+        let bytes = Double(largest.map { copies[$0].bytes }.max() ?? 0)
+        let fair = largest.filter { 1.5 * Double(copies[$0].bytes) >= bytes }
+        return fair.min {
+            (copies[$0].sharpness, copies[$0].bytes, $1) > (copies[$1].sharpness, copies[$1].bytes, $0)
+        } ?? group[0]
     }
 
     /// A pair of indices, the lower first.
