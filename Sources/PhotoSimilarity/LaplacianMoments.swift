@@ -60,16 +60,26 @@ public struct LaplacianMoments: Filter {
     }
 
     /// The variance of the Laplacian of each uint8 grey plane, at the size it is given (compare photos
-    /// at one size: downscaling sharpens), all in one render on `context`.
+    /// at one size: downscaling sharpens), all in one render on `context`; 0 for a plane under 3×3.
     public static func sharpness(ofGray planes: [PixelBuffer], context: RenderContext) throws(PhotoError) -> [Double] {
         for plane in planes where plane.descriptor.elementType != .uint8 || plane.descriptor.channels != 1 {
             throw .invalidInput("sharpness takes uint8 grey planes, got \(plane.descriptor)")
         }
-        let moments: [PixelBuffer]
-        do { moments = try context.render(planes.map { Image($0).applying(LaplacianMoments()) }) } catch {
+        // A plane under 3×3 has no pixel with all its neighbours: nothing to measure, and 0 rather than a
+        // photo that fails (a 100×1 strip is a photo too).
+        let measured = planes.filter { $0.descriptor.width >= 3 && $0.descriptor.height >= 3 }
+        var moments: [PixelBuffer]
+        do {
+            moments =
+                measured.isEmpty ? [] : try context.render(measured.map { Image($0).applying(LaplacianMoments()) })
+        } catch {
             throw .render(error)
         }
-        return zip(planes, moments).map { plane, moments in
+        moments.reverse()
+        return planes.map { plane in
+            guard plane.descriptor.width >= 3 && plane.descriptor.height >= 3, let moments = moments.popLast() else {
+                return 0
+            }
             let values = moments.floatValues
             let pixels = Double((plane.descriptor.width - 2) * (plane.descriptor.height - 2))
             var sum = 0.0, squares = 0.0
