@@ -35,20 +35,22 @@ public enum DuplicateGroups {
         /// (where both have colour) below which they are not, whatever their luma.
         public var agreement: Float
         public var colourAgreement: Float
-        /// The cosine distance of prints within which two compared photos are copies without their pixels'
-        /// say (a copy turned by a few degrees, whose pixels no longer line up).
+        /// The cosine distance of prints within which two compared photos are copies where their pixels agree
+        /// at all, from `printAloneAgreement` (a copy turned by a few degrees, whose pixels no longer line up;
+        /// not two photos of noise, or tiny strips, that a print cannot tell apart).
         public var printAlone: Float
+        public var printAloneAgreement: Float
 
         /// The thresholds photo-bench calibrated on its copies of UKBench and Caltech-101 photos: every copy
         /// of the kinds it targets found (resized, re-encoded, cropped by a tenth, brightened), no two
         /// different photos joined, and grouping as fast as before.
         public static let standard = CopyRule(
             printThreshold: 0.15, hashDistance: 8, hashPrintBound: 0.4, agreement: 0.96, colourAgreement: 0.5,
-            printAlone: 0.06)
+            printAlone: 0.06, printAloneAgreement: 0.5)
 
         public init(
             printThreshold: Float, hashDistance: Int, hashPrintBound: Float, agreement: Float, colourAgreement: Float,
-            printAlone: Float
+            printAlone: Float, printAloneAgreement: Float
         ) {
             self.printThreshold = printThreshold
             self.hashDistance = hashDistance
@@ -56,14 +58,16 @@ public enum DuplicateGroups {
             self.agreement = agreement
             self.colourAgreement = colourAgreement
             self.printAlone = printAlone
+            self.printAloneAgreement = printAloneAgreement
         }
 
-        /// Whether two compared photos, their prints `distance` apart, are copies: prints within `printAlone`,
-        /// or pixels (their ``PixelAgreement``, nil where not measured) whose luma agrees from `agreement` and
-        /// whose colour, where both have colour, from `colourAgreement`.
+        /// Whether two compared photos, their prints `distance` apart, are copies by their pixels (their
+        /// ``PixelAgreement``; nil where a file could not be read, which makes no copy): luma that agrees from
+        /// `agreement` and colour, where both have colour, from `colourAgreement`; or, prints within
+        /// `printAlone`, luma from `printAloneAgreement`.
         public func isCopy(distance: Float, agreement measured: PixelAgreement.Agreement?) -> Bool {
-            guard distance > printAlone else { return true }
             guard let measured else { return false }
+            if distance <= printAlone { return measured.luma >= printAloneAgreement }
             return measured.luma >= agreement && (measured.colour ?? 1) >= colourAgreement
         }
     }
@@ -87,7 +91,7 @@ public enum DuplicateGroups {
     public enum Rule: String, Sendable, CaseIterable {
         /// Photos linked to the centre: every member is a copy of that one photo, whatever the copies are of
         /// one another (a crop and a half-size copy of one photo need not agree with each other). Groups of
-        /// copies use it: linked to every member, photo-bench finds about 0.74 of the copies it finds so.
+        /// copies use it: linked to every member, photo-bench finds 0.74-0.78 of the copies it finds so.
         case linkedToCentre
         /// Photos linked to every member already in: groups of shots use it, where links are loose enough that
         /// a centre's neighbours may be far apart from one another.
@@ -135,7 +139,7 @@ public enum DuplicateGroups {
     }
 
     /// A pair of photos compared as possible copies: their print distance, and how their pixels agree (nil
-    /// where the prints alone decide, or a plane could not be read).
+    /// where a plane could not be read).
     public struct ComparedPair: Sendable {
         public let first: Int
         public let second: Int
@@ -158,9 +162,8 @@ public enum DuplicateGroups {
     }
 
     /// The pairs `rule` compares: within its print threshold by print, or within its Hamming distance by hash
-    /// and its bound by print, each once, with their pixels' agreement where the prints do not decide alone.
-    /// `plane` gives a photo's grey plane (nil where it cannot be read); the planes are read, and the pairs
-    /// compared, in parallel.
+    /// and its bound by print, each once, with their pixels' agreement. `plane` gives a photo's planes (nil
+    /// where it cannot be read); the planes are read, and the pairs compared, in parallel.
     public static func compared(
         prints: [Float], hashes: [PerceptualHash], context: RenderContext, rule: CopyRule = .standard,
         plane: @Sendable (Int) -> PixelAgreement.Plane?
@@ -174,19 +177,14 @@ public enum DuplicateGroups {
             let distance = ClosePrints.distance(between: a, and: b, in: prints)
             if distance <= rule.hashPrintBound { candidates.append((min(a, b), max(a, b), distance)) }
         }
-        let measured = candidates.filter { !rule.isCopy(distance: $0.distance, agreement: nil) }
-        let photos = Array(Set(measured.flatMap { [$0.first, $0.second] }))
+        let photos = Array(Set(candidates.flatMap { [$0.first, $0.second] }))
         let planes = Dictionary(uniqueKeysWithValues: zip(photos, CPUParallel.map(photos, plane)))
-        let agreements = CPUParallel.map(measured) { pair -> PixelAgreement.Agreement? in
+        let agreements = CPUParallel.map(candidates) { pair -> PixelAgreement.Agreement? in
             guard let a = planes[pair.first] ?? nil, let b = planes[pair.second] ?? nil else { return nil }
             return PixelAgreement.agreement(a, b)
         }
-        let agreementOf = Dictionary(
-            zip(measured.map { Pair($0.first, $0.second) }, agreements), uniquingKeysWith: { first, _ in first })
-        return candidates.map {
-            ComparedPair(
-                first: $0.first, second: $0.second, distance: $0.distance,
-                agreement: agreementOf[Pair($0.first, $0.second)] ?? nil)
+        return zip(candidates, agreements).map { pair, agreement in
+            ComparedPair(first: pair.first, second: pair.second, distance: pair.distance, agreement: agreement)
         }
     }
 

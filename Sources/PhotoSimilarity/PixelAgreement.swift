@@ -240,7 +240,8 @@ public enum PixelAgreement {
                 squares += value * value
             }
             let spread = squares - sum * sum / Float(luma.count)
-            return spread > flatVariance * Float(luma.count) ? product / spread.squareRoot() : 0
+            // Rounding in the tables' sums can carry a correlation a hair past 1.
+            return spread > flatVariance * Float(luma.count) ? min(1, max(-1, product / spread.squareRoot())) : 0
         }
 
         /// The colours' correlation (Cb and Cr together, each less its mean) with the region; nil where either
@@ -261,7 +262,7 @@ public enum PixelAgreement {
                 return nil
             }
             let product = zip(mine.flatMap { $0 }, theirs.flatMap { $0 }).reduce(0) { $0 + $1.0 * $1.1 }
-            return product / (squares.0 * squares.1).squareRoot()
+            return min(1, max(-1, product / (squares.0 * squares.1).squareRoot()))
         }
 
         static func centred(_ values: [Float]) -> [Float] {

@@ -75,6 +75,26 @@ import Testing
         #expect((recoloured.colour ?? 1) < DuplicateGroups.rule.colourAgreement, "\(recoloured)")
     }
 
+    /// The smallest and the most oblong photos a catalog takes (1 × 1, and 100 times as wide as high) agree with
+    /// their copies and give a correlation for any other, never a crash or a number out of range.
+    @Test func tinyAndOblongPhotosAgreeWithinRange() throws {
+        var generator = SeededGenerator()
+        var photos: [PixelBuffer] = []
+        for (width, height) in [(1, 1), (2, 1), (1, 3), (100, 1), (1, 100), (400, 4), (3, 300)] {
+            let values = (0..<3 * width * height).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            photos.append(try PixelBuffer(width: width, height: height, channels: 3, values: values))
+        }
+        let planes = try photos.map(plane)
+        for (index, a) in planes.enumerated() {
+            #expect(PixelAgreement.agreement(a, a).luma > 0.99 || a.width * a.height < 4, "seed \(generator.seed)")
+            for b in planes {
+                let agreement = PixelAgreement.agreement(a, b)
+                #expect((-1.001...1.001).contains(agreement.luma), "seed \(generator.seed): \(index) \(agreement)")
+                #expect(agreement.colour.map { (-1.001...1.001).contains($0) } ?? true, "\(agreement)")
+            }
+        }
+    }
+
     @Test func flatAndGreyPhotosSayNothing() throws {
         let scene = try Self.scene(width: 300, height: 200, seed: 3)
         let flat = try PixelBuffer(

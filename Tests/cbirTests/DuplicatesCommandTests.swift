@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import ImageCodecs
 import ImageKernels
@@ -93,6 +94,34 @@ import Testing
                 ["Motorbikes-image_0001.jpg", "z-half.jpg", "z-crop.jpg"]
             ], "\(output.standardOutput)")
         #expect(groups.first?.best == original)
+    }
+
+    /// Photos too small or too thin for a print to tell apart (1 × 1, 100 × 1, 3 × 300 of noise) are indexed
+    /// (before, under 3 pixels a side, they failed on the sharpness measure), and each is a copy of its own
+    /// byte copy only: two noise strips whose prints lie 0.016 apart were "copies" by their prints alone.
+    @Test func tinyPhotosAreCopiesOfTheirCopiesOnly() throws {
+        let folder = temporaryPath("tiny"), photos = folder + "/photos"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var generator = SeededGenerator()
+        for (index, (width, height)) in [(1, 1), (100, 1), (3, 300)].enumerated() {
+            for name in ["a", "b"] {
+                let values = (0..<3 * width * height).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let path = photos + "/\(name)\(index).png"
+                try ImageEncoder.write(
+                    try PixelBuffer(width: width, height: height, channels: 3, values: values), to: path)
+            }
+            try FileManager.default.copyItem(atPath: photos + "/a\(index).png", toPath: photos + "/c\(index).png")
+        }
+        let cbir = try CommandRunner(product: "cbir"), database = folder + "/cbir.sqlite"
+        let index = try cbir.run(["index", photos, "--db", database, "--no-faces"])
+        #expect(index.status == 0 && index.standardError.contains("9 indexed, 0 unchanged, 0 failed"), "\(index)")
+        let output = try cbir.run(["duplicates", "--db", database, "--json"])
+        let groups = try JSONDecoder().decode([Group].self, from: Data(output.standardOutput.utf8))
+        #expect(
+            Set(groups.map { Set($0.photos.map { ($0.path as NSString).lastPathComponent }) })
+                == [["a0.png", "c0.png"], ["a1.png", "c1.png"], ["a2.png", "c2.png"]],
+            "seed \(generator.seed): \(output.standardOutput)")
     }
 
     /// With --similar, copies of one photo whose Exif dates lie hours apart are two bursts, not one; without,

@@ -16,10 +16,11 @@ struct DuplicatesCommand: ParsableCommand {
             little: photos whose prints lie within \(DuplicateGroups.printThreshold) (a cosine distance) or whose \
             perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits are compared by their pixels, \
             read from the files, and are copies where one, placed over the other or over a part of it, agrees \
-            from \(DuplicateGroups.agreementThreshold) (or their prints lie within \
-            \(DuplicateGroups.printAloneThreshold)); byte-identical files are copies. Two photos of look-alike \
-            things are not copies, however close. Each group is one photo, the copy to keep, and its copies: a \
-            group never grows through a copy of a copy. The copy to keep has the most pixels, then is the clearly \
+            from \(DuplicateGroups.agreementThreshold) (from \(DuplicateGroups.rule.printAloneAgreement) where \
+            their prints lie within \(DuplicateGroups.printAloneThreshold)); byte-identical files are copies. Two \
+            photos of look-alike things are not copies, however close. Each group is one photo, the copy to keep, \
+            and its copies: a group never grows through a copy of a copy. The copy to keep has the most pixels, \
+            then is the clearly \
             less compressed, then the sharpest (the Laplacian's variance). With --similar, groups are other shots \
             of one object or scene instead (bursts, views a step apart): prints within \
             \(DuplicateGroups.similarThreshold) (--threshold sets another), taken within \
