@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+
+/// A catalog in a PostgreSQL database with pgvector: one connection, its transactions one at a time. Opening
+/// it checks the server (it answers, takes the password, has pgvector 0.7 or later) and brings the catalog's
+/// tables up to date (``PostgresSchema``); each failure is said in one sentence that names the server.
+final class PostgresStore: CatalogStore {
+    let location: String
+    private let connection: PostgresConnection
+    private let vectorTypes: PostgresVectorTypes
+    private let lock = NIOLock()
+    private static let logger = Logger(label: "facesearch.catalog.postgres") { _ in SwiftLogNoOpLogHandler() }
+
+    /// Connects to the catalog at `url` for `access`: a reader needs its tables up to date, a writer makes them.
+    init(_ url: PostgresLocation, access: Catalog.Access) throws(CatalogError) {
+        location = url.description
+        do {
+            let tls = try Self.tls(url.encryption)
+            var configuration = PostgresConnection.Configuration(
+                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
+                tls: tls)
+            configuration.options.connectTimeout = .seconds(10)
+            configuration.options.tlsServerName = url.encryption == .verifyFull ? url.host : nil
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1,
+                logger: Self.logger
+            ).wait()
+        } catch {
+            throw Self.failure(error, at: url)
+        }
+        do {
+            let unprepared = PostgresTransaction(connection: connection, vectorTypes: .none, logger: Self.logger)
+            try PostgresSchema.prepare(unprepared, access: access, location: url)
+            vectorTypes = try PostgresVectorTypes(unprepared)
+        } catch {
+            try? connection.close().wait()
+            throw Self.failure(error, at: url)
+        }
+    }
+
+    /// Closes the connection, which lives until it is closed.
+    deinit { connection.close().whenComplete { [connection] _ in withExtendedLifetime(connection) {} } }
+
+    func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try transaction("BEGIN", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: (any StoreConnection) throws -> T) throws(CatalogError)
+        -> T
+    {
+        let connection = PostgresTransaction(connection: connection, vectorTypes: vectorTypes, logger: Self.logger)
+        do {
+            return try lock.withLock {
+                try connection.execute(begin, [])
+                do {
+                    let result = try body(connection)
+                    try connection.execute("COMMIT", [])
+                    return result
+                } catch {
+                    _ = try? connection.execute("ROLLBACK", [])
+                    throw error
+                }
+            }
+        } catch let error as CatalogError {
+            throw error
+        } catch {
+            throw .storage(path: location, reason: Self.reason(error))
+        }
+    }
+
+    /// How the connection is encrypted, as libpq's `sslmode` asks.
+    private static func tls(_ encryption: PostgresLocation.Encryption) throws -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch encryption {
+        case .disable: return .disable
+        case .prefer:
+            configuration.certificateVerification = .none
+            return .prefer(try NIOSSLContext(configuration: configuration))
+        case .require:
+            configuration.certificateVerification = .none
+            return .require(try NIOSSLContext(configuration: configuration))
+        case .verifyFull: return .require(try NIOSSLContext(configuration: configuration))
+        }
+    }
+
+    /// A failure to reach or use the server at `url`, in one sentence: down, refusing the password or the user,
+    /// no such database, no TLS where it was required. Never the password.
+    static func failure(_ error: any Error, at url: PostgresLocation) -> CatalogError {
+        if let error = error as? CatalogError { return error }
+        let place = url.description
+        guard let error = error as? PSQLError else { return .storage(path: place, reason: reason(error)) }
+        let reason: String
+        switch (error.code, error.serverInfo?[.sqlState]) {
+        case (_, "28P01"?):
+            reason =
+                "the server refused the password for user \(url.user) (from the URL, PGPASSWORD or the password file)"
+        case (.authMechanismRequiresPassword, _):
+            reason =
+                """
+                the server asks user \(url.user) for a password and none was given (in the URL, PGPASSWORD or \
+                ~/.pgpass)
+                """
+        case (_, "28000"?):
+            reason = "the server refused user \(url.user): \(error.serverInfo?[.message] ?? "not allowed")"
+        case (_, "3D000"?): reason = "the server has no database \(url.database)"
+        case (.sslUnsupported, _): reason = "sslmode=\(url.encryption.rawValue), but the server does not offer TLS"
+        case (.server, _): reason = Self.reason(error)
+        default:  // the connection was not made, or lost as it was made
+            reason = "no PostgreSQL server answers at \(url.host):\(url.port) (\(connectionProblem(error.underlying)))"
+        }
+        return .storage(path: place, reason: reason)
+    }
+
+    /// What went wrong, in the server's words where it said any (PSQLError's own text hides them).
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return describe(error) }
+        if let message = error.serverInfo?[.message] {
+            return [message, error.serverInfo?[.detail]].compactMap { $0 }.joined(separator: ": ")
+        }
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+            return "the connection to the server was lost; nothing of the unfinished transaction was kept"
+        default: return error.underlying.map(describe) ?? "\(error.code)"
+        }
+    }
+
+    /// Why a connection was not made, in a few words: the system's reason (connection refused, say), or a
+    /// timeout.
+    private static func connectionProblem(_ error: (any Error)?) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
+                return "the host name is not known"
+            }
+            return connectionProblem(error.connectionErrors.first?.error)
+        case let error as IOError: return String(cString: strerror(error.errnoCode)).lowercased()
+        case let error as ChannelError where error == .connectTimeout(.seconds(10)): return "no answer within 10 s"
+        case let error?: return describe(error)
+        case nil: return "no connection"
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        String(describing: error)
+    }
+}

@@ -1,0 +1,65 @@
+import FaceRecognition
+import Foundation
+import GRDB
+
+/// A catalog's SQLite file as a ``CatalogStore``: the catalog's own connections (WAL: reads beside a write).
+struct SQLiteStore: CatalogStore {
+    let catalog: Catalog
+
+    var location: String { catalog.path }
+
+    func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        do { return try catalog.pool.read { db in try body(SQLiteConnection(db: db)) } } catch {
+            throw .storage(error, path: location)
+        }
+    }
+
+    func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        do { return try catalog.pool.write { db in try body(SQLiteConnection(db: db)) } } catch {
+            throw .storage(error, path: location)
+        }
+    }
+}
+
+/// A SQLite connection inside a transaction: vectors bound as little-endian Float32 bytes, flags as 0 or 1.
+struct SQLiteConnection: StoreConnection {
+    let db: Database
+
+    @discardableResult
+    func execute(_ sql: String, _ values: [StoreValue]) throws -> Int {
+        try db.execute(sql: sql, arguments: Self.arguments(values))
+        return db.changesCount
+    }
+
+    func rows(_ sql: String, _ values: [StoreValue]) throws -> [[StoreValue]] {
+        try Row.fetchAll(db, sql: sql, arguments: Self.arguments(values)).map { row in
+            row.databaseValues.map { value in
+                switch value.storage {
+                case .null: .null
+                case .int64(let number): .integer(number)
+                case .double(let number): .real(number)
+                case .string(let text): .text(text)
+                case .blob(let bytes): .blob(bytes)
+                }
+            }
+        }
+    }
+
+    /// SQLite's keys (`AUTOINCREMENT`) already follow the largest one inserted.
+    func keysInserted(_ table: CatalogTable) throws {}
+
+    private static func arguments(_ values: [StoreValue]) -> StatementArguments {
+        StatementArguments(
+            values.map { value -> DatabaseValue in
+                switch value {
+                case .null: .null
+                case .integer(let number): number.databaseValue
+                case .real(let number): number.databaseValue
+                case .text(let text): text.databaseValue
+                case .blob(let bytes): bytes.databaseValue
+                case .boolean(let flag): flag.databaseValue
+                case .vector(let values): values.littleEndianBytes.databaseValue
+                }
+            })
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// A value as a catalog's store holds it, whichever store that is: what statements bind and rows return. A
+/// vector is a column of pgvector's on PostgreSQL and little-endian Float32 bytes on SQLite; a flag is a
+/// boolean on PostgreSQL and 0 or 1 on SQLite.
+public enum StoreValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+    case boolean(Bool)
+    case vector([Float])
+}
+
+extension StoreValue {
+    /// The value as an integer, if it is one (a flag counts as 0 or 1).
+    var integer: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .boolean(let flag): flag ? 1 : 0
+        default: nil
+        }
+    }
+}
