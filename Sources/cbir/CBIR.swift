@@ -13,7 +13,7 @@ struct CBIR: AsyncParsableCommand {
             Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
             LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
             RemoveCommand.self, PeopleCommand.self, PhotosCommand.self, SimilarCommand.self,
-            DuplicatesCommand.self, ServeCommand.self,
+            DuplicatesCommand.self, ServeCommand.self, CopyCommand.self,
         ])
 
     /// Parses the arguments as bytes, so that a file name that is not UTF-8 reaches the file it names

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The PostgreSQL server `scripts/postgres.sh start` runs on loopback, for the tests of the catalog on
+/// PostgreSQL: each test makes a database of its own there. Where none runs, those tests are skipped and say why.
+public enum TestPostgres {
+    /// Whether the server runs here.
+    public static let isRunning: Bool = (try? script(["status"])) != nil
+
+    /// Why the tests that need the server are skipped where it does not run.
+    public static let absence = "no PostgreSQL server runs here (bash scripts/postgres.sh start starts one)"
+
+    /// The environment a `cbir` run needs for the server's password.
+    public static let environment = [
+        "PGPASSFILE": (ProcessInfo.processInfo.environment["FACESEARCH_PG_ROOT"] ?? "/var/lib/facesearch-postgres")
+            + "/pgpass"
+    ]
+
+    /// The URL of a new, empty database `name` (one of that name is dropped first).
+    public static func database(_ name: String) throws -> String {
+        try script(["database", name]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs `statement` in database `name`; returns what psql prints of its rows.
+    @discardableResult
+    public static func run(_ statement: String, in name: String) throws -> String {
+        try script(["psql", name, "--tuples-only", "--no-align", "--command", statement])
+    }
+
+    private static func script(_ arguments: [String]) throws -> String {
+        let output = try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(
+            [Repository.root + "/scripts/postgres.sh"] + arguments)
+        guard output.status == 0 else { throw ScriptFailure(description: output.standardError) }
+        return output.standardOutput
+    }
+
+    struct ScriptFailure: Error, CustomStringConvertible {
+        let description: String
+    }
+}
