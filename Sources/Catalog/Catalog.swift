@@ -3,19 +3,23 @@ import GRDB
 import ImageCodecs
 import ImageKernels
 
-/// The catalog of photos: one SQLite file (WAL mode, so queries read while indexing writes) with every
-/// table the project knows — images, faces, their descriptors and embeddings, people — and its records,
-/// checks and repair. It opens with no model and no device: analysing photos is the business of the
-/// analyses an indexing run or a probe is handed (``PhotoAnalysis``, ``FaceAnalysis``). An actor, like the
-/// reference system's serial database thread: every write is one transaction on it, from any task.
+/// The catalog of photos: one SQLite file (WAL mode, so queries read while indexing writes), or a PostgreSQL
+/// database with pgvector that several machines share, with every table the project knows — images, faces,
+/// their descriptors and embeddings, people — and its records, checks and repair. It opens with no model and
+/// no device: analysing photos is the business of the analyses an indexing run or a probe is handed
+/// (``PhotoAnalysis``, ``FaceAnalysis``). An actor, like the reference system's serial database thread: every
+/// write is one transaction on it, from any task.
 public actor Catalog {
-    /// The database file.
+    /// The database file, or the PostgreSQL database's URL without its password.
     public nonisolated let path: String
-    /// It and the files beside it.
+    /// It and the files beside it; for a PostgreSQL catalog, the caches and thumbnails this machine keeps of
+    /// it (``PostgresLocation/cacheFolder``).
     public nonisolated let files: DatabaseFiles
-    /// A pool of connections (WAL: reads beside a write); for a read-only file in a read-only folder, one
-    /// connection that reads it as immutable.
-    let pool: any DatabaseWriter
+    /// Where the rows are: every statement of the catalog's goes through it.
+    nonisolated let storage: any CatalogStore
+    /// A SQLite catalog's pool of connections (WAL: reads beside a write); for a read-only file in a read-only
+    /// folder, one connection that reads it as immutable. Nil for a PostgreSQL catalog.
+    let pool: (any DatabaseWriter)?
     /// The statements on the faces' tables.
     nonisolated let store = FaceStore()
     /// Search galleries kept between queries.
@@ -37,9 +41,19 @@ public actor Catalog {
         case readOnly
     }
 
-    /// Opens the catalog at `path` for `access` (by default creating it and bringing its tables up to date).
-    /// Writers from other processes are waited for up to `busyTimeout`.
+    /// Opens the catalog at `path` (a SQLite file, or a `postgres://` URL: ``PostgresLocation``) for `access`
+    /// (by default creating it and bringing its tables up to date). Writers from other processes are waited
+    /// for up to `busyTimeout`.
     public init(path: String = "cbir.sqlite", access: Access = .readWrite) throws(CatalogError) {
+        if PostgresLocation.isURL(path) {
+            let url = try PostgresLocation(path)
+            self.path = url.description
+            files = DatabaseFiles(path: url.cacheFolder() + "/catalog")
+            storage = try PostgresStore(url, access: access)
+            pool = nil
+            identity = nil
+            return
+        }
         self.path = path
         files = DatabaseFiles(path: path)
         var configuration = Configuration()
@@ -51,6 +65,7 @@ public actor Catalog {
         }
         if access == .readWrite, try Self.isReadOnly(path) { throw .readOnly(path: path) }
         let migrator = CatalogSchema.migrator()
+        let pool: any DatabaseWriter
         do {
             switch access {
             case .readWrite:
@@ -72,6 +87,8 @@ public actor Catalog {
         } catch {
             throw .storage(error, path: path)
         }
+        self.pool = pool
+        storage = SQLiteStore(pool: pool, location: path)
         identity = FileIdentity(path: path)
     }
 
@@ -91,7 +108,10 @@ public actor Catalog {
         guard Set(names).count == names.count else {
             throw .invalidQuery("two analyses share a name: \(names.sorted().joined(separator: ", "))")
         }
-        guard analyses.contains(where: { !$0.migrations.isEmpty }) else { return }
+        guard let withTables = analyses.first(where: { !$0.migrations.isEmpty }) else { return }
+        guard let pool else {
+            throw .invalidQuery("analysis \(withTables.name) makes tables of its own, which only SQLite catalogs hold")
+        }
         do {
             try files.whileLocked { try Self.migrate(pool, with: CatalogSchema.migrator(adding: analyses), path: path) }
         } catch {
@@ -137,9 +157,15 @@ public actor Catalog {
             || (!FileManager.default.fileExists(atPath: path + "-wal") && access(folder, W_OK) != 0)
     }
 
-    /// Reads in a snapshot, concurrently with writes.
+    /// Reads a SQLite catalog's file in a snapshot, concurrently with writes.
     public nonisolated func read<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
-        do { return try pool.read(body) } catch { throw .storage(error, path: path) }
+        do { return try sqlite().read(body) } catch { throw .storage(error, path: path) }
+    }
+
+    /// A SQLite catalog's connections, or an error that says a PostgreSQL catalog has none.
+    private nonisolated func sqlite() throws(CatalogError) -> any DatabaseWriter {
+        guard let pool else { throw .invalidQuery("\(path) is a PostgreSQL catalog, not a SQLite file") }
+        return pool
     }
 
     /// Writes in one transaction, into the file the catalog opened.
@@ -149,7 +175,22 @@ public actor Catalog {
                 path: path, reason: "the database file was deleted or replaced since it was opened; nothing was written"
             )
         }
-        do { return try pool.write(body) } catch { throw .storage(error, path: path) }
+        do { return try sqlite().write(body) } catch { throw .storage(error, path: path) }
+    }
+
+    /// Reads in a snapshot through the store's connection, concurrently with writes.
+    nonisolated func reading<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try storage.read(body)
+    }
+
+    /// Writes in one transaction through the store's connection, into the file the catalog opened.
+    func writing<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        guard pool == nil || FileIdentity(path: path) == identity else {
+            throw .storage(
+                path: path, reason: "the database file was deleted or replaced since it was opened; nothing was written"
+            )
+        }
+        return try storage.write(body)
     }
 
     /// How a file's path is stored: absolute and standardised, so that any spelling of it finds its row.
@@ -165,50 +206,62 @@ public actor Catalog {
     /// The stored record of a file, if any.
     public nonisolated func image(atPath path: String) throws(CatalogError) -> ImageRecord? {
         let path = Self.storedPath(path)
-        return try read { db in try ImageRecord.filter(Column("path") == path).fetchOne(db) }
+        return try reading { connection in
+            try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE path = ?", [.text(path)]).first.map(
+                ImageRecord.init(row:))
+        }
     }
 
     /// Stored faces by id, in no particular order.
     public nonisolated func faces(_ ids: [Int64]) throws(CatalogError) -> [FaceRecord] {
-        try read { [store] db in try store.faces(ids, db) }
+        try reading { [store] connection in try store.faces(ids, connection) }
     }
 
     /// The stored faces of a file, left to right.
     public nonisolated func faces(inImageAtPath path: String) throws(CatalogError) -> [FaceRecord] {
         guard let image = try image(atPath: path), let id = image.id else { throw .notFound(path) }
-        return try read { [store] db in try store.faces(ofImage: id, db) }
+        return try reading { [store] connection in try store.faces(ofImage: id, connection) }
     }
 
     /// The write that replaces whatever was stored for the record's path by the record and the analyses'
     /// rows: inside one transaction, a crash leaves the old version or the new one, never a mix. Faces
     /// assigned to people by hand pass their assignments to the new faces with the same boxes.
-    nonisolated func replacement(_ record: ImageRecord, writes: [@Sendable (Database, Int64) throws -> Void])
-        -> @Sendable (Database) throws -> Void
-    {
-        { db in
-            let assignments = try Self.handAssignments(at: record.path, db)
-            try ImageRecord.filter(Column("path") == record.path).deleteAll(db)
-            var record = record
-            try record.insert(db)
-            guard let id = record.id else { return }
-            for write in writes { try write(db, id) }
-            try Self.restoreHandAssignments(assignments, at: record.path, db)
+    nonisolated func replacement(
+        _ record: ImageRecord, writes: [@Sendable (any StoreConnection, Int64) throws -> Void]
+    ) -> @Sendable (any StoreConnection) throws -> Void {
+        { connection in
+            let assignments = try Self.handAssignments(at: record.path, connection)
+            try connection.execute("DELETE FROM images WHERE path = ?", [.text(record.path)])
+            guard
+                let id: Int64 = try connection.rows(
+                    """
+                    INSERT INTO images (path, size, modified, hash, width, height, status, error) \
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                    """,
+                    [
+                        .text(record.path), .integer(record.size), .real(record.modified), .text(record.hash),
+                        .integer(Int64(record.width)), .integer(Int64(record.height)), .text(record.status.rawValue),
+                        record.error.map(StoreValue.text) ?? .null,
+                    ]
+                ).first?.get(0)
+            else { return }
+            for write in writes { try write(connection, id) }
+            try Self.restoreHandAssignments(assignments, at: record.path, connection)
         }
     }
 
-    static func setModified(_ modified: Double, image id: Int64, _ db: Database) throws {
-        try db.execute(sql: "UPDATE images SET modified = ? WHERE id = ?", arguments: [modified, id])
+    static func setModified(_ modified: Double, image id: Int64, _ connection: any StoreConnection) throws {
+        try connection.execute("UPDATE images SET modified = ? WHERE id = ?", [.real(modified), .integer(id)])
     }
 
     /// Forgets a file, or every file under a folder, and (through the foreign keys of every table) everything
     /// stored for them. Returns how many files were forgotten.
     public func remove(path: String) throws(CatalogError) -> Int {
         let path = Self.storedPath(path), folder = Self.folderPrefix(path)
-        return try write { db in
-            try db.execute(
-                sql: "DELETE FROM images WHERE path = ? OR substr(path, 1, ?) = ?",
-                arguments: [path, folder.unicodeScalars.count, folder])
-            return db.changesCount
+        return try writing { connection in
+            try connection.execute(
+                "DELETE FROM images WHERE path = ? OR substr(path, 1, length(?)) = ?",
+                [.text(path), .text(folder), .text(folder)])
         }
     }
 
@@ -224,23 +277,25 @@ public actor Catalog {
     }
 
     public nonisolated func statistics() throws(CatalogError) -> Statistics {
-        try read { [store] db in
-            let faces = try store.counts(db)
+        try reading { [store] connection in
+            let faces = try store.counts(connection)
+            func count(_ status: ImageRecord.Status) throws -> Int {
+                Int(
+                    try connection.integer("SELECT COUNT(*) FROM images WHERE status = ?", [.text(status.rawValue)])
+                        ?? 0)
+            }
             return Statistics(
-                images: try ImageRecord.filter(Column("status") == ImageRecord.Status.indexed.rawValue).fetchCount(db),
-                failedImages: try ImageRecord.filter(Column("status") == ImageRecord.Status.failed.rawValue).fetchCount(
-                    db),
-                faces: faces.faces, labelledFaces: faces.labelled, labels: faces.labels,
-                printedImages: try PhotoStore().count(db))
+                images: try count(.indexed), failedImages: try count(.failed), faces: faces.faces,
+                labelledFaces: faces.labelled, labels: faces.labels, printedImages: try PhotoStore().count(connection))
         }
     }
 
     /// Paths of stored images by id.
     nonisolated func paths(of images: [Int64]) throws(CatalogError) -> [Int64: String] {
-        try read { db in
+        try reading { connection in
             Dictionary(
-                try Row.fetchAll(db, sql: "SELECT id, path FROM images WHERE id IN (\(RowBatches.list(images)))")
-                    .map { ($0[0] as Int64, $0[1] as String) }
+                try connection.rows("SELECT id, path FROM images WHERE id IN (\(RowBatches.list(images)))", [])
+                    .map { row throws(CatalogError) in (try row.get(0) as Int64, try row.get(1) as String) }
             ) { first, _ in first }
         }
     }

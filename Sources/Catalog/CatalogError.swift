@@ -64,6 +64,7 @@ extension CatalogError {
     /// (which can list thousands of row ids), damage, read-only files and locks told apart.
     static func storage(_ error: any Error, path: String) -> CatalogError {
         if let error = error as? CatalogError { return error }
+        if let damage = error as? StoreDamage { return .damaged(path: path, reason: damage.reason) }
         guard let error = error as? GRDB.DatabaseError else { return .storage(path: path, reason: "\(error)") }
         let message = error.message ?? "SQLite error \(error.resultCode.rawValue)"
         switch error.resultCode {
@@ -84,4 +85,10 @@ extension CatalogError {
         into a new database in its place.
         """
     }
+}
+
+/// Damage a statement found in what a store holds (a row the catalog's own triggers keep, missing): the
+/// catalog reports it as ``CatalogError/damaged(path:reason:)`` of the store it read.
+struct StoreDamage: Error {
+    let reason: String
 }

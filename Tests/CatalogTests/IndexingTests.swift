@@ -36,10 +36,10 @@ struct MeanColourAnalysis: PhotoAnalysis {
         }
     }
 
-    func write(_ analysis: [Double], image: Int64, to db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO mean_colours (image_id, red, green, blue) VALUES (?, ?, ?, ?)",
-            arguments: [image, analysis[0], analysis[1], analysis[2]])
+    func write(_ analysis: [Double], image: Int64, to connection: any StoreConnection) throws {
+        try connection.execute(
+            "INSERT INTO mean_colours (image_id, red, green, blue) VALUES (?, ?, ?, ?)",
+            [.integer(image)] + analysis.map(StoreValue.real))
     }
 }
 

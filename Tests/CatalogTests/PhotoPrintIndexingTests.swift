@@ -121,11 +121,13 @@ struct CountingAnalysis<Inner: PhotoAnalysis>: PhotoAnalysis {
         return inner.analyze(photos)
     }
 
-    func write(_ analysis: Inner.Analysis, image: Int64, to db: Database) throws {
-        try inner.write(analysis, image: image, to: db)
+    func write(_ analysis: Inner.Analysis, image: Int64, to connection: any StoreConnection) throws {
+        try inner.write(analysis, image: image, to: connection)
     }
 
-    func isIncomplete(image: Int64, _ db: Database) throws -> Bool { try inner.isIncomplete(image: image, db) }
+    func isIncomplete(image: Int64, _ connection: any StoreConnection) throws -> Bool {
+        try inner.isIncomplete(image: image, connection)
+    }
 
     /// A count shared by copies of the analysis.
     final class Counter: @unchecked Sendable {

@@ -17,12 +17,16 @@ extension Catalog {
     /// its parameters and its embedding read back, and every face's image present and indexed. Reads only;
     /// a file too damaged to open or to run the check on is an error.
     public nonisolated func check() throws(CatalogError) -> DatabaseCheck {
-        try Self.check(pool, path: path)
+        guard let pool else {
+            throw .invalidQuery("cbir check reads SQLite files; PostgreSQL checks its own pages (amcheck)")
+        }
+        return try Self.check(pool, path: path)
     }
 
     /// ``check()`` of the database at `path`. Where the catalog cannot open it for damage (its record of
     /// migrations unreadable, say), the file is checked as it is, on a connection of its own.
     public static func check(path: String) throws(CatalogError) -> DatabaseCheck {
+        if PostgresLocation.isURL(path) { return try Catalog(path: path, access: .readOnly).check() }
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
         do {
             return try Catalog(path: path, access: .readOnly).check()

@@ -43,6 +43,9 @@ extension Catalog {
     /// Returns nil, having changed nothing, when the database is sound; throws `unrepairable`, having changed
     /// nothing, when its schema cannot be read.
     public static func repair(path: String) throws(CatalogError) -> DatabaseRepair? {
+        guard !PostgresLocation.isURL(path) else {
+            throw .invalidQuery("cbir check --repair mends SQLite files; PostgreSQL keeps its own pages whole")
+        }
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
         let files = DatabaseFiles(path: path)
         do {

@@ -23,6 +23,23 @@ public struct ImageRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     }
 }
 
+extension ImageRecord {
+    /// The columns ``init(row:)`` reads, in its order.
+    static let columns = "id, path, size, modified, hash, width, height, status, error"
+
+    /// A record from a row of ``columns``.
+    init(row: StoreRow) throws(CatalogError) {
+        let status: String = try row.get(7)
+        guard let known = Status(rawValue: status) else {
+            throw .storage(path: Self.databaseTableName, reason: "an image of status \(status.debugDescription)")
+        }
+        (id, path, size, modified, hash) = (
+            try row.get(0), try row.get(1), try row.get(2), try row.get(3), try row.get(4)
+        )
+        (width, height, self.status, error) = (try row.get(5), try row.get(6), known, try row.get(8))
+    }
+}
+
 /// One face of an indexed image: its box, lean and eyes in the original image's pixels, its LBP descriptor
 /// (with the parameters that made it), its 128-d embedding (dlib's ResNet; nil in databases indexed
 /// before embeddings, until `index` adds it), a small JPEG thumbnail of the aligned crop, and its person.
@@ -87,6 +104,16 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         return [Float](littleEndianBytes: data)
     }
 
+    /// A stored embedding read back, checked for its length.
+    static func embedding(face: Int64, _ values: [Float]) throws(CatalogError) -> [Float] {
+        guard values.count == FaceEmbedder.length else {
+            throw .storage(
+                path: "faces",
+                reason: "face \(face): an embedding of \(values.count) values, not \(FaceEmbedder.length)")
+        }
+        return values
+    }
+
     /// The stored descriptor, checked against its parameters.
     public func faceDescriptor() throws(CatalogError) -> FaceDescriptor {
         try Self.descriptor(
@@ -118,6 +145,26 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
             throw .processing("cannot encode descriptor parameters: \(error)")
         }
         return (String(decoding: parameters, as: UTF8.self), descriptor.encoded())
+    }
+}
+
+extension FaceRecord {
+    /// The columns of `faces` ``init(row:)`` reads, in its order (descriptors and embeddings are in tables of
+    /// their own).
+    static let columns = """
+        faces.id, image_id, x, y, faces.width, faces.height, angle, left_eye_x, left_eye_y, right_eye_x, right_eye_y, \
+        neighbours, thumbnail, person_id, assignment
+        """
+
+    /// A record from a row that starts with ``columns``.
+    init(row: StoreRow) throws(CatalogError) {
+        let assignment: String? = try row.get(14)
+        self.init(
+            id: try row.get(0), imageID: try row.get(1), x: try row.get(2), y: try row.get(3), width: try row.get(4),
+            height: try row.get(5), angle: try row.get(6), leftEyeX: try row.get(7), leftEyeY: try row.get(8),
+            rightEyeX: try row.get(9), rightEyeY: try row.get(10), neighbours: try row.get(11),
+            thumbnail: try row.get(12), personID: try row.get(13),
+            assignment: assignment.flatMap(FaceAssignment.init(rawValue:)))
     }
 }
 

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Reading rows of vectors in batches, and writing id lists into SQL.
 enum RowBatches {
     /// Hands `body` the rows of `select` made by `row`, 500 at a time: for the rows whose `key` is among
@@ -7,8 +5,8 @@ enum RowBatches {
     /// vectors joined with `faces`, that reads `faces` through its image index rather than row by row:
     /// faster for a new process's first query, Benchmarks/RESULTS.md, index-bench).
     static func fetch<Entry>(
-        _ select: String, key: String = "face_id", ids: [Int64]?, _ db: Database, row make: (Row) throws -> Entry,
-        _ body: ([Entry]) throws -> Void
+        _ select: String, key: String = "face_id", ids: [Int64]?, _ connection: any StoreConnection,
+        row make: (StoreRow) throws -> Entry, _ body: ([Entry]) throws -> Void
     ) throws {
         let statements =
             ids.map { ids in
@@ -19,8 +17,7 @@ enum RowBatches {
         var batch: [Entry] = []
         batch.reserveCapacity(500)
         for statement in statements {
-            let rows = try Row.fetchCursor(db, sql: statement)
-            while let row = try rows.next() {
+            try connection.forEachRow(statement, []) { row in
                 batch.append(try make(row))
                 if batch.count == 500 {
                     try body(batch)
@@ -31,6 +28,9 @@ enum RowBatches {
         if !batch.isEmpty { try body(batch) }
     }
 
-    /// Ids as an SQL list: `1,2,3`.
-    static func list<Ids: Sequence<Int64>>(_ ids: Ids) -> String { ids.map(String.init).joined(separator: ",") }
+    /// Ids as an SQL list: `1,2,3`; no ids as `NULL`, which no id equals (PostgreSQL refuses an empty `IN ()`).
+    static func list<Ids: Sequence<Int64>>(_ ids: Ids) -> String {
+        let list = ids.map(String.init).joined(separator: ",")
+        return list.isEmpty ? "NULL" : list
+    }
 }

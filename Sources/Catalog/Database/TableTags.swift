@@ -26,10 +26,12 @@ enum TableTags {
     }
 
     /// The tag of `tracked`; a missing one is an error: without it no change would show.
-    static func tag(of tracked: String, _ db: Database) throws -> Data {
-        guard let tag = try Data.fetchOne(db, sql: "SELECT tag FROM \(table) WHERE name = ?", arguments: [tracked])
+    static func tag(of tracked: String, _ connection: any StoreConnection) throws -> Data {
+        guard
+            let tag: Data = try connection.rows("SELECT tag FROM \(table) WHERE name = ?", [.text(tracked)]).first?.get(
+                0)
         else {
-            throw GRDB.DatabaseError(resultCode: .SQLITE_CORRUPT, message: "\(table) has no row for \(tracked)")
+            throw StoreDamage(reason: "\(table) has no row for \(tracked)")
         }
         return tag
     }

@@ -117,16 +117,16 @@ public struct FaceAnalysis: PhotoAnalysis {
 
     /// Whether some face of the image lacks an embedding (databases indexed before embeddings) that this
     /// analysis, with an embedder, can add.
-    public func isIncomplete(image: Int64, _ db: Database) throws -> Bool {
-        try embedder != nil && store.lacksEmbeddings(image: image, db)
+    public func isIncomplete(image: Int64, _ connection: any StoreConnection) throws -> Bool {
+        try embedder != nil && store.lacksEmbeddings(image: image, connection)
     }
 
     /// The write that gives the image's faces their missing embeddings, made from its photo.
     public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws
-        -> @Sendable (Database) throws -> Void
+        -> @Sendable (any StoreConnection) throws -> Void
     {
         guard let embedder else { return { _ in } }
-        let faces = try catalog.read { [store] db in try store.faces(ofImage: image, db) }.filter {
+        let faces = try catalog.reading { [store] connection in try store.faces(ofImage: image, connection) }.filter {
             $0.embedding == nil
         }
         let boxes = faces.map { face in
@@ -138,7 +138,7 @@ public struct FaceAnalysis: PhotoAnalysis {
         let embeddings = zip(faces.compactMap(\.id), try embedder.embeddings(ofFacesIn: boxes, of: photo.pixels)).map {
             ($0, $1)
         }
-        return { [store] db in try store.setEmbeddings(embeddings, db) }
+        return { [store] connection in try store.setEmbeddings(embeddings, connection) }
     }
 
     /// The faces of a photo, in its decoded pixels, and their aligned gray crops.
@@ -154,7 +154,7 @@ public struct FaceAnalysis: PhotoAnalysis {
         )
     }
 
-    public func write(_ analysis: [FaceRecord], image: Int64, to db: Database) throws {
-        try store.insert(analysis, image: image, db)
+    public func write(_ analysis: [FaceRecord], image: Int64, to connection: any StoreConnection) throws {
+        try store.insert(analysis, image: image, connection)
     }
 }

@@ -122,116 +122,161 @@ public struct FaceStore: Sendable {
     }
 
     private static func setDescriptor(_ parameters: String, _ stored: Data, face: Int64, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO \(descriptorsTable) (face_id, parameters, descriptor) VALUES (?, ?, ?)",
-            arguments: [face, parameters, stored])
+        try setDescriptor(parameters, stored, face: face, SQLiteConnection(db: db))
+    }
+
+    private static func setDescriptor(
+        _ parameters: String, _ stored: Data, face: Int64, _ connection: any StoreConnection
+    ) throws {
+        try connection.execute(
+            "INSERT INTO \(descriptorsTable) (face_id, parameters, descriptor) VALUES (?, ?, ?)",
+            [.integer(face), .text(parameters), .blob(stored)])
     }
 
     /// Stores embeddings of faces, replacing any they had.
-    func setEmbeddings(_ embeddings: [(face: Int64, embedding: [Float])], _ db: Database) throws {
-        for (face, embedding) in embeddings { try setEmbedding(embedding.littleEndianBytes, face: face, db) }
+    func setEmbeddings(_ embeddings: [(face: Int64, embedding: [Float])], _ connection: any StoreConnection) throws {
+        for (face, embedding) in embeddings { try setEmbedding(embedding, face: face, connection) }
     }
 
-    private func setEmbedding(_ bytes: Data, face: Int64, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?)",
-            arguments: [face, bytes])
+    private func setEmbedding(_ embedding: [Float], face: Int64, _ connection: any StoreConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO \(Self.embeddingsTable) (face_id, embedding) VALUES (?, ?) \
+            ON CONFLICT (face_id) DO UPDATE SET embedding = excluded.embedding
+            """, [.integer(face), .vector(embedding)])
     }
 
     /// Whether some face of the image has no embedding.
-    func lacksEmbeddings(image: Int64, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT EXISTS (SELECT 1 FROM faces LEFT JOIN \(Self.embeddingsTable) ON face_id = id WHERE image_id = \
-                ? AND face_id IS NULL)
-                """, arguments: [image]) ?? false
+    func lacksEmbeddings(image: Int64, _ connection: any StoreConnection) throws -> Bool {
+        try connection.integer(
+            """
+            SELECT COUNT(*) FROM faces LEFT JOIN \(Self.embeddingsTable) ON face_id = id WHERE image_id = ? AND \
+            face_id IS NULL
+            """, [.integer(image)]) != 0
     }
 
     /// Faces' embeddings with their images, 500 at a time (see ``batches(_:ids:_:row:_:)``); faces without
     /// one are left out.
     func embeddings(
-        _ ids: [Int64]?, _ db: Database, _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
+        _ ids: [Int64]?, _ connection: any StoreConnection,
+        _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
     ) throws {
         try RowBatches.fetch(
             "SELECT face_id, image_id, embedding FROM \(Self.embeddingsTable) JOIN faces ON faces.id = face_id",
-            ids: ids, db,
+            ids: ids, connection,
             row: { row in
-                (
-                    try FaceRecord.embedding(face: row["face_id"], row["embedding"]), FaceID(row["face_id"] as Int64),
-                    ImageID(row["image_id"] as Int64)
+                let face: Int64 = try row.get(0)
+                return (
+                    try FaceRecord.embedding(face: face, try row.get(2) as [Float]), FaceID(face),
+                    ImageID(try row.get(1))
                 )
             }, body)
     }
 
-    func insert(_ faces: [FaceRecord], image: Int64, _ db: Database) throws {
-        for var face in faces {
-            face.imageID = image
-            try face.insert(db)
-            guard let id = face.id else { continue }
-            try Self.setDescriptor(face.parameters, face.descriptor, face: id, db)
-            if let embedding = face.embedding { try setEmbedding(embedding, face: id, db) }
+    func insert(_ faces: [FaceRecord], image: Int64, _ connection: any StoreConnection) throws {
+        for face in faces {
+            let values: [StoreValue] = [
+                .integer(image), .integer(Int64(face.x)), .integer(Int64(face.y)), .integer(Int64(face.width)),
+                .integer(Int64(face.height)), .real(face.angle), face.leftEyeX.map(StoreValue.real) ?? .null,
+                face.leftEyeY.map(StoreValue.real) ?? .null, face.rightEyeX.map(StoreValue.real) ?? .null,
+                face.rightEyeY.map(StoreValue.real) ?? .null, .integer(Int64(face.neighbours)), .blob(face.thumbnail),
+                face.personID.map(StoreValue.integer) ?? .null, face.assignment.map { .text($0.rawValue) } ?? .null,
+            ]
+            guard
+                let id: Int64 = try connection.rows(
+                    """
+                    INSERT INTO faces (image_id, x, y, width, height, angle, left_eye_x, left_eye_y, right_eye_x, \
+                    right_eye_y, neighbours, thumbnail, person_id, assignment) \
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                    """, values
+                ).first?.get(0)
+            else { continue }
+            try Self.setDescriptor(face.parameters, face.descriptor, face: id, connection)
+            if let embedding = face.embedding {
+                try setEmbedding(try FaceRecord.embedding(face: id, embedding), face: id, connection)
+            }
         }
     }
 
-    func faces(_ ids: [Int64], _ db: Database) throws -> [FaceRecord] {
-        try completed(FaceRecord.filter(keys: ids).fetchAll(db), db)
+    func faces(_ ids: [Int64], _ connection: any StoreConnection) throws -> [FaceRecord] {
+        try completed(
+            connection.rows("SELECT \(FaceRecord.columns) FROM faces WHERE id IN (\(RowBatches.list(ids)))", [])
+                .map(FaceRecord.init(row:)), connection)
     }
 
     /// An image's faces, left to right.
-    func faces(ofImage image: Int64, _ db: Database) throws -> [FaceRecord] {
-        try completed(FaceRecord.filter(Column("image_id") == image).order(Column("x"), Column("y")).fetchAll(db), db)
+    func faces(ofImage image: Int64, _ connection: any StoreConnection) throws -> [FaceRecord] {
+        try completed(
+            connection.rows(
+                "SELECT \(FaceRecord.columns) FROM faces WHERE image_id = ? ORDER BY x, y", [.integer(image)]
+            )
+            .map(FaceRecord.init(row:)), connection)
     }
 
     /// The faces with their descriptors (and parameters) and embeddings read in from their tables.
-    private func completed(_ faces: [FaceRecord], _ db: Database) throws -> [FaceRecord] {
+    private func completed(_ faces: [FaceRecord], _ connection: any StoreConnection) throws -> [FaceRecord] {
         let ids = RowBatches.list(faces.compactMap(\.id))
-        func rows(_ table: String) throws -> [Int64: Row] {
+        func rows(_ columns: String, _ table: String) throws -> [Int64: StoreRow] {
             try Dictionary(
-                Row.fetchAll(db, sql: "SELECT * FROM \(table) WHERE face_id IN (\(ids))").map { ($0["face_id"], $0) }
+                connection.rows("SELECT face_id, \(columns) FROM \(table) WHERE face_id IN (\(ids))", []).map {
+                    row throws(CatalogError) in (try row.get(0), row)
+                }
             ) { first, _ in first }
         }
-        let descriptors = try rows(Self.descriptorsTable), embeddings = try rows(Self.embeddingsTable)
-        return faces.map { face in
+        let descriptors = try rows("parameters, descriptor", Self.descriptorsTable)
+        let embeddings = try rows("embedding", Self.embeddingsTable)
+        return try faces.map { face throws(CatalogError) in
             var face = face
             let descriptor = face.id.flatMap { descriptors[$0] }
-            face.parameters = descriptor?["parameters"] ?? ""
-            face.descriptor = descriptor?["descriptor"] ?? Data()
-            face.embedding = face.id.flatMap { embeddings[$0]?["embedding"] }
+            face.parameters = try descriptor?.get(1) ?? ""
+            face.descriptor = try descriptor?.get(2) ?? Data()
+            face.embedding = try face.id.flatMap { embeddings[$0] }.map { row throws(CatalogError) in
+                (try row.get(1) as [Float]).littleEndianBytes
+            }
             return face
         }
     }
 
     /// Faces stored, faces named (through their person), names with faces.
-    func counts(_ db: Database) throws -> (faces: Int, labelled: Int, labels: Int) {
-        let named = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT COUNT(*), COUNT(DISTINCT person_id) FROM faces JOIN persons ON persons.id = person_id WHERE \
-                name IS NOT NULL
-                """)
-        return (try FaceRecord.fetchCount(db), named?[0] ?? 0, named?[1] ?? 0)
+    func counts(_ connection: any StoreConnection) throws -> (faces: Int, labelled: Int, labels: Int) {
+        let named = try connection.rows(
+            """
+            SELECT COUNT(*), COUNT(DISTINCT person_id) FROM faces JOIN persons ON persons.id = person_id WHERE \
+            name IS NOT NULL
+            """, []
+        ).first
+        return (
+            Int(try connection.integer("SELECT COUNT(*) FROM faces") ?? 0), try named?.get(0) ?? 0,
+            try named?.get(1) ?? 0
+        )
     }
 
     /// The faces whose person has a name.
-    func labelledFaces(_ db: Database) throws -> Set<Int64> {
-        try Int64.fetchSet(
-            db, sql: "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL")
+    func labelledFaces(_ connection: any StoreConnection) throws -> Set<Int64> {
+        try Self.ids(
+            "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL", connection)
     }
 
-    func idsWithEmbeddings(_ db: Database) throws -> Set<Int64> {
-        try Set(Int64.fetchAll(db, sql: "SELECT face_id FROM \(Self.embeddingsTable)"))
+    func idsWithEmbeddings(_ connection: any StoreConnection) throws -> Set<Int64> {
+        try Self.ids("SELECT face_id FROM \(Self.embeddingsTable)", connection)
     }
 
-    func idsWithDescriptors(_ db: Database) throws -> Set<Int64> {
-        try Set(Int64.fetchAll(db, sql: "SELECT face_id FROM \(Self.descriptorsTable)"))
+    func idsWithDescriptors(_ connection: any StoreConnection) throws -> Set<Int64> {
+        try Self.ids("SELECT face_id FROM \(Self.descriptorsTable)", connection)
+    }
+
+    /// The ids a query of one column returns.
+    private static func ids(_ sql: String, _ connection: any StoreConnection) throws -> Set<Int64> {
+        var ids = Set<Int64>()
+        try connection.forEachRow(sql, []) { row in ids.insert(try row.get(0)) }
+        return ids
     }
 
     /// Faces' descriptors in their stored form with their images, 500 at a time (see
     /// ``batches(_:ids:_:row:_:)``), their parameters checked against `parameters`: comparing descriptors
     /// made with other parameters would be silently wrong.
     func descriptors(
-        _ ids: [Int64]?, parameters: DescriptorParameters, _ db: Database,
+        _ ids: [Int64]?, parameters: DescriptorParameters, _ connection: any StoreConnection,
         _ body: ([(encoded: Data, face: FaceID, image: ImageID)]) throws -> Void
     ) throws {
         var knownText = ""  // the parameters' stored text last checked: the same for every face, as a rule
@@ -240,9 +285,9 @@ public struct FaceStore: Sendable {
             SELECT face_id, image_id, parameters, descriptor FROM \(Self.descriptorsTable) JOIN faces ON faces.id \
             = face_id
             """,
-            ids: ids, db,
+            ids: ids, connection,
             row: { row in
-                let id: Int64 = row["face_id"], text: String = row["parameters"]
+                let id: Int64 = try row.get(0), text: String = try row.get(2)
                 if text != knownText {
                     let stored = try FaceRecord.parameters(face: id, text)
                     guard stored == parameters else {
@@ -251,26 +296,28 @@ public struct FaceStore: Sendable {
                     }
                     knownText = text
                 }
-                return (row["descriptor"] as Data, FaceID(id), ImageID(row["image_id"] as Int64))
+                return (try row.get(3) as Data, FaceID(id), ImageID(try row.get(1) as Int64))
             }, body)
     }
 
     /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
     /// removed since the search are left out.
-    func hits(_ matches: [FaceMatch], _ db: Database) throws -> [FaceHit] {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
-                JOIN images ON images.id = image_id LEFT JOIN persons ON persons.id = person_id
-                WHERE faces.id IN (\(RowBatches.list(matches.map(\.face.rawValue))))
-                """)
-        let byID = Dictionary(rows.map { ($0["id"] as Int64, $0) }) { first, _ in first }
-        return matches.compactMap { match in
-            byID[match.face.rawValue].map { row in
+    func hits(_ matches: [FaceMatch], _ connection: any StoreConnection) throws -> [FaceHit] {
+        let rows = try connection.rows(
+            """
+            SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
+            JOIN images ON images.id = image_id LEFT JOIN persons ON persons.id = person_id
+            WHERE faces.id IN (\(RowBatches.list(matches.map(\.face.rawValue))))
+            """, [])
+        let byID = Dictionary(try rows.map { row throws(CatalogError) in (try row.get(0) as Int64, row) }) { first, _ in
+            first
+        }
+        return try matches.compactMap { match throws(CatalogError) in
+            try byID[match.face.rawValue].map { row throws(CatalogError) in
                 FaceHit(
-                    face: match.face.rawValue, image: row["image_id"], path: row["path"], distance: match.distance,
-                    x: row["x"], y: row["y"], width: row["width"], height: row["height"], label: row["name"])
+                    face: match.face.rawValue, image: try row.get(1), path: try row.get(2), distance: match.distance,
+                    x: try row.get(3), y: try row.get(4), width: try row.get(5), height: try row.get(6),
+                    label: try row.get(7))
             }
         }
     }

@@ -1,6 +1,5 @@
 import FaceRecognition
 import Foundation
-import GRDB
 import ImageKernels
 import PhotoSimilarity
 
@@ -48,10 +47,12 @@ final class GalleryCache: @unchecked Sendable {
         return try cached(
             &entries, Key(parameters: parameters, device: ObjectIdentifier(context.device)),
             make: Gallery(parameters: parameters, context: context), from: database,
-            tag: { db in try TableTags.tag(of: FaceStore.descriptorsTable, db) }, ids: store.idsWithDescriptors,
-            file: file,
-            append: { gallery, ids, db in
-                try store.descriptors(ids, parameters: parameters, db) { batch in try gallery.append(encoded: batch) }
+            tag: { connection in try TableTags.tag(of: FaceStore.descriptorsTable, connection) },
+            ids: store.idsWithDescriptors, file: file,
+            append: { gallery, ids, connection in
+                try store.descriptors(ids, parameters: parameters, connection) { batch in
+                    try gallery.append(encoded: batch)
+                }
             })
     }
 
@@ -60,10 +61,12 @@ final class GalleryCache: @unchecked Sendable {
         let store = database.store
         return try cached(
             &embeddings, ObjectIdentifier(context.device), make: EmbeddingGallery(context: context),
-            from: database, tag: { db in try TableTags.tag(of: FaceStore.embeddingsTable, db) },
+            from: database, tag: { connection in try TableTags.tag(of: FaceStore.embeddingsTable, connection) },
             ids: store.idsWithEmbeddings,
             file: Self.file(database.files.embeddings, length: FaceEmbedder.length, context: context),
-            append: { gallery, ids, db in try store.embeddings(ids, db) { batch in try gallery.append(batch) } })
+            append: { gallery, ids, connection in
+                try store.embeddings(ids, connection) { batch in try gallery.append(batch) }
+            })
     }
 
     /// The gallery of every stored photo's print on `context`'s device, up to date: each photo a row whose
@@ -73,9 +76,11 @@ final class GalleryCache: @unchecked Sendable {
         return try cached(
             &prints, ObjectIdentifier(context.device),
             make: EmbeddingGallery(length: PhotoPrinter.length, context: context), from: database,
-            tag: { db in try TableTags.tag(of: PhotoStore.table, db) }, ids: store.imageIDs,
+            tag: { connection in try TableTags.tag(of: PhotoStore.table, connection) }, ids: store.imageIDs,
             file: Self.file(database.files.prints, length: PhotoPrinter.length, context: context),
-            append: { gallery, ids, db in try store.prints(ids, db) { batch in try gallery.append(batch) } })
+            append: { gallery, ids, connection in
+                try store.prints(ids, connection) { batch in try gallery.append(batch) }
+            })
     }
 
     /// An embedding gallery's file at `path`, of rows of `length` values.
@@ -101,28 +106,28 @@ final class GalleryCache: @unchecked Sendable {
     /// to its file for the next process. A gallery left half updated by an error is rebuilt next time.
     private func cached<Key: Hashable, Faces: FaceGallery>(
         _ entries: inout [Key: Entry<Faces>], _ key: Key, make: @autoclosure () -> Faces,
-        from database: Catalog, tag: @escaping @Sendable (Database) throws -> Data,
-        ids: @escaping @Sendable (Database) throws -> Set<Int64>, file: GalleryFile<Faces>?,
-        append: @escaping @Sendable (Faces, [Int64]?, Database) throws -> Void
+        from database: Catalog, tag: @escaping @Sendable (any StoreConnection) throws -> Data,
+        ids: @escaping @Sendable (any StoreConnection) throws -> Set<Int64>, file: GalleryFile<Faces>?,
+        append: @escaping @Sendable (Faces, [Int64]?, any StoreConnection) throws -> Void
     )
         throws(CatalogError) -> Faces
     {
         lock.lock()
         defer { lock.unlock() }
         let start = entries.removeValue(forKey: key) ?? Entry(gallery: make())
-        let entry = try database.read { db in
-            let current = try tag(db)
+        let entry = try database.reading { connection in
+            let current = try tag(connection)
             if start.tag == current { return start }
             if start.tag == nil, let (gallery, faces) = file?.read(current) {
                 return Entry(gallery: gallery, faces: faces, tag: current)
             }
-            let (gallery, known) = (start.gallery, start.faces), stored = try ids(db)
+            let (gallery, known) = (start.gallery, start.faces), stored = try ids(connection)
             do {
                 for gone in known.subtracting(stored) { try gallery.remove(face: FaceID(gone)) }
                 let added = known.isEmpty ? nil : Array(stored.subtracting(known))
                 if added?.isEmpty != true {
                     gallery.reserveCapacity(stored.count)
-                    try append(gallery, added, db)
+                    try append(gallery, added, connection)
                 }
             } catch RecognitionError.damagedDescriptor(let reason) {
                 throw CatalogError.storage(path: "faces", reason: reason)

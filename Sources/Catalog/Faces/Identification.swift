@@ -52,7 +52,9 @@ public struct Identification: Query {
     public func run(
         on catalog: Catalog, context: RenderContext, updates: @escaping @Sendable (QueryState<Result>) -> Void
     ) async throws -> Result? {
-        let labelled = try catalog.read { [store = catalog.store] db in try store.labelledFaces(db) }
+        let labelled = try catalog.reading { [store = catalog.store] connection in
+            try store.labelledFaces(connection)
+        }
         var collector = NearestAmong(faces: labelled)
         if labelled.isEmpty {
             updates(.started)

@@ -58,7 +58,9 @@ extension Catalog {
         let listing = try FolderListing(folder, excluding: self.files.identities())
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
-        let record = try await write { db in try IndexingHistory.start(folder: Self.storedPath(folder), db) }
+        let record = try await writing { connection in
+            try IndexingHistory.start(folder: Self.storedPath(folder), connection)
+        }
         let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
         let total = files.count + listing.unreadableFolders.count + listing.unusableEntries.count
         var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
@@ -108,7 +110,7 @@ extension Catalog {
             }
         }
         let result = now(nil)
-        try await write { db in try IndexingHistory.finish(record, result, db) }
+        try await writing { connection in try IndexingHistory.finish(record, result, connection) }
         return result
     }
 
@@ -128,8 +130,8 @@ extension Catalog {
     func commit(_ writes: [IndexingRun.FileWrite]) throws(CatalogError) {
         let writes = writes.compactMap(\.write)
         guard !writes.isEmpty else { return }
-        try write { db in
-            for write in writes { try write(db) }
+        try writing { connection in
+            for write in writes { try write(connection) }
         }
     }
 
@@ -142,12 +144,10 @@ extension Catalog {
     ) {
         let prefix = Self.folderPrefix(Self.storedPath(folder))
         let listed = Set(listing.files.map(\.path)), unlisted = listing.unreadableFolders.map { $0.path + "/" }
-        let stored = try read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT id, path FROM images WHERE substr(path, 1, ?) = ?",
-                arguments: [prefix.unicodeScalars.count, prefix]
-            )
-            .map { (id: $0["id"] as Int64, path: $0["path"] as String) }
+        let stored = try reading { connection in
+            try connection.rows(
+                "SELECT id, path FROM images WHERE substr(path, 1, length(?)) = ?", [.text(prefix), .text(prefix)]
+            ).map { row throws(CatalogError) in (id: try row.get(0) as Int64, path: try row.get(1) as String) }
         }
         let missing = stored.filter { image in
             var status = stat()
@@ -158,8 +158,8 @@ extension Catalog {
         }
         guard !missing.isEmpty else { return (0, nil) }
         let ids = missing.map(\.id)
-        let labels = try read { db in
-            try Self.faceLabels(db, sql: Self.labelledFaces + " AND image_id IN (\(RowBatches.list(ids)))")
+        let labels = try reading { connection in
+            try Self.faceLabels(connection, sql: Self.labelledFaces + " AND image_id IN (\(RowBatches.list(ids)))")
         }
         var labelsFile: String?
         if !labels.isEmpty {
@@ -173,7 +173,9 @@ extension Catalog {
             }
             labelsFile = file
         }
-        try await write { db in try db.execute(sql: "DELETE FROM images WHERE id IN (\(RowBatches.list(ids)))") }
+        try await writing { connection in
+            try connection.execute("DELETE FROM images WHERE id IN (\(RowBatches.list(ids)))", [])
+        }
         return (missing.count, labelsFile)
     }
 }

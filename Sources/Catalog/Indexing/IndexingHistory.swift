@@ -29,35 +29,37 @@ enum IndexingHistory {
     }
 
     /// Records a run over `folder` starting now; returns its id.
-    static func start(folder: String, _ db: Database) throws -> Int64 {
-        try db.execute(
-            sql: "INSERT INTO \(table) (folder, started) VALUES (?, ?)",
-            arguments: [folder, Date().timeIntervalSince1970])
-        return db.lastInsertedRowID
+    static func start(folder: String, _ connection: any StoreConnection) throws -> Int64 {
+        try connection.rows(
+            "INSERT INTO \(table) (folder, started) VALUES (?, ?) RETURNING id",
+            [.text(folder), .real(Date().timeIntervalSince1970)]
+        ).first?.get(0) ?? -1
     }
 
     /// Records the end of run `id` and what it did.
-    static func finish(_ id: Int64, _ result: IndexingProgress, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                UPDATE \(table) SET finished = ?, indexed = ?, unchanged = ?, failed = ?, upgraded = ?, removed = ? \
-                WHERE id = ?
-                """,
-            arguments: [
-                Date().timeIntervalSince1970, result.indexed, result.unchanged, result.failed, result.upgraded,
-                result.removed, id,
-            ])
+    static func finish(_ id: Int64, _ result: IndexingProgress, _ connection: any StoreConnection) throws {
+        try connection.execute(
+            """
+            UPDATE \(table) SET finished = ?, indexed = ?, unchanged = ?, failed = ?, upgraded = ?, removed = ? \
+            WHERE id = ?
+            """,
+            [.real(Date().timeIntervalSince1970)]
+                + [result.indexed, result.unchanged, result.failed, result.upgraded, result.removed].map {
+                    .integer(Int64($0))
+                } + [.integer(id)])
     }
 }
 
 extension Catalog {
     /// The latest run of indexing, if any.
     public nonisolated func lastIndexingRun() throws(CatalogError) -> IndexingRecord? {
-        try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM \(IndexingHistory.table) ORDER BY id DESC LIMIT 1").map {
+        try reading { connection in
+            try connection.rows("SELECT * FROM \(IndexingHistory.table) ORDER BY id DESC LIMIT 1", []).first.map {
+                row throws(CatalogError) in
                 IndexingRecord(
-                    folder: $0["folder"], started: $0["started"], finished: $0["finished"], indexed: $0["indexed"],
-                    unchanged: $0["unchanged"], failed: $0["failed"], upgraded: $0["upgraded"], removed: $0["removed"])
+                    folder: try row.get("folder"), started: try row.get("started"), finished: try row.get("finished"),
+                    indexed: try row.get("indexed"), unchanged: try row.get("unchanged"), failed: try row.get("failed"),
+                    upgraded: try row.get("upgraded"), removed: try row.get("removed"))
             }
         }
     }

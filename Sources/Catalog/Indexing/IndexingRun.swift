@@ -25,7 +25,7 @@ struct IndexingRun: Sendable {
         let path: String
         let outcome: Outcome
         /// Nil where nothing is written (an unchanged file).
-        let write: (@Sendable (Database) throws -> Void)?
+        let write: (@Sendable (any StoreConnection) throws -> Void)?
     }
 
     /// Indexes a batch of files: read and decoded side by side, analysed together, stored in one transaction.
@@ -93,7 +93,9 @@ struct IndexingRun: Sendable {
     /// The analyses that find what they stored for an indexed image incomplete.
     func incompleteAnalyses(_ stored: ImageRecord?) throws(CatalogError) -> [any PhotoAnalysis] {
         guard let stored, let id = stored.id, stored.status == .indexed else { return [] }
-        return try catalog.read { [analyses] db in try analyses.filter { try $0.isIncomplete(image: id, db) } }
+        return try catalog.reading { [analyses] connection in
+            try analyses.filter { try $0.isIncomplete(image: id, connection) }
+        }
     }
 
     /// What to store for each loaded file (with its path): the decoded photos analysed as one batch by
@@ -108,7 +110,8 @@ struct IndexingRun: Sendable {
                 writes.append(FileWrite(path: path, outcome: .unchanged, write: nil))
             case .touched(let id, let modified):
                 writes.append(
-                    FileWrite(path: path, outcome: .unchanged) { db in try Catalog.setModified(modified, image: id, db)
+                    FileWrite(path: path, outcome: .unchanged) { connection in
+                        try Catalog.setModified(modified, image: id, connection)
                     })
             case .incomplete(let id, let modified, let photo, let incomplete):
                 writes.append(try completion(image: id, modified: modified, photo: photo, by: incomplete))
@@ -143,9 +146,9 @@ struct IndexingRun: Sendable {
     {
         do {
             let completions = try analyses.map { try $0.completion(of: id, photo: photo, in: catalog) }
-            return FileWrite(path: photo.path, outcome: .upgraded) { db in
-                try Catalog.setModified(modified, image: id, db)
-                for completion in completions { try completion(db) }
+            return FileWrite(path: photo.path, outcome: .upgraded) { connection in
+                try Catalog.setModified(modified, image: id, connection)
+                for completion in completions { try completion(connection) }
             }
         } catch let error as CatalogError {
             throw error

@@ -26,14 +26,15 @@ public protocol PhotoAnalysis: Sendable {
     func analyze(_ photos: [Photo]) -> [Result<Analysis, any Error>]
 
     /// Stores the analysis of the image whose row id is `image`, inside the image's transaction.
-    func write(_ analysis: Analysis, image: Int64, to db: Database) throws
+    func write(_ analysis: Analysis, image: Int64, to connection: any StoreConnection) throws
 
     /// Whether an image stored unchanged lacks part of what this analysis stores for it (it was indexed
     /// before the analysis, or a part of it, existed). By default false.
-    func isIncomplete(image: Int64, _ db: Database) throws -> Bool
+    func isIncomplete(image: Int64, _ connection: any StoreConnection) throws -> Bool
 
     /// The write that completes such an image's rows, made from its photo and what `catalog` stores for it.
-    func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws -> @Sendable (Database) throws -> Void
+    func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws
+        -> @Sendable (any StoreConnection) throws -> Void
 }
 
 extension PhotoAnalysis {
@@ -43,19 +44,19 @@ extension PhotoAnalysis {
         photos.map { photo in Result { try analyze(photo) } }
     }
 
-    public func isIncomplete(image: Int64, _ db: Database) throws -> Bool { false }
+    public func isIncomplete(image: Int64, _ connection: any StoreConnection) throws -> Bool { false }
 
     public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws
-        -> @Sendable (Database) throws -> Void
+        -> @Sendable (any StoreConnection) throws -> Void
     {
         { _ in }
     }
 
     /// Analyses a batch now and returns each photo's write for later, so that analyses of different types
     /// can be run side by side.
-    func prepare(_ photos: [Photo]) -> [Result<@Sendable (Database, Int64) throws -> Void, any Error>] {
+    func prepare(_ photos: [Photo]) -> [Result<@Sendable (any StoreConnection, Int64) throws -> Void, any Error>] {
         analyze(photos).map { analysis in
-            analysis.map { analysis in { db, image in try write(analysis, image: image, to: db) } }
+            analysis.map { analysis in { connection, image in try write(analysis, image: image, to: connection) } }
         }
     }
 }

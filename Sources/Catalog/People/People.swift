@@ -1,6 +1,5 @@
 import FaceRecognition
 import Foundation
-import GRDB
 import ImageKernels
 
 /// A person: faces grouped by clustering or by hand, with an optional name (a face's name is its person's).
@@ -46,28 +45,28 @@ extension Catalog {
         recluster: Bool = false, clustering: FaceClustering = FaceClustering(),
         context: RenderContext? = nil
     ) throws(CatalogError) -> ClusteringSummary {
-        let faces = try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
-                    JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = \
-                    person_id ORDER BY faces.id
-                    """)
+        let faces = try reading { connection in
+            try connection.rows(
+                """
+                SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
+                JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = \
+                person_id ORDER BY faces.id
+                """, [])
         }
         var ids: [Int64] = [], embeddings: [Float] = [], people: [Int64?] = [], manual: [Bool] = [], unseen: [Bool] = []
         var start = FaceClustering.Start(), changed: [Int] = []
         for row in faces {
-            let assignment = (row["assignment"] as String?).flatMap(FaceAssignment.init),
-                person: Int64? = row["person_id"]
+            let assignment = (try row.get("assignment") as String?).flatMap(FaceAssignment.init),
+                person: Int64? = try row.get("person_id")
             if assignment == .manual && person == nil { continue }
-            let index = ids.count
-            ids.append(row["id"])
-            embeddings += try FaceRecord.embedding(face: row["id"], row["embedding"])
+            let index = ids.count, id: Int64 = try row.get("id")
+            ids.append(id)
+            embeddings += try FaceRecord.embedding(face: id, try row.get("embedding") as [Float])
             people.append(person)
             manual.append(assignment == .manual)
             unseen.append(assignment == nil)
-            let kept = !recluster || assignment == .manual || row["named"] == true
+            let named: Bool = try row.get("named")
+            let kept = !recluster || assignment == .manual || named
             let group = kept ? person.map(Int.init) : nil
             start.groups.append(group)
             if let group { start.anchored.insert(group) }
@@ -76,7 +75,8 @@ extension Catalog {
         start.changed = changed
         guard !changed.isEmpty else {
             return ClusteringSummary(
-                faces: ids.count, changed: 0, newPeople: 0, people: try read { db in try Self.peopleCount(db) })
+                faces: ids.count, changed: 0, newPeople: 0,
+                people: try reading { connection in try Self.peopleCount(connection) })
         }
         let labels: [Int?]
         do {
@@ -109,43 +109,49 @@ extension Catalog {
             }
         }
         let newClusters = members.keys.sorted().filter { personOfCluster[$0] == nil }
-        return try write { [personOfCluster, manual, people, unseen, ids] db in
+        return try writing { [personOfCluster, manual, people, unseen, ids] connection in
             var personOfCluster = personOfCluster
-            for cluster in newClusters {
-                try db.execute(sql: "INSERT INTO persons DEFAULT VALUES")
-                personOfCluster[cluster] = db.lastInsertedRowID
-            }
+            for cluster in newClusters { personOfCluster[cluster] = try Self.newPerson(connection) }
             var changedFaces = 0
             for (index, label) in labels.enumerated() where !manual[index] {
                 let person = label.flatMap { personOfCluster[$0] }
                 guard person != people[index] || unseen[index] else { continue }
-                try db.execute(
-                    sql: "UPDATE faces SET person_id = ?, assignment = ? WHERE id = ? AND assignment IS NOT 'manual'",
-                    arguments: [person, (person == nil ? FaceAssignment.none : .automatic).rawValue, ids[index]])
+                try connection.execute(
+                    """
+                    UPDATE faces SET person_id = ?, assignment = ? WHERE id = ? AND \
+                    (assignment IS NULL OR assignment <> 'manual')
+                    """,
+                    [
+                        person.map(StoreValue.integer) ?? .null,
+                        .text((person == nil ? FaceAssignment.none : .automatic).rawValue), .integer(ids[index]),
+                    ])
                 if person != people[index] { changedFaces += 1 }
             }
-            try Self.dropEmptyPeople(db)
+            try Self.dropEmptyPeople(connection)
             return ClusteringSummary(
-                faces: ids.count, changed: changedFaces, newPeople: newClusters.count, people: try Self.peopleCount(db))
+                faces: ids.count, changed: changedFaces, newPeople: newClusters.count,
+                people: try Self.peopleCount(connection))
         }
     }
 
     /// Every person with faces, or a name, most faces first.
     public nonisolated func people() throws(CatalogError) -> [Person] {
-        try read { db in try Self.people(db) }
+        try reading { connection in try Self.people(connection) }
     }
 
     /// A tag that changes whenever a face or a person is added, changed or removed (by any process): what
     /// a list of people kept in memory is kept by.
     public nonisolated func peopleTag() throws(CatalogError) -> Data {
-        try read { db in try TableTags.tag(of: FaceStore.table, db) + TableTags.tag(of: "persons", db) }
+        try reading { connection in
+            try TableTags.tag(of: FaceStore.table, connection) + TableTags.tag(of: "persons", connection)
+        }
     }
 
     /// The person a user means: by id (a number) or by name (spelt as ``PersonName`` stores it or not).
     public nonisolated func person(_ reference: String) throws(CatalogError) -> Person {
-        let found = try read { db in
-            try (Int64(reference) ?? Self.person(named: reference, db)).map {
-                try Self.people(db, where: "persons.id = ?", $0)
+        let found = try reading { connection in
+            try (Int64(reference) ?? Self.person(named: reference, connection)).map {
+                try Self.people(connection, where: "persons.id = ?", .integer($0))
             } ?? []
         }
         guard let person = found.first else { throw .notFound("person \(reference)") }
@@ -154,48 +160,45 @@ extension Catalog {
 
     /// People with their face counts and representatives, those matching `condition` (on `persons`).
     private static func people(
-        _ db: Database, where condition: String = "1", _ argument: (any DatabaseValueConvertible)? = nil
+        _ connection: any StoreConnection, where condition: String = "1 = 1", _ argument: StoreValue? = nil
     ) throws -> [Person] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
-                       COUNT(DISTINCT faces.image_id) AS photo_count,
-                       (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) \
-                       AS representative
-                FROM persons LEFT JOIN faces ON faces.person_id = persons.id WHERE \(condition)
-                GROUP BY persons.id ORDER BY face_count DESC, persons.id
-                """, arguments: StatementArguments(argument.map { [$0] } ?? [])
+        try connection.rows(
+            """
+            SELECT persons.id, name, hidden, COUNT(faces.id) AS face_count,
+                   COUNT(DISTINCT faces.image_id) AS photo_count,
+                   (SELECT id FROM faces WHERE person_id = persons.id ORDER BY width * height DESC, id LIMIT 1) \
+                   AS representative
+            FROM persons LEFT JOIN faces ON faces.person_id = persons.id WHERE \(condition)
+            GROUP BY persons.id ORDER BY face_count DESC, persons.id
+            """, argument.map { [$0] } ?? []
         )
-        .map {
+        .map { row throws(CatalogError) in
             Person(
-                id: $0["id"], name: $0["name"], hidden: $0["hidden"], faces: $0["face_count"],
-                photos: $0["photo_count"], representative: $0["representative"])
+                id: try row.get(0), name: try row.get(1), hidden: try row.get(2), faces: try row.get(3),
+                photos: try row.get(4), representative: try row.get(5))
         }
     }
 
     /// The paths of the photos a person is in, in path order.
     public nonisolated func photos(of person: Int64) throws(CatalogError) -> [String] {
-        try read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY \
-                    path
-                    """, arguments: [person])
+        try reading { connection in
+            try connection.rows(
+                """
+                SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
+                """, [.integer(person)]
+            ).map { row throws(CatalogError) in try row.get(0) }
         }
     }
 
     /// A person's faces with their photos' paths, in path order.
     public nonisolated func faces(of person: Int64) throws(CatalogError) -> [(path: String, face: FaceRecord)] {
-        try read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT faces.*, path AS photo_path FROM faces JOIN images ON images.id = image_id WHERE person_id \
-                    = ? ORDER BY path, x
-                    """, arguments: [person]
-            ).map { ($0["photo_path"], try FaceRecord(row: $0)) }
+        try reading { connection in
+            try connection.rows(
+                """
+                SELECT \(FaceRecord.columns), path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? \
+                ORDER BY path, x
+                """, [.integer(person)]
+            ).map { row throws(CatalogError) in (try row.get("path"), try FaceRecord(row: row)) }
         }
     }
 
@@ -204,22 +207,23 @@ extension Catalog {
     @discardableResult
     public func name(person: Int64, as name: String?) throws(CatalogError) -> String? {
         let name = try name.map(PersonName.stored)
-        try write { db in
-            try Self.requirePerson(person, db)
-            if let name, let other = try Self.person(named: name, db), other != person {
+        try writing { connection in
+            try Self.requirePerson(person, connection)
+            if let name, let other = try Self.person(named: name, connection), other != person {
                 throw CatalogError.invalidQuery(
                     "person \(other) is already called \(name); merge them with `cbir people merge \(person) \(other)`")
             }
-            try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, person])
+            try connection.execute(
+                "UPDATE persons SET name = ? WHERE id = ?", [name.map(StoreValue.text) ?? .null, .integer(person)])
         }
         return name
     }
 
     /// Hides a person from the lists (strangers, say), or shows it again; its faces stay as they are.
     public func hide(person: Int64, _ hidden: Bool = true) throws(CatalogError) {
-        try write { db in
-            try Self.requirePerson(person, db)
-            try db.execute(sql: "UPDATE persons SET hidden = ? WHERE id = ?", arguments: [hidden, person])
+        try writing { connection in
+            try Self.requirePerson(person, connection)
+            try connection.execute("UPDATE persons SET hidden = ? WHERE id = ?", [.boolean(hidden), .integer(person)])
         }
     }
 
@@ -227,36 +231,37 @@ extension Catalog {
     /// or takes the other's when it has none.
     public func merge(person: Int64, into target: Int64) throws(CatalogError) {
         guard person != target else { throw .invalidQuery("person \(person) cannot be merged with itself") }
-        try write { db in
-            try Self.requirePerson(person, db)
-            try Self.requirePerson(target, db)
-            let name = try String.fetchOne(
-                db, sql: "SELECT COALESCE(t.name, p.name) FROM persons t, persons p WHERE t.id = ? AND p.id = ?",
-                arguments: [target, person])
-            try db.execute(
-                sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE person_id IN (?, ?)",
-                arguments: [target, person, target])
-            try db.execute(sql: "DELETE FROM persons WHERE id = ?", arguments: [person])
-            try db.execute(sql: "UPDATE persons SET name = ? WHERE id = ?", arguments: [name, target])
+        try writing { connection in
+            try Self.requirePerson(person, connection)
+            try Self.requirePerson(target, connection)
+            let name =
+                try connection.rows(
+                    "SELECT COALESCE(t.name, p.name) FROM persons t, persons p WHERE t.id = ? AND p.id = ?",
+                    [.integer(target), .integer(person)]
+                ).first?.values.first ?? .null
+            try connection.execute(
+                "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE person_id IN (?, ?)",
+                [.integer(target), .integer(person), .integer(target)])
+            try connection.execute("DELETE FROM persons WHERE id = ?", [.integer(person)])
+            try connection.execute("UPDATE persons SET name = ? WHERE id = ?", [name, .integer(target)])
         }
     }
 
     /// Puts faces into a person by hand (nil: into none); people left with no faces and no name go.
     public func assign(faces: [Int64], to person: Int64?) throws(CatalogError) {
-        try write { db in
-            if let person { try Self.requirePerson(person, db) }
-            try Self.requireFaces(faces, db)
-            try Self.assignByHand(faces, to: person, db)
+        try writing { connection in
+            if let person { try Self.requirePerson(person, connection) }
+            try Self.requireFaces(faces, connection)
+            try Self.assignByHand(faces, to: person, connection)
         }
     }
 
     /// Takes faces out of their people into a new person of their own, by hand; returns it.
     public func split(faces: [Int64]) throws(CatalogError) -> Int64 {
-        try write { db in
-            try Self.requireFaces(faces, db)
-            try db.execute(sql: "INSERT INTO persons DEFAULT VALUES")
-            let person = db.lastInsertedRowID
-            try Self.assignByHand(faces, to: person, db)
+        try writing { connection in
+            try Self.requireFaces(faces, connection)
+            let person = try Self.newPerson(connection)
+            try Self.assignByHand(faces, to: person, connection)
             return person
         }
     }
@@ -266,92 +271,101 @@ extension Catalog {
     @discardableResult
     public func label(face: Int64, as name: String?) throws(CatalogError) -> String? {
         let name = try name.map(PersonName.stored)
-        try write { db in
-            try Self.requireFaces([face], db)
-            try Self.assignByHand([face], to: try name.map { try Self.personMade(named: $0, db) }, db)
+        try writing { connection in
+            try Self.requireFaces([face], connection)
+            try Self.assignByHand([face], to: try name.map { try Self.personMade(named: $0, connection) }, connection)
         }
         return name
     }
 
     /// The person called `name` (in any case), made if there is none.
-    static func personMade(named name: String, _ db: Database) throws -> Int64 {
-        if let person = try person(named: name, db) { return person }
-        try db.execute(sql: "INSERT INTO persons (name) VALUES (?)", arguments: [name])
-        return db.lastInsertedRowID
+    static func personMade(named name: String, _ connection: any StoreConnection) throws -> Int64 {
+        if let person = try person(named: name, connection) { return person }
+        return try connection.rows("INSERT INTO persons (name) VALUES (?) RETURNING id", [.text(name)]).first?.get(0)
+            ?? -1
+    }
+
+    /// A new person, without a name or faces yet.
+    private static func newPerson(_ connection: any StoreConnection) throws -> Int64 {
+        try connection.rows("INSERT INTO persons DEFAULT VALUES RETURNING id", []).first?.get(0) ?? -1
     }
 
     /// The person called `name`, in any case (``PersonName/key(_:)``), if any.
-    static func person(named name: String, _ db: Database) throws -> Int64? {
+    static func person(named name: String, _ connection: any StoreConnection) throws -> Int64? {
         let key = PersonName.key(name)
-        return try Row.fetchAll(db, sql: "SELECT id, name FROM persons WHERE name IS NOT NULL")
-            .first { PersonName.key($0["name"]) == key }?["id"]
+        return try connection.rows("SELECT id, name FROM persons WHERE name IS NOT NULL", [])
+            .first { row in try PersonName.key(row.get(1)) == key }?.get(0)
     }
 
     /// Puts faces by hand into a person, or into none; people left with no faces and no name go.
-    static func assignByHand(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
-        try setHandAssignment(faces, to: person, db)
-        try dropEmptyPeople(db)
+    static func assignByHand(_ faces: [Int64], to person: Int64?, _ connection: any StoreConnection) throws {
+        try setHandAssignment(faces, to: person, connection)
+        try dropEmptyPeople(connection)
     }
 
-    private static func setHandAssignment(_ faces: [Int64], to person: Int64?, _ db: Database) throws {
-        try db.execute(
-            sql: "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(RowBatches.list(faces)))",
-            arguments: [person])
+    private static func setHandAssignment(_ faces: [Int64], to person: Int64?, _ connection: any StoreConnection)
+        throws
+    {
+        try connection.execute(
+            "UPDATE faces SET person_id = ?, assignment = 'manual' WHERE id IN (\(RowBatches.list(faces)))",
+            [person.map(StoreValue.integer) ?? .null])
     }
 
     /// The boxes and people of the faces assigned by hand in the photo at `path`: read before the photo is
     /// indexed anew, so that ``restoreHandAssignments(_:at:_:)`` can give them to its new faces.
-    static func handAssignments(at path: String, _ db: Database) throws -> [(box: FaceBox, person: Int64?)] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT x, y, faces.width, faces.height, person_id FROM faces JOIN images ON images.id = image_id
-                WHERE path = ? AND assignment = 'manual'
-                """, arguments: [path]
-        ).map { row in ((row["x"], row["y"], row["width"], row["height"]), row["person_id"]) }
+    static func handAssignments(at path: String, _ connection: any StoreConnection) throws
+        -> [(box: FaceBox, person: Int64?)]
+    {
+        try connection.rows(
+            """
+            SELECT x, y, faces.width, faces.height, person_id FROM faces JOIN images ON images.id = image_id
+            WHERE path = ? AND assignment = 'manual'
+            """, [.text(path)]
+        ).map { row throws(CatalogError) in
+            ((try row.get(0), try row.get(1), try row.get(2), try row.get(3)), try row.get(4))
+        }
     }
 
     /// Assigns the photo's new faces by hand as its old faces with the same boxes (overlapping by at least
     /// half) were; then people left with no faces and no name go.
-    static func restoreHandAssignments(_ assignments: [(box: FaceBox, person: Int64?)], at path: String, _ db: Database)
-        throws
-    {
+    static func restoreHandAssignments(
+        _ assignments: [(box: FaceBox, person: Int64?)], at path: String, _ connection: any StoreConnection
+    ) throws {
         guard !assignments.isEmpty else { return }
         var facesByPerson: [Int64?: [Int64]] = [:]
         for (box, person) in assignments {
-            if let face = try face(at: path, overlapping: box, db) { facesByPerson[person, default: []].append(face) }
+            if let face = try face(at: path, overlapping: box, connection) {
+                facesByPerson[person, default: []].append(face)
+            }
         }
-        for (person, faces) in facesByPerson { try setHandAssignment(faces, to: person, db) }
-        try dropEmptyPeople(db)
+        for (person, faces) in facesByPerson { try setHandAssignment(faces, to: person, connection) }
+        try dropEmptyPeople(connection)
     }
 
-    private static func requirePerson(_ person: Int64, _ db: Database) throws {
-        guard
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM persons WHERE id = ?)", arguments: [person])
-                == true
-        else {
+    private static func requirePerson(_ person: Int64, _ connection: any StoreConnection) throws {
+        guard try connection.integer("SELECT COUNT(*) FROM persons WHERE id = ?", [.integer(person)]) != 0 else {
             throw CatalogError.notFound("person \(person)")
         }
     }
 
-    private static func requireFaces(_ faces: [Int64], _ db: Database) throws {
+    private static func requireFaces(_ faces: [Int64], _ connection: any StoreConnection) throws {
         guard !faces.isEmpty else { throw CatalogError.invalidQuery("no faces given") }
-        let found = try Int64.fetchSet(db, sql: "SELECT id FROM faces WHERE id IN (\(RowBatches.list(faces)))")
+        let found = Set(
+            try connection.rows("SELECT id FROM faces WHERE id IN (\(RowBatches.list(faces)))", []).map {
+                row throws(CatalogError) in try row.get(0) as Int64
+            })
         if let missing = faces.first(where: { !found.contains($0) }) { throw CatalogError.notFound("face \(missing)") }
     }
 
     /// Forgets people with no faces and no name: what clustering or moving faces left behind.
-    static func dropEmptyPeople(_ db: Database) throws {
-        try db.execute(
-            sql:
-                """
-                DELETE FROM persons WHERE name IS NULL AND NOT EXISTS (SELECT 1 FROM faces WHERE person_id = \
-                persons.id)
-                """
-        )
+    static func dropEmptyPeople(_ connection: any StoreConnection) throws {
+        try connection.execute(
+            """
+            DELETE FROM persons WHERE name IS NULL AND NOT EXISTS (SELECT 1 FROM faces WHERE person_id = persons.id)
+            """, [])
     }
 
-    static func peopleCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT person_id) FROM faces") ?? 0
+    static func peopleCount(_ connection: any StoreConnection) throws -> Int {
+        Int(try connection.integer("SELECT COUNT(DISTINCT person_id) FROM faces") ?? 0)
     }
 }

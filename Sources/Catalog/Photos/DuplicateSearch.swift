@@ -46,7 +46,7 @@ extension Catalog {
     /// A tag that changes whenever a photo's print is added, replaced or removed (by any process): what a
     /// cache of similar photos or duplicate groups is kept by.
     public nonisolated func printsTag() throws(CatalogError) -> Data {
-        try read { db in try TableTags.tag(of: PhotoStore.table, db) }
+        try reading { connection in try TableTags.tag(of: PhotoStore.table, connection) }
     }
 
     /// The groups of `kind` among the indexed photos (``DuplicateGroups``: each a photo and the photos linked
@@ -56,7 +56,9 @@ extension Catalog {
     public nonisolated func duplicateGroups(
         _ kind: DuplicateKind, context: RenderContext, excluding excluded: Set<Int64> = []
     ) throws(CatalogError) -> [DuplicateGroup] {
-        let photos = try read { db in try PhotoStore().printedPhotos(db) }.filter { !excluded.contains($0.entry.image) }
+        let photos = try reading { connection in try PhotoStore().printedPhotos(connection) }.filter {
+            !excluded.contains($0.entry.image)
+        }
         let prints = photos.flatMap(\.entry.print)
         let copies = photos.map {
             DuplicateGroups.Copy(pixels: $0.pixels, sharpness: $0.entry.sharpness, bytes: $0.size)
@@ -67,7 +69,7 @@ extension Catalog {
         do {
             switch kind {
             case .copies:
-                let identical = Dictionary(grouping: photos.indices) { "\(photos[$0].contentHash) \(photos[$0].size)" }
+                let identical = Dictionary(grouping: photos.indices) { photos[$0].contents }
                     .values.flatMap { same in same.dropFirst().map { (same[0], $0) } }
                 links = try DuplicateGroups.copies(
                     prints: prints, hashes: photos.map(\.entry.hash), identical: identical, context: context
@@ -87,8 +89,12 @@ extension Catalog {
         }
         return DuplicateGroups.groups(links: links, copies: copies, rule: kind.rule).map { group in
             let best = group[0]
-            let others = group.dropFirst()
-                .map { (index: $0, distance: ClosePrints.distance(between: best, and: $0, in: prints)) }
+            // Byte-identical files lie 0 apart, whatever precision the store keeps prints in.
+            func distance(_ index: Int) -> Float {
+                photos[index].contents == photos[best].contents
+                    ? 0 : ClosePrints.distance(between: best, and: index, in: prints)
+            }
+            let others = group.dropFirst().map { (index: $0, distance: distance($0)) }
                 .sorted { ($0.distance, photos[$0.index].path) < ($1.distance, photos[$1.index].path) }
             return DuplicateGroup(
                 best: photos[best].path,

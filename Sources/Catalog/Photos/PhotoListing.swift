@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// An indexed photo as a list shows it: its id, file, size in pixels and how many faces it holds.
 public struct PhotoSummary: Sendable, Codable, Equatable {
@@ -33,30 +32,32 @@ extension Catalog {
         -> Page<PhotoSummary>
     {
         guard offset >= 0, limit >= 0 else { throw .invalidQuery("a page starts at 0 and holds at least 0 photos") }
-        let condition =
-            person == nil
-            ? "status = 'indexed'" : "id IN (SELECT image_id FROM faces WHERE person_id = :person)"
-        let arguments: StatementArguments = ["person": person, "limit": limit, "offset": offset]
-        return try read { db in
-            let total = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM images WHERE \(condition)", arguments: arguments)
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, path, width, height, (SELECT COUNT(*) FROM faces WHERE image_id = images.id) AS faces \
-                    FROM images WHERE \(condition) ORDER BY path LIMIT :limit OFFSET :offset
-                    """, arguments: arguments)
+        let (condition, arguments): (String, [StoreValue]) =
+            person.map { ("id IN (SELECT image_id FROM faces WHERE person_id = ?)", [.integer($0)]) }
+            ?? ("status = 'indexed'", [])
+        return try reading { connection in
+            let total = try connection.integer("SELECT COUNT(*) FROM images WHERE \(condition)", arguments)
+            let rows = try connection.rows(
+                """
+                SELECT id, path, width, height, (SELECT COUNT(*) FROM faces WHERE image_id = images.id) AS faces \
+                FROM images WHERE \(condition) ORDER BY path LIMIT ? OFFSET ?
+                """, arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
             return Page(
-                items: rows.map {
+                items: try rows.map { row throws(CatalogError) in
                     PhotoSummary(
-                        id: $0["id"], path: $0["path"], width: $0["width"], height: $0["height"], faces: $0["faces"])
-                }, total: total ?? 0)
+                        id: try row.get(0), path: try row.get(1), width: try row.get(2), height: try row.get(3),
+                        faces: try row.get(4))
+                }, total: Int(total ?? 0))
         }
     }
 
     /// The indexed photo `id` as stored, or ``CatalogError/notFound(_:)`` (a file recorded as failed is no photo).
     public nonisolated func image(_ id: Int64) throws(CatalogError) -> ImageRecord {
-        guard let image = try read({ db in try ImageRecord.fetchOne(db, key: id) }), image.status == .indexed else {
+        let image = try reading { connection in
+            try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE id = ?", [.integer(id)]).first.map(
+                ImageRecord.init(row:))
+        }
+        guard let image, image.status == .indexed else {
             throw .notFound("photo \(id)")
         }
         return image
@@ -64,45 +65,46 @@ extension Catalog {
 
     /// The faces of the image `id`, left to right, with their people.
     public nonisolated func faces(inImage id: Int64) throws(CatalogError) -> [PhotoFace] {
-        try read { db in try Self.photoFaces(db, where: "image_id = ?", id).map(\.face) }
+        try reading { connection in try Self.photoFaces(connection, where: "image_id = ?", id).map(\.face) }
     }
 
     /// The face `id` with its person, and its image's id, or ``CatalogError/notFound(_:)``.
     public nonisolated func face(_ id: Int64) throws(CatalogError) -> (image: Int64, face: PhotoFace) {
-        guard let found = try read({ db in try Self.photoFaces(db, where: "faces.id = ?", id).first }) else {
+        guard
+            let found = try reading({ connection in try Self.photoFaces(connection, where: "faces.id = ?", id).first })
+        else {
             throw .notFound("face \(id)")
         }
         return found
     }
 
     /// Faces matching `condition` (on `faces`), left to right, with their people and images' ids.
-    private static func photoFaces(_ db: Database, where condition: String, _ argument: Int64) throws
-        -> [(image: Int64, face: PhotoFace)]
+    private static func photoFaces(_ connection: any StoreConnection, where condition: String, _ argument: Int64)
+        throws -> [(image: Int64, face: PhotoFace)]
     {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT faces.id, image_id, x, y, width, height, person_id, name, assignment FROM faces \
-                LEFT JOIN persons ON persons.id = person_id WHERE \(condition) ORDER BY x, y
-                """, arguments: [argument]
-        ).map {
+        try connection.rows(
+            """
+            SELECT faces.id, image_id, x, y, width, height, person_id, name, assignment FROM faces \
+            LEFT JOIN persons ON persons.id = person_id WHERE \(condition) ORDER BY x, y
+            """, [.integer(argument)]
+        ).map { row throws(CatalogError) in
             (
-                $0["image_id"],
+                try row.get(1),
                 PhotoFace(
-                    id: $0["id"], x: $0["x"], y: $0["y"], width: $0["width"], height: $0["height"],
-                    person: $0["person_id"], name: $0["name"],
-                    assignment: ($0["assignment"] as String?).flatMap(FaceAssignment.init(rawValue:)))
+                    id: try row.get(0), x: try row.get(2), y: try row.get(3), width: try row.get(4),
+                    height: try row.get(5), person: try row.get(6), name: try row.get(7),
+                    assignment: (try row.get(8) as String?).flatMap(FaceAssignment.init(rawValue:)))
             )
         }
     }
 
     /// Whether the image `id` has a print (without reading it).
     public nonisolated func hasPrint(image id: Int64) throws(CatalogError) -> Bool {
-        try read { db in try !PhotoStore().lacksPrint(image: id, db) }
+        try reading { connection in try !PhotoStore().lacksPrint(image: id, connection) }
     }
 
     /// The stored print of the image `id`, if it was printed.
     public nonisolated func storedPrint(ofImage id: Int64) throws(CatalogError) -> [Float]? {
-        try read { db in try PhotoStore().print(ofImage: id, db) }
+        try reading { connection in try PhotoStore().print(ofImage: id, connection) }
     }
 }

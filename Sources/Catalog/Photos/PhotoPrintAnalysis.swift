@@ -54,22 +54,22 @@ public struct PhotoPrintAnalysis: PhotoAnalysis {
         }
     }
 
-    public func write(_ analysis: Analysis, image: Int64, to db: Database) throws {
+    public func write(_ analysis: Analysis, image: Int64, to connection: any StoreConnection) throws {
         try store.insert(
             PhotoStore.Entry(image: image, print: analysis.print, hash: analysis.hash, sharpness: analysis.sharpness),
-            db)
+            connection)
     }
 
     /// Whether the image has no print (indexed before photos were analysed, or with `--no-photos`).
-    public func isIncomplete(image: Int64, _ db: Database) throws -> Bool {
-        try store.lacksPrint(image: image, db)
+    public func isIncomplete(image: Int64, _ connection: any StoreConnection) throws -> Bool {
+        try store.lacksPrint(image: image, connection)
     }
 
     /// The write that gives the image its print, made from its photo.
     public func completion(of image: Int64, photo: Photo, in catalog: Catalog) throws
-        -> @Sendable (Database) throws -> Void
+        -> @Sendable (any StoreConnection) throws -> Void
     {
         let analysis = try analyze(photo)
-        return { db in try write(analysis, image: image, to: db) }
+        return { connection in try write(analysis, image: image, to: connection) }
     }
 }

@@ -32,55 +32,61 @@ public struct PhotoStore: Sendable {
         try TableTags.track(table, db)
     }
 
-    func insert(_ entry: Entry, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT OR REPLACE INTO \(Self.table) (image_id, print, hash, sharpness) VALUES (?, ?, ?, ?)",
-            arguments: [
-                entry.image, entry.print.littleEndianBytes, Int64(bitPattern: entry.hash.bits), entry.sharpness,
+    func insert(_ entry: Entry, _ connection: any StoreConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO \(Self.table) (image_id, print, hash, sharpness) VALUES (?, ?, ?, ?) ON CONFLICT (image_id) \
+            DO UPDATE SET print = excluded.print, hash = excluded.hash, sharpness = excluded.sharpness
+            """,
+            [
+                .integer(entry.image), .vector(entry.print), .integer(Int64(bitPattern: entry.hash.bits)),
+                .real(entry.sharpness),
             ])
     }
 
     /// Whether the image has no row yet (indexed before photos were analysed).
-    func lacksPrint(image: Int64, _ db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ?", arguments: [image]) == 0
+    func lacksPrint(image: Int64, _ connection: any StoreConnection) throws -> Bool {
+        try connection.integer("SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ?", [.integer(image)]) == 0
     }
 
     /// The images with a row.
-    func imageIDs(_ db: Database) throws -> Set<Int64> {
-        try Set(Int64.fetchAll(db, sql: "SELECT image_id FROM \(Self.table)"))
+    func imageIDs(_ connection: any StoreConnection) throws -> Set<Int64> {
+        try Set(
+            connection.rows("SELECT image_id FROM \(Self.table)", []).map { row throws(CatalogError) in try row.get(0) }
+        )
     }
 
     /// The prints of the images `ids` (every stored one when nil), 500 at a time, as rows of a search
     /// gallery: each photo a row whose face and image are the photo.
     func prints(
-        _ ids: [Int64]?, _ db: Database, _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
+        _ ids: [Int64]?, _ connection: any StoreConnection,
+        _ body: ([(embedding: [Float], face: FaceID, image: ImageID)]) throws -> Void
     ) throws {
         try RowBatches.fetch(
-            "SELECT image_id, print FROM \(Self.table)", key: "image_id", ids: ids, db,
+            "SELECT image_id, print FROM \(Self.table)", key: "image_id", ids: ids, connection,
             row: { row in
-                let image: Int64 = row[0]
-                return ([Float](littleEndianBytes: row[1] as Data), FaceID(image), ImageID(image))
+                let image: Int64 = try row.get(0)
+                return (try row.get(1), FaceID(image), ImageID(image))
             }, body)
     }
 
     /// The print of the image at `path`, if it has one.
-    func print(ofImageAt path: String, _ db: Database) throws -> [Float]? {
-        try print(of: "images.path = ?", path, db)
+    func print(ofImageAt path: String, _ connection: any StoreConnection) throws -> [Float]? {
+        try print(of: "images.path = ?", .text(path), connection)
     }
 
     /// The print of the image `id`, if it has one.
-    func print(ofImage id: Int64, _ db: Database) throws -> [Float]? {
-        try print(of: "images.id = ?", id, db)
+    func print(ofImage id: Int64, _ connection: any StoreConnection) throws -> [Float]? {
+        try print(of: "images.id = ?", .integer(id), connection)
     }
 
     /// The print of the image matching `condition`, if it has one.
-    private func print(of condition: String, _ argument: some DatabaseValueConvertible, _ db: Database) throws
+    private func print(of condition: String, _ argument: StoreValue, _ connection: any StoreConnection) throws
         -> [Float]?
     {
-        try Data.fetchOne(
-            db, sql: "SELECT print FROM \(Self.table) JOIN images ON images.id = image_id WHERE \(condition)",
-            arguments: [argument]
-        ).map { [Float](littleEndianBytes: $0) }
+        try connection.rows(
+            "SELECT print FROM \(Self.table) JOIN images ON images.id = image_id WHERE \(condition)", [argument]
+        ).first?.get(0)
     }
 
     /// A printed photo with what finding and choosing among copies reads: its row and its image's file.
@@ -91,27 +97,29 @@ public struct PhotoStore: Sendable {
         let size: Int
         let contentHash: String
         let pixels: Int
+
+        /// What byte-identical files share: their content hash and size.
+        var contents: String { "\(contentHash) \(size)" }
     }
 
     /// Every printed photo, by path.
-    func printedPhotos(_ db: Database) throws -> [PrintedPhoto] {
-        try Row.fetchAll(
-            db,
-            sql: """
-                SELECT image_id, print, \(Self.table).hash, sharpness, path, size, images.hash, width * height \
-                FROM \(Self.table) JOIN images ON images.id = image_id ORDER BY path
-                """
-        ).map { row in
+    func printedPhotos(_ connection: any StoreConnection) throws -> [PrintedPhoto] {
+        try connection.rows(
+            """
+            SELECT image_id, print, \(Self.table).hash, sharpness, path, size, images.hash, width * height \
+            FROM \(Self.table) JOIN images ON images.id = image_id ORDER BY path
+            """, []
+        ).map { row throws(CatalogError) in
             PrintedPhoto(
                 entry: Entry(
-                    image: row[0], print: [Float](littleEndianBytes: row[1] as Data),
-                    hash: PerceptualHash(bits: UInt64(bitPattern: row[2] as Int64)), sharpness: row[3]),
-                path: row[4], size: row[5], contentHash: row[6], pixels: row[7])
+                    image: try row.get(0), print: try row.get(1),
+                    hash: PerceptualHash(bits: UInt64(bitPattern: try row.get(2) as Int64)), sharpness: try row.get(3)),
+                path: try row.get(4), size: try row.get(5), contentHash: try row.get(6), pixels: try row.get(7))
         }
     }
 
     /// How many images have a row.
-    func count(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.table)") ?? 0
+    func count(_ connection: any StoreConnection) throws -> Int {
+        Int(try connection.integer("SELECT COUNT(*) FROM \(Self.table)") ?? 0)
     }
 }

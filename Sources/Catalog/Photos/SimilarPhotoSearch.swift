@@ -70,6 +70,6 @@ extension Catalog {
     /// The stored print of the photo at `path` (any spelling of it), if it was indexed and printed.
     public nonisolated func storedPrint(ofPhotoAt path: String) throws(CatalogError) -> [Float]? {
         let stored = Self.storedPath(path)
-        return try read { db in try PhotoStore().print(ofImageAt: stored, db) }
+        return try reading { connection in try PhotoStore().print(ofImageAt: stored, connection) }
     }
 }

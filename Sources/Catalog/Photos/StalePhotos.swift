@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// An indexed photo whose file is no longer the photo that was indexed, and why: what `duplicates` leaves out
 /// of its groups and `similar` out of its answers, rather than advise on a file that is gone or holds another.
@@ -21,7 +20,7 @@ extension Catalog {
     /// The printed photos whose files are no longer the photos that were indexed.
     public nonisolated func stalePrintedPhotos() throws(CatalogError) -> [StalePhoto] {
         try stalePhotos(
-            among: try read { db in try Int64.fetchAll(db, sql: "SELECT image_id FROM \(PhotoStore.table)") })
+            among: try reading { connection in try PhotoStore().imageIDs(connection) })
     }
 
     /// The stored records of images by id, read 500 to a statement.
@@ -30,8 +29,9 @@ extension Catalog {
         var records: [Int64: ImageRecord] = [:]
         for start in stride(from: 0, to: ids.count, by: 500) {
             let batch = RowBatches.list(ids[start..<min(ids.count, start + 500)])
-            for record in try read({ db in
-                try ImageRecord.fetchAll(db, sql: "SELECT * FROM images WHERE id IN (\(batch))")
+            for record in try reading({ connection in
+                try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE id IN (\(batch))", []).map(
+                    ImageRecord.init(row:))
             }) {
                 if let id = record.id { records[id] = record }
             }

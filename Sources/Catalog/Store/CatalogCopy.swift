@@ -36,7 +36,7 @@ public enum CatalogCopy {
                 }
                 return try CatalogTable.all.map { table in
                     let rows = try copy(table, from: reader, to: writer)
-                    try writer.keysInserted(table)
+                    try writer.keysInserted(table: table.name, key: table.key)
                     try compare(table, reader, writer, places: (source.location, destination.location))
                     return Report.Table(name: table.name, rows: rows)
                 }
@@ -74,7 +74,7 @@ public enum CatalogCopy {
                 "SELECT \(table.columnList) FROM \(table.name) WHERE \(table.key) >= ? ORDER BY \(table.key) LIMIT ?",
                 [key, .integer(Int64(rows.count))])
             for (original, copy) in zip(rows, copied)
-            where table.atStoredPrecision(original) != table.atStoredPrecision(try table.normalised(copy)) {
+            where table.atStoredPrecision(original) != table.atStoredPrecision(try table.normalised(copy.values)) {
                 throw CatalogError.storage(
                     path: places.destination,
                     reason:
@@ -101,7 +101,7 @@ public enum CatalogCopy {
             let rows = try connection.rows(
                 "SELECT \(table.columnList) FROM \(table.name) WHERE \(table.key) > ? ORDER BY \(table.key) LIMIT ?",
                 [after, .integer(Int64(pageSize))]
-            ).map { row throws(CatalogError) in try table.normalised(row) }
+            ).map { row throws(CatalogError) in try table.normalised(row.values) }
             guard let last = rows.last else { return }
             try body(rows)
             after = last[0]

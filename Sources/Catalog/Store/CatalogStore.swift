@@ -14,6 +14,5 @@ protocol CatalogStore: Sendable {
 
 /// The store at `location`: a PostgreSQL URL (``PostgresLocation``) or a SQLite file's path.
 func catalogStore(at location: String, access: Catalog.Access) throws(CatalogError) -> any CatalogStore {
-    if PostgresLocation.isURL(location) { return try PostgresStore(PostgresLocation(location), access: access) }
-    return SQLiteStore(catalog: try Catalog(path: location, access: access))
+    try Catalog(path: location, access: access).storage
 }

@@ -70,21 +70,6 @@ extension CatalogTable.Column {
     }
 }
 
-extension StoreValue {
-    /// What kind of value this is, for messages (never the value, which can be large).
-    fileprivate var kindName: String {
-        switch self {
-        case .null: "null"
-        case .integer: "an integer"
-        case .real: "a real"
-        case .text: "text"
-        case .blob(let bytes): "\(bytes.count) bytes"
-        case .boolean: "a flag"
-        case .vector(let values): "a vector of \(values.count)"
-        }
-    }
-}
-
 extension CatalogTable {
     /// Every table of a catalog's, each after the tables its rows refer to.
     static let all: [CatalogTable] = [

@@ -62,6 +62,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         password = components.password ?? environment["PGPASSWORD"] ?? fromFile()
     }
 
+    /// The folder where this machine keeps what it caches of the catalog (search galleries, thumbnails):
+    /// `$XDG_CACHE_HOME/facesearch/postgres/<host>-<port>-<database>`, else under `~/.cache`; made if missing.
+    func cacheFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let cache = environment["XDG_CACHE_HOME"] ?? NSHomeDirectory() + "/.cache"
+        let name = "\(host)-\(port)-\(database)".map { $0.isLetter || $0.isNumber || $0 == "." ? $0 : "-" }
+        let folder = cache + "/facesearch/postgres/" + String(name)
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     /// The URL without its password.
     public var description: String {
         let host = host.contains(":") ? "[\(host)]" : host
@@ -71,8 +81,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(user)@\(host):\(port)/\(database)\(options)"
     }
 
-    /// Text that may hold a URL with a password, shown without it.
-    static func withoutPassword(_ text: String) -> String {
+    /// A catalog's location (a file's path, or a URL that may hold a password) as it may be shown.
+    public static func withoutPassword(_ text: String) -> String {
         guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
             let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
         else { return text }

@@ -7,6 +7,9 @@ enum PostgresSchema {
     /// The oldest pgvector with `halfvec`.
     static let pgvectorVersion = [0, 7]
 
+    /// The tables whose changes searches and lists follow by their tags.
+    private static let tagged = ["faces", "persons", "face_descriptors", "face_embeddings", "photo_prints"]
+
     static let migrations: [(identifier: String, statements: [String])] = [
         (
             "catalog",
@@ -56,7 +59,24 @@ enum PostgresSchema {
                 indexed bigint NOT NULL DEFAULT 0, unchanged bigint NOT NULL DEFAULT 0, \
                 failed bigint NOT NULL DEFAULT 0, upgraded bigint NOT NULL DEFAULT 0, removed bigint NOT NULL DEFAULT 0)
                 """,
+                // A random tag per table that searches keep in memory or in a file, replaced by every change
+                // (``TableTags``): a statement's trigger, so that a batch of rows changes it once.
+                "CREATE TABLE table_tags (name text PRIMARY KEY, tag bytea NOT NULL)",
+                """
+                CREATE FUNCTION catalog_retag() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                UPDATE table_tags SET tag = uuid_send(gen_random_uuid()) WHERE name = TG_TABLE_NAME; RETURN NULL; \
+                END $$
+                """,
             ]
+                + tagged.flatMap { table in
+                    [
+                        "INSERT INTO table_tags (name, tag) VALUES ('\(table)', uuid_send(gen_random_uuid()))",
+                        """
+                        CREATE TRIGGER \(table)_tag AFTER INSERT OR UPDATE OR DELETE ON \(table) \
+                        FOR EACH STATEMENT EXECUTE FUNCTION catalog_retag()
+                        """,
+                    ]
+                }
         )
     ]
 
@@ -66,8 +86,8 @@ enum PostgresSchema {
         let place = location.description
         try connection.execute(access == .readWrite ? "BEGIN" : "BEGIN READ ONLY", [])
         do {
-            try checkVector(connection, access: access, location: location)
             if access == .readWrite {
+                try checkVector(connection, access: access, location: location)
                 try connection.execute("SELECT pg_advisory_xact_lock(7295814036517)", [])
                 try connection.execute(
                     """
@@ -79,10 +99,12 @@ enum PostgresSchema {
             {
                 throw CatalogError.storage(
                     path: place, reason: "no catalog in this database yet (`cbir index <folder> --db URL` makes one)")
+            } else {
+                try checkVector(connection, access: access, location: location)
             }
             let applied = Set(
                 try connection.rows("SELECT identifier FROM catalog_migrations", []).compactMap { row in
-                    if case .text(let identifier) = row[0] { identifier } else { nil }
+                    if case .text(let identifier) = row.values[0] { identifier } else { nil }
                 })
             let known = migrations.map(\.identifier)
             if let newer = applied.subtracting(known).sorted().first {
@@ -115,7 +137,7 @@ enum PostgresSchema {
         let installed = { () throws -> String? in
             if case .text(let version)? = try connection.rows(
                 "SELECT extversion FROM pg_extension WHERE extname = 'vector'", []
-            ).first?.first {
+            ).first?.values.first {
                 return version
             }
             return nil

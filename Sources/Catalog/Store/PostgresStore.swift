@@ -72,6 +72,8 @@ final class PostgresStore: CatalogStore {
             }
         } catch let error as CatalogError {
             throw error
+        } catch let damage as StoreDamage {
+            throw .damaged(path: location, reason: damage.reason)
         } catch {
             throw .storage(path: location, reason: Self.reason(error))
         }

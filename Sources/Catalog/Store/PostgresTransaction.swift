@@ -16,16 +16,21 @@ struct PostgresTransaction: StoreConnection {
         try run(sql, values).metadata.rows ?? 0
     }
 
-    func rows(_ sql: String, _ values: [StoreValue]) throws -> [[StoreValue]] {
-        try run(sql, values).rows.map { row in try row.map(value) }
+    func rows(_ sql: String, _ values: [StoreValue]) throws -> [StoreRow] {
+        let rows = try run(sql, values).rows
+        let columns = rows.first.map { $0.map(\.columnName) } ?? []
+        return try rows.map { row in StoreRow(columns: columns, values: try row.map(value)) }
     }
 
-    func keysInserted(_ table: CatalogTable) throws {
+    /// The rows come whole from the server, then go to `body`.
+    func forEachRow(_ sql: String, _ values: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
+        for row in try rows(sql, values) { try body(row) }
+    }
+
+    func keysInserted(table: String, key: String) throws {
         try execute(
-            """
-            SELECT setval(pg_get_serial_sequence('\(table.name)', '\(table.key)'), COALESCE(MAX(\(table.key)), 0) + 1, \
-            false) FROM \(table.name)
-            """, [])
+            "SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX(\(key)), 0) + 1, false) FROM \(table)",
+            [.text(table), .text(key)])
     }
 
     private func run(_ sql: String, _ values: [StoreValue]) throws -> PostgresQueryResult {
@@ -115,7 +120,7 @@ struct PostgresVectorTypes: Sendable {
                 "SELECT typname::text, oid::int8 FROM pg_type WHERE typname IN ('vector', 'halfvec')", []
             )
             .compactMap { row -> (String, UInt32)? in
-                guard case .text(let name) = row[0], let oid = row[1].integer else { return nil }
+                guard case .text(let name) = row.values[0], let oid = row.values[1].integer else { return nil }
                 return (name, UInt32(oid))
             }, uniquingKeysWith: { first, _ in first })
         guard let vector = types["vector"], let halfVector = types["halfvec"] else {

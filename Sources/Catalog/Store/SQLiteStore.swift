@@ -4,18 +4,17 @@ import GRDB
 
 /// A catalog's SQLite file as a ``CatalogStore``: the catalog's own connections (WAL: reads beside a write).
 struct SQLiteStore: CatalogStore {
-    let catalog: Catalog
-
-    var location: String { catalog.path }
+    let pool: any DatabaseWriter
+    let location: String
 
     func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
-        do { return try catalog.pool.read { db in try body(SQLiteConnection(db: db)) } } catch {
+        do { return try pool.read { db in try body(SQLiteConnection(db: db)) } } catch {
             throw .storage(error, path: location)
         }
     }
 
     func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
-        do { return try catalog.pool.write { db in try body(SQLiteConnection(db: db)) } } catch {
+        do { return try pool.write { db in try body(SQLiteConnection(db: db)) } } catch {
             throw .storage(error, path: location)
         }
     }
@@ -31,22 +30,34 @@ struct SQLiteConnection: StoreConnection {
         return db.changesCount
     }
 
-    func rows(_ sql: String, _ values: [StoreValue]) throws -> [[StoreValue]] {
-        try Row.fetchAll(db, sql: sql, arguments: Self.arguments(values)).map { row in
-            row.databaseValues.map { value in
-                switch value.storage {
-                case .null: .null
-                case .int64(let number): .integer(number)
-                case .double(let number): .real(number)
-                case .string(let text): .text(text)
-                case .blob(let bytes): .blob(bytes)
-                }
-            }
+    func rows(_ sql: String, _ values: [StoreValue]) throws -> [StoreRow] {
+        var rows: [StoreRow] = []
+        try forEachRow(sql, values) { rows.append($0) }
+        return rows
+    }
+
+    func forEachRow(_ sql: String, _ values: [StoreValue], _ body: (StoreRow) throws -> Void) throws {
+        let statement = try db.makeStatement(sql: sql)
+        let columns = statement.columnNames
+        let rows = try Row.fetchCursor(statement, arguments: Self.arguments(values))
+        while let row = try rows.next() {
+            try body(
+                StoreRow(
+                    columns: columns,
+                    values: row.databaseValues.map { value in
+                        switch value.storage {
+                        case .null: .null
+                        case .int64(let number): .integer(number)
+                        case .double(let number): .real(number)
+                        case .string(let text): .text(text)
+                        case .blob(let bytes): .blob(bytes)
+                        }
+                    }))
         }
     }
 
     /// SQLite's keys (`AUTOINCREMENT`) already follow the largest one inserted.
-    func keysInserted(_ table: CatalogTable) throws {}
+    func keysInserted(table: String, key: String) throws {}
 
     private static func arguments(_ values: [StoreValue]) -> StatementArguments {
         StatementArguments(

@@ -1,21 +1,25 @@
 /// A connection to a catalog's store, inside one of its transactions: statements written once for every store,
 /// with `?` for each bound value. What differs between stores (column types, how vectors travel, how keys are
 /// made) is the conformer's business, so that the catalog's statements do not know which store runs them.
-protocol StoreConnection {
+public protocol StoreConnection {
     /// Runs a statement that returns no rows; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ values: [StoreValue]) throws -> Int
 
-    /// Runs a query; returns its rows, each a value per column in the order the query names them.
-    func rows(_ sql: String, _ values: [StoreValue]) throws -> [[StoreValue]]
+    /// Runs a query; returns its rows.
+    func rows(_ sql: String, _ values: [StoreValue]) throws -> [StoreRow]
 
-    /// After rows were inserted into `table` with their keys given: keys made later come after theirs.
-    func keysInserted(_ table: CatalogTable) throws
+    /// Runs a query and hands its rows to `body` one at a time, where the store can, as they are read: a sweep
+    /// of a whole table of vectors need not hold it all at once.
+    func forEachRow(_ sql: String, _ values: [StoreValue], _ body: (StoreRow) throws -> Void) throws
+
+    /// After rows were inserted into `table` with their keys (`key`) given: keys made later come after theirs.
+    func keysInserted(table: String, key: String) throws
 }
 
 extension StoreConnection {
     /// The first column of a query's first row as an integer: a count, say.
     func integer(_ sql: String, _ values: [StoreValue] = []) throws -> Int64? {
-        try rows(sql, values).first?.first?.integer
+        try rows(sql, values).first?.values.first?.integer
     }
 }

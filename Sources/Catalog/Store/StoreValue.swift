@@ -22,4 +22,17 @@ extension StoreValue {
         default: nil
         }
     }
+
+    /// What kind of value this is, for messages (never the value, which can be large).
+    var kindName: String {
+        switch self {
+        case .null: "null"
+        case .integer: "an integer"
+        case .real: "a real"
+        case .text: "text"
+        case .blob(let bytes): "\(bytes.count) bytes"
+        case .boolean: "a flag"
+        case .vector(let values): "a vector of \(values.count)"
+        }
+    }
 }
