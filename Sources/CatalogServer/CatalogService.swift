@@ -32,7 +32,7 @@ final class CatalogService: Sendable {
     /// Opens the database for writing where it can be written and is not to be served read-only, else read-only.
     init(configuration: ServerConfiguration) throws {
         let path = configuration.database
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard PostgresLocation.isURL(path) || FileManager.default.fileExists(atPath: path) else {
             throw CatalogError.storage(path: path, reason: "no such database (run `cbir index <folder> --db \(path)`)")
         }
         do {

@@ -27,7 +27,7 @@ struct CheckCommand: AsyncParsableCommand {
         let check = try Catalog.check(path: try database.existing())
         for problem in check.problems { print(problem) }
         print(
-            "\(database.db): \(check.images) images, \(check.faces) faces: "
+            "\(database.shown): \(check.images) images, \(check.faces) faces: "
                 + (check.isSound ? "sound" : "\(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")"))
         if !check.isSound { throw CommandFailure(CatalogError.recovery(database.db)) }
     }
@@ -35,7 +35,7 @@ struct CheckCommand: AsyncParsableCommand {
     private func repairDatabase() async throws {
         guard let repair = try Catalog.repair(path: database.db) else {
             let incomplete = try await database.open(access: .readWrite).dropUnusableVectors()
-            guard !incomplete.isEmpty else { return print("\(database.db): sound, nothing to repair") }
+            guard !incomplete.isEmpty else { return print("\(database.shown): sound, nothing to repair") }
             print(
                 """
                 \(incomplete.count) photo\(incomplete.count == 1 ? "'s" : "s'") prints or embeddings held values \
@@ -67,12 +67,12 @@ struct CheckCommand: AsyncParsableCommand {
             for path in repair.photosToIndexAgain { print("  \(path)") }
         }
         if let damaged = repair.damaged {
-            print("\(database.db): repaired; the damaged file is kept as \(damaged)")
+            print("\(database.shown): repaired; the damaged file is kept as \(damaged)")
         } else {
             print(
                 """
-                \(repair.repaired): the repaired copy. Another process has \(database.db) open: when it is done, \
-                put the copy in its place (mv \(repair.repaired) \(database.db))
+                \(repair.repaired): the repaired copy. Another process has \(database.shown) open: when it is done, \
+                put the copy in its place (mv \(repair.repaired) \(database.shown))
                 """)
         }
     }

@@ -8,8 +8,12 @@ import ImageKernels
 
 /// The `--db` option of the database commands, and opening the catalog.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "The database file.")
-    var db = "cbir.sqlite"
+    @Option(
+        help: """
+            The catalog: a SQLite file, or a postgres://user@host:port/database URL. Default: $FACESEARCH_DB, else \
+            cbir.sqlite.
+            """)
+    var db = ProcessInfo.processInfo.environment["FACESEARCH_DB"] ?? "cbir.sqlite"
 
     /// Opens the catalog (no model, no device): read-only unless the command writes (so that a read-only
     /// file can be searched), and created only by `index`: asking an absent database a question is an
@@ -20,11 +24,14 @@ struct DatabaseOptions: ParsableArguments {
 
     /// The database's path, once it is known to exist.
     func existing() throws -> String {
-        guard FileManager.default.fileExists(atPath: db) else {
+        guard PostgresLocation.isURL(db) || FileManager.default.fileExists(atPath: db) else {
             throw CommandFailure("\(db): no such database (run `cbir index <folder> --db \(db)` first)")
         }
         return db
     }
+
+    /// The catalog as messages name it: a URL without its password.
+    var shown: String { PostgresLocation.withoutPassword(db) }
 }
 
 /// The `--detector` option of the commands that find faces: detecting, indexing and probing.

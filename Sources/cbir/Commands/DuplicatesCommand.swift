@@ -56,7 +56,7 @@ struct DuplicatesCommand: ParsableCommand {
         let store = try database.open()
         let context = try deviceOptions.context() ?? RenderContext.orDefault(nil, for: .search)
         if try store.statistics().printedImages == 0 {
-            note("no photo is printed yet: `cbir index <folder> --db \(database.db)` prints them")
+            note("no photo is printed yet: `cbir index <folder> --db \(database.shown)` prints them")
         }
         let stale = try store.stalePrintedPhotos()
         let kind: DuplicateKind =
@@ -65,7 +65,7 @@ struct DuplicatesCommand: ParsableCommand {
         if !stale.isEmpty {
             note(
                 "\(stale.count) photo\(stale.count == 1 ? " was" : "s were") left out, changed or gone since indexing "
-                    + "(`cbir index <folder> --db \(database.db)` brings the catalog up to date):\n"
+                    + "(`cbir index <folder> --db \(database.shown)` brings the catalog up to date):\n"
                     + stale.prefix(20).map { "  \(FileSystemPath.displayed($0.path)): \($0.reason)\n" }.joined()
                     + (stale.count > 20 ? "  and \(stale.count - 20) more\n" : ""))
         }

@@ -90,7 +90,7 @@ struct IndexCommand: AsyncParsableCommand {
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print(
             """
-            \(database.db): \(statistics.images) images, \(statistics.faces) faces, \(statistics.printedImages) \
+            \(database.shown): \(statistics.images) images, \(statistics.faces) faces, \(statistics.printedImages) \
             photos printed, \(statistics.failedImages) failed files
             """
         )

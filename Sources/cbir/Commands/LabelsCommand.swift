@@ -52,7 +52,7 @@ struct LabelsCommand: AsyncParsableCommand {
             let store = try database.open(access: .readWrite)
             let unmatched = try await store.importLabels(labels)
             for label in unmatched { print("no face for \(label.label) at \(label.x),\(label.y) in \(label.path)") }
-            print("\(database.db): \(labels.count - unmatched.count) of \(labels.count) labels applied")
+            print("\(database.shown): \(labels.count - unmatched.count) of \(labels.count) labels applied")
         }
     }
 }

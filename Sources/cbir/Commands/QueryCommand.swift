@@ -76,7 +76,7 @@ struct QueryCommand: AsyncParsableCommand {
             weights: try weights.weightMap(), radius: radius, top: top, context: context)
         let face = result.probe.face
         let report = Report(
-            database: database.db,
+            database: database.shown,
             probe: .init(
                 path: probe.probe, face: result.probe.number, faces: result.probe.count, x: face.x,
                 y: face.y, width: face.width, height: face.height),

@@ -17,7 +17,7 @@ struct RemoveCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try database.open(access: .readWrite)
         let removed = try await store.remove(path: path)
-        guard removed > 0 else { throw CommandFailure("\(path): not in \(database.db)") }
+        guard removed > 0 else { throw CommandFailure("\(path): not in \(database.shown)") }
         print("removed \(removed) file\(removed == 1 ? "" : "s")")
     }
 }

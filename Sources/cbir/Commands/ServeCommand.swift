@@ -48,12 +48,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: database.db) else {
-            throw CommandFailure(
-                "\(database.db): no such database (run `cbir index <folder> --db \(database.db)` first)")
-        }
         let configuration = ServerConfiguration(
-            database: database.db, host: host, port: port,
+            database: try database.existing(), host: host, port: port,
             token: token ?? ProcessInfo.processInfo.environment["CBIR_TOKEN"], uploadLimit: uploadLimit << 20,
             context: try deviceOptions.context(), detector: detector.detector, readOnly: readOnly,
             idleTimeout: .seconds(idleTimeout))
@@ -64,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let shown = host.contains(":") ? "[\(host)]" : host
         let app = try buildApplication(configuration) { [database] port in
-            FileHandle.standardError.write(Data("serving \(database.db) on http://\(shown):\(port)\n".utf8))
+            FileHandle.standardError.write(Data("serving \(database.shown) on http://\(shown):\(port)\n".utf8))
         }
         try await app.runService()
     }

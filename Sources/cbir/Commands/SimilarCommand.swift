@@ -54,7 +54,8 @@ struct SimilarCommand: ParsableCommand {
         guard statistics.printedImages > 0 else {
             throw CommandFailure(
                 """
-                \(database.db): no photo is printed yet: run `cbir index <folder> --db \(database.db)` to print them
+                \(database.shown): no photo is printed yet: run `cbir index <folder> --db \(database.shown)` to print \
+                them
                 """)
         }
         var printer: PhotoPrinter?
@@ -71,7 +72,7 @@ struct SimilarCommand: ParsableCommand {
                         Data(
                             ("\(FileSystemPath.displayed(photo)) changed since it was indexed, so it is printed "
                                 + "as it is now; "
-                                + "`cbir index <folder> --db \(database.db)` brings the catalog up to date\n").utf8))
+                                + "`cbir index <folder> --db \(database.shown)` brings the catalog up to date\n").utf8))
                 }
                 if printer == nil { printer = try PhotoPrinter(context: chosen) }
                 let decoded = try Photo(path: photo, bytes: try ImageDecoder.contents(of: photo), context: context)

@@ -23,7 +23,7 @@ struct StatsCommand: ParsableCommand {
         }
         print(
             """
-            \(database.db): \(statistics.images) images, \(statistics.failedImages) failed files, \
+            \(database.shown): \(statistics.images) images, \(statistics.failedImages) failed files, \
             \(statistics.faces) faces, \
             \(statistics.labelledFaces) labelled with \(statistics.labels) names, \(statistics.printedImages) photos \
             printed
