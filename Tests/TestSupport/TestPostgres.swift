@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The PostgreSQL server `scripts/postgres.sh start` runs on loopback, for the tests of the catalog on
 /// PostgreSQL: each test makes a database of its own there. Where none runs, those tests are skipped and say why.
@@ -35,5 +36,27 @@ public enum TestPostgres {
 
     struct ScriptFailure: Error, CustomStringConvertible {
         let description: String
+    }
+}
+
+/// The stores a catalog's test runs on: the same test on a SQLite file and on a PostgreSQL database.
+public enum TestStore: String, CaseIterable, Sendable, CustomStringConvertible {
+    case sqlite
+    case postgres
+
+    public var description: String { rawValue }
+
+    /// A new, empty catalog for a test called `name`: a file in `folder`, or a database of its own on the
+    /// test server (whose password `cbir` then finds through `PGPASSFILE`). Where no server runs, the
+    /// PostgreSQL case is cancelled, saying why.
+    public func catalog(in folder: String, name: String) throws -> String {
+        switch self {
+        case .sqlite: return folder + "/cbir.sqlite"
+        case .postgres:
+            guard TestPostgres.isRunning else { try Test.cancel(Comment(rawValue: TestPostgres.absence)) }
+            for (name, value) in TestPostgres.environment { setenv(name, value, 0) }
+            let suffix = UUID().uuidString.prefix(8).lowercased()
+            return try TestPostgres.database("cbir_test_\(name.lowercased())_\(suffix)")
+        }
     }
 }

@@ -15,16 +15,16 @@ import Testing
         return folder
     }
 
-    /// `cbir` on a new database in a new temporary folder.
+    /// `cbir` on a new database (on `store`) and a new temporary folder.
     struct NewDatabase {
         let folder: String
         let cbir: CommandRunner
         let db: [String]
 
-        init() throws {
+        init(on store: TestStore = .sqlite) throws {
             folder = try DatabaseCommandTests.temporaryFolder()
             cbir = try CommandRunner(product: "cbir")
-            db = ["--db", folder + "/cbir.sqlite"]
+            db = ["--db", try store.catalog(in: folder, name: "commands")]
         }
 
         /// Runs `cbir` with `arguments` on the database, expecting success.
@@ -61,13 +61,14 @@ import Testing
     /// Index train/; obama1.jpg finds an Obama photo first; obama_and_biden.jpg's two faces find Biden and
     /// Obama in turn and the sheet shows them; labels name the train faces, identify names the test faces
     /// and calls a stranger unknown; remove forgets a folder.
-    @Test func indexQueryLabelIdentifyRemove() throws {
-        let database = try NewDatabase()
+    @Test(arguments: TestStore.allCases) func indexQueryLabelIdentifyRemove(store: TestStore) throws {
+        let database = try NewDatabase(on: store)
         defer { try? FileManager.default.removeItem(atPath: database.folder) }
         let (cbir, db) = (database.cbir, database.db)
 
         let missing = try cbir.run(["stats"] + db)
-        #expect(missing.status != 0 && missing.standardError.contains("no such database"))
+        let absent = store == .sqlite ? "no such database" : "no catalog in this database yet"
+        #expect(missing.status != 0 && missing.standardError.contains(absent), "\(missing.standardError)")
         let indexed = try database.run(["index", Self.photos + "/train", "--device", Self.device])
         #expect(indexed.standardOutput.contains("9 files") && indexed.standardOutput.contains("9 indexed"))
         #expect(

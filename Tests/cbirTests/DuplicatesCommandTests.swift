@@ -18,7 +18,7 @@ import Testing
         let bytes: Int
     }
 
-    @Test func copiesAreGroupedWithTheirOriginalAndNothingElse() throws {
+    @Test(arguments: TestStore.allCases) func copiesAreGroupedWithTheirOriginalAndNothingElse(store: TestStore) throws {
         let folder = temporaryPath("duplicates"), photos = folder + "/photos"
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -36,7 +36,7 @@ import Testing
         try ImageEncoder.write(half, to: photos + "/z-half.jpg", quality: 90)
         try ImageEncoder.write(pixels, to: photos + "/z-quality-30.jpg", quality: 30)
 
-        let cbir = try CommandRunner(product: "cbir"), database = folder + "/cbir.sqlite"
+        let cbir = try CommandRunner(product: "cbir"), database = try store.catalog(in: folder, name: "copies")
         let index = try cbir.run(["index", photos, "--db", database, "--no-faces"])
         #expect(index.status == 0 && index.standardOutput.contains("13 photos printed"), "\(index)")
         let output = try cbir.run(["duplicates", "--db", database, "--json"])

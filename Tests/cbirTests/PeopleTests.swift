@@ -26,11 +26,11 @@ import Testing
         return output.standardOutput
     }
 
-    @Test func peopleFromIndexingAndByHand() throws {
+    @Test(arguments: TestStore.allCases) func peopleFromIndexingAndByHand(store: TestStore) throws {
         let folder = try DatabaseCommandTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let cbir = try CommandRunner(product: "cbir")
-        let db = ["--db", folder + "/cbir.sqlite"]
+        let db = ["--db", try store.catalog(in: folder, name: "people")]
         func run(_ arguments: [String]) throws -> String { try Self.succeeding(cbir, arguments + db) }
         func failure(_ arguments: [String]) throws -> String {
             let output = try cbir.run(arguments + db)

@@ -14,7 +14,7 @@ import Testing
     }
 
     /// The first 80 photos (20 objects × 4 views) in a folder of their own, indexed without faces.
-    static func indexedFolder() throws -> (folder: String, database: String) {
+    static func indexedFolder(on store: TestStore = .sqlite) throws -> (folder: String, database: String) {
         let folder = temporaryPath("similar"), photos = folder + "/photos"
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
         for number in 0..<80 {
@@ -22,17 +22,16 @@ import Testing
             try FileManager.default.copyItem(
                 atPath: SharedData.root + "/ukbench-dev/" + name, toPath: photos + "/" + name)
         }
-        let index = try CommandRunner(product: "cbir").run([
-            "index", photos, "--db", folder + "/cbir.sqlite", "--no-faces",
-        ])
+        let database = try store.catalog(in: folder, name: "similar")
+        let index = try CommandRunner(product: "cbir").run(["index", photos, "--db", database, "--no-faces"])
         #expect(index.status == 0 && index.standardOutput.contains("80 photos printed"), "\(index)")
-        return (folder, folder + "/cbir.sqlite")
+        return (folder, database)
     }
 
     /// Every indexed photo asked in one call: its own object's other three views fill its top 4 for most of
     /// them (the print's N-S score on the whole dev set is 3.967), itself first at distance 0.
-    @Test func theOtherViewsComeFirst() throws {
-        let (folder, database) = try Self.indexedFolder()
+    @Test(arguments: TestStore.allCases) func theOtherViewsComeFirst(store: TestStore) throws {
+        let (folder, database) = try Self.indexedFolder(on: store)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let queries = (0..<80).map { String(format: "%@/photos/ukbench%05d.jpg", folder, $0) }
         let output = try CommandRunner(product: "cbir").run(
