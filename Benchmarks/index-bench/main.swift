@@ -10,12 +10,13 @@ import ImageKernels
 // index-bench: indexing throughput (photos and faces per second) per device on a gallery of 1–3 megapixel
 // photos made from the shared wild photos (cropped, rescaled, re-encoded, mixed), then query latency per
 // matcher and device with the database grown to 10k faces; between them, faces and photo prints indexed together
-// against each alone. Prints markdown tables. --analyses-only stops after the table of faces and photo prints.
+// against each alone, and (with --postgres URL) into SQLite against into PostgreSQL. Prints markdown tables.
+// --analyses-only stops after those tables.
 
 let options = UsageOptions(
     usage: """
         index-bench [--photos 1000] [--faces 10000] [--runs 5] [--gallery DIR] [--datasets ../shared/datasets] \
-        [--analyses-only]
+        [--postgres postgres://user@host:port/database] [--analyses-only]
         """)
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
@@ -146,6 +147,39 @@ for (name, faces, prints) in [("faces", true, false), ("faces and prints", true,
         String(
             format: "| %@ | %d | %.1f | %.1f | %.2f |", name, indexed, median, Double(indexed) / median,
             median / facesAloneSeconds))
+}
+// The same indexing (faces and prints, auto, with embeddings) into SQLite and into PostgreSQL, passes turn about:
+// a new SQLite file each, the PostgreSQL database emptied before each (`Catalog.remove`), so both insert every row.
+if let postgres = options.value("--postgres") {
+    print(
+        """
+        \nStores (faces and prints, auto, with embeddings; seconds: the median of \(runs) passes into each, turn \
+        about; PostgreSQL at \(PostgresLocation.withoutPassword(postgres)), emptied before each pass).\n
+        """)
+    print("| store | photos | seconds | photos/s | ÷ SQLite's photos/s |")
+    print("|---|---:|---:|---:|---:|")
+    var seconds: [String: [Double]] = [:], indexed = 0
+    for _ in 0..<runs {
+        for (store, path) in [("SQLite", "\(work)/\(UUID().uuidString).sqlite"), ("PostgreSQL", postgres)] {
+            let database = try Catalog(path: path)
+            _ = try await database.remove(path: gallery)
+            let run = try await database.index(
+                folder: gallery, analyses: [try FaceAnalysis(), try PhotoPrintAnalysis()]
+            ) { progress in
+                if progress.done % 100 == 0 { note("\(store): \(progress.done) of \(progress.total)") }
+            }
+            indexed = run.indexed
+            seconds[store, default: []].append(run.elapsed)
+        }
+    }
+    let rate = seconds.mapValues { Double(indexed) / $0.sorted()[$0.count / 2] }
+    for store in ["SQLite", "PostgreSQL"] {
+        let median = Double(indexed) / (rate[store] ?? 1)
+        print(
+            String(
+                format: "| %@ | %d | %.1f | %.1f | %.2f |", store, indexed, median, rate[store] ?? 0,
+                (rate[store] ?? 0) / (rate["SQLite"] ?? 1)))
+    }
 }
 if options.contains("--analyses-only") { exit(0) }
 
