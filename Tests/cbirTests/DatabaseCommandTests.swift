@@ -147,6 +147,9 @@ import Testing
         let afterRemoval = try database.json(QueryReport.self, ["query", Self.photos + "/test/obama1.jpg"])
         #expect(afterRemoval.images.count == 7 && !afterRemoval.images.contains { $0.path.contains("/train/obama/") })
         #expect(try cbir.run(["remove", Self.photos + "/train/obama"] + db).status != 0)
+        // Checked whole, on either store; nothing to repair.
+        #expect(try database.run(["check"]).standardOutput.hasSuffix(": 7 images, 7 faces: sound\n"))
+        #expect(try database.run(["check", "--repair"]).standardOutput.hasSuffix(": sound, nothing to repair\n"))
     }
 
     /// Indexing and probing with BlazeFace (`--detector blazeface`): train/'s faces, labelled, name the test

@@ -13,14 +13,12 @@ public struct DatabaseCheck: Sendable, Codable, Equatable {
 }
 
 extension Catalog {
-    /// Checks the whole file: SQLite's `integrity_check` (every page and index), every face's descriptor,
-    /// its parameters and its embedding read back, and every face's image present and indexed. Reads only;
-    /// a file too damaged to open or to run the check on is an error.
+    /// Checks the whole catalog: SQLite's `integrity_check` (every page and index; a PostgreSQL server keeps its
+    /// own), every face's descriptor, its parameters and its embedding read back, every face's image present and
+    /// indexed, and every print and embedding made of numbers. Reads only; a file too damaged to open or to run
+    /// the check on is an error.
     public nonisolated func check() throws(CatalogError) -> DatabaseCheck {
-        guard let pool else {
-            throw .invalidQuery("cbir check reads SQLite files; PostgreSQL checks its own pages (amcheck)")
-        }
-        return try Self.check(pool, path: path)
+        try Self.check(storage, sqlite: pool)
     }
 
     /// ``check()`` of the database at `path`. Where the catalog cannot open it for damage (its record of
@@ -37,42 +35,44 @@ extension Catalog {
             do { file = try DatabaseQueue(path: path, configuration: readOnly) } catch {
                 throw .storage(error, path: path)
             }
-            let found = try check(file, path: path)
+            let found = try check(SQLiteStore(pool: file, location: path), sqlite: file)
             return DatabaseCheck(
                 images: found.images, faces: found.faces,
                 problems: ["the catalog cannot open it: \(reason)"] + found.problems)
         }
     }
 
-    private static func check(_ database: some DatabaseReader, path: String) throws(CatalogError) -> DatabaseCheck {
-        func read<T>(_ body: (Database) throws -> T) throws(CatalogError) -> T {
-            do { return try database.read(body) } catch { throw .storage(error, path: path) }
-        }
-        var problems: [String]
-        do {
-            problems = try read { db in try Self.integrityProblems(db, quick: false) }
-        } catch .damaged(_, let reason) {
-            problems = ["SQLite's integrity check stopped: \(reason)"]
+    /// The check of the rows in `store`, after SQLite's own of its pages where it is a SQLite file.
+    private static func check(_ store: any CatalogStore, sqlite: (any DatabaseReader)?) throws(CatalogError)
+        -> DatabaseCheck
+    {
+        var problems: [String] = []
+        if let sqlite {
+            do { problems = try sqlite.read { db in try Self.integrityProblems(db, quick: false) } } catch {
+                guard case .damaged(_, let reason) = CatalogError.storage(error, path: store.location) else {
+                    throw .storage(error, path: store.location)
+                }
+                problems = ["SQLite's integrity check stopped: \(reason)"]
+            }
         }
         var images = 0, faces = 0
         do {
-            let found = try read { db in
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT faces.id, d.parameters, d.descriptor, e.embedding, images.id AS image, images.status
-                        FROM faces LEFT JOIN images ON images.id = faces.image_id
-                        LEFT JOIN \(FaceStore.descriptorsTable) d ON d.face_id = faces.id LEFT JOIN \
-                        \(FaceStore.embeddingsTable) e ON e.face_id = faces.id
-                        """)
+            let found = try store.read { connection in
                 var faces = 0, problems: [String] = []
-                while let row = try rows.next() {
+                try connection.forEachRow(
+                    """
+                    SELECT faces.id, d.parameters, d.descriptor, e.embedding, images.id AS image, images.status
+                    FROM faces LEFT JOIN images ON images.id = faces.image_id
+                    LEFT JOIN \(FaceStore.descriptorsTable) d ON d.face_id = faces.id LEFT JOIN \
+                    \(FaceStore.embeddingsTable) e ON e.face_id = faces.id
+                    """, []
+                ) { row in
                     faces += 1
-                    problems += Self.faceProblems(row)
+                    problems += try Self.faceProblems(row)
                 }
                 return (
-                    images: try ImageRecord.fetchCount(db), faces: faces,
-                    problems: problems + (try UnusableVectors(db).problems)
+                    images: Int(try connection.integer("SELECT COUNT(*) FROM images") ?? 0), faces: faces,
+                    problems: problems + (try UnusableVectors(connection).problems)
                 )
             }
             (images, faces) = (found.images, found.faces)
@@ -84,22 +84,26 @@ extension Catalog {
     }
 
     /// What is wrong with one face's row (with its image's id and status), a line each.
-    private static func faceProblems(_ row: Row) -> [String] {
-        let id: Int64 = row["id"]
+    private static func faceProblems(_ row: StoreRow) throws(CatalogError) -> [String] {
+        let id: Int64 = try row.get(0)
         var problems: [String] = []
         do {
-            guard let text = row["parameters"] as String?, let stored = row["descriptor"] as Data? else {
+            guard let text = try row.get(1) as String?, let stored = try row.get(2) as Data? else {
                 throw CatalogError.storage(path: "faces", reason: "face \(id): no descriptor")
             }
             _ = try FaceRecord.descriptor(
                 face: id, parameters: try FaceRecord.parameters(face: id, text), stored: stored)
-            if let embedding = row["embedding"] as Data? { _ = try FaceRecord.embedding(face: id, embedding) }
+            switch row.values[3] {
+            case .null: break
+            case .blob(let bytes): _ = try FaceRecord.embedding(face: id, bytes)
+            default: _ = try FaceRecord.embedding(face: id, try row.get(3) as [Float])
+            }
         } catch {
             problems.append("\(error)")
         }
-        if row["image"] as Int64? == nil {
+        if try row.get(4) as Int64? == nil {
             problems.append("face \(id): its image is missing")
-        } else if row["status"] as String? != ImageRecord.Status.indexed.rawValue {
+        } else if try row.get(5) as String? != ImageRecord.Status.indexed.rawValue {
             problems.append("face \(id): its image is not marked indexed")
         }
         return problems

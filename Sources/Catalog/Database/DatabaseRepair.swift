@@ -40,12 +40,12 @@ extension Catalog {
     /// descriptor or an embedding, or all their faces, are marked to be indexed again. Unless another
     /// process has the damaged file open, the repaired one then takes its place and the damaged one (with
     /// its write-ahead log) is kept beside it as `<path>.damaged-<time>`. Writers wait while it runs.
-    /// Returns nil, having changed nothing, when the database is sound; throws `unrepairable`, having changed
+    /// Returns nil, having changed nothing, when the database is sound or on PostgreSQL (whose server keeps its
+    /// pages); throws `unrepairable`, having changed
     /// nothing, when its schema cannot be read.
     public static func repair(path: String) throws(CatalogError) -> DatabaseRepair? {
-        guard !PostgresLocation.isURL(path) else {
-            throw .invalidQuery("cbir check --repair mends SQLite files; PostgreSQL keeps its own pages whole")
-        }
+        // PostgreSQL keeps its own pages whole: what remains to mend is the rows' (`dropUnusableVectors`).
+        guard !PostgresLocation.isURL(path) else { return nil }
         guard FileManager.default.fileExists(atPath: path) else { throw .notFound(path) }
         let files = DatabaseFiles(path: path)
         do {
@@ -254,8 +254,8 @@ extension Catalog {
     /// Deletes the prints and embeddings whose values are not all numbers (``UnusableVectors``: damage
     /// inside a value, which SQLite does not see, reads as such), for `cbir index` to make again; returns how many.
     private static func dropUnusableVectors(_ db: Database) throws -> Int {
-        let unusable = try UnusableVectors(db)
-        try unusable.drop(db)
+        let unusable = try UnusableVectors(SQLiteConnection(db: db))
+        try unusable.drop(SQLiteConnection(db: db))
         return unusable.prints.count + unusable.embeddings.count
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PhotoSimilarity
 
 /// Stored prints and embeddings that hold values that are not numbers (NaN, ±∞), as a model that was no
@@ -13,21 +12,19 @@ struct UnusableVectors {
 
     var isEmpty: Bool { prints.isEmpty && embeddings.isEmpty }
 
-    /// What is unusable in the database, read in one sweep of each table.
-    init(_ db: Database) throws {
-        if try db.tableExists(PhotoStore.table) {
-            let rows = try Row.fetchCursor(db, sql: "SELECT image_id, print FROM \(PhotoStore.table)")
-            while let row = try rows.next() {
-                let print: Data = row[1]
-                if print.count != PhotoPrinter.length * MemoryLayout<Float>.size || !Self.isFinite(print) {
-                    prints.append(row[0])
+    /// What is unusable in the catalog, read in one sweep of each table.
+    init(_ connection: any StoreConnection) throws {
+        if try connection.tableExists(PhotoStore.table) {
+            try connection.forEachRow("SELECT image_id, print FROM \(PhotoStore.table)", []) { row in
+                let print = try? row.get(1) as [Float]
+                if print?.count != PhotoPrinter.length || print?.allSatisfy(\.isFinite) != true {
+                    prints.append(try row.get(0))
                 }
             }
         }
-        if try db.tableExists(FaceStore.embeddingsTable) {
-            let rows = try Row.fetchCursor(db, sql: "SELECT face_id, embedding FROM \(FaceStore.embeddingsTable)")
-            while let row = try rows.next() {
-                if !Self.isFinite(row[1]) { embeddings.append(row[0]) }
+        if try connection.tableExists(FaceStore.embeddingsTable) {
+            try connection.forEachRow("SELECT face_id, embedding FROM \(FaceStore.embeddingsTable)", []) { row in
+                if (try? row.get(1) as [Float])?.allSatisfy(\.isFinite) != true { embeddings.append(try row.get(0)) }
             }
         }
     }
@@ -41,14 +38,10 @@ struct UnusableVectors {
     }
 
     /// Deletes them: their photos are printed, their faces embedded, by the next `cbir index`.
-    func drop(_ db: Database) throws {
-        try db.execute(sql: "DELETE FROM \(PhotoStore.table) WHERE image_id IN (\(RowBatches.list(prints)))")
-        try db.execute(
-            sql: "DELETE FROM \(FaceStore.embeddingsTable) WHERE face_id IN (\(RowBatches.list(embeddings)))")
-    }
-
-    private static func isFinite(_ data: Data) -> Bool {
-        [Float](littleEndianBytes: data).allSatisfy(\.isFinite)
+    func drop(_ connection: any StoreConnection) throws {
+        try connection.execute("DELETE FROM \(PhotoStore.table) WHERE image_id IN (\(RowBatches.list(prints)))", [])
+        try connection.execute(
+            "DELETE FROM \(FaceStore.embeddingsTable) WHERE face_id IN (\(RowBatches.list(embeddings)))", [])
     }
 }
 
@@ -56,16 +49,19 @@ extension Catalog {
     /// Drops the stored prints and embeddings that hold values that are not numbers; returns the files of
     /// the photos they belonged to, which `cbir index` completes again.
     public func dropUnusableVectors() throws(CatalogError) -> [String] {
-        try write { db in
-            let unusable = try UnusableVectors(db)
+        try writing { connection in
+            let unusable = try UnusableVectors(connection)
             guard !unusable.isEmpty else { return [] }
+            let faces = RowBatches.list(unusable.embeddings)
             let images =
-                unusable.prints
-                + (try Int64.fetchAll(
-                    db, sql: "SELECT image_id FROM faces WHERE id IN (\(RowBatches.list(unusable.embeddings)))"))
-            try unusable.drop(db)
-            return try String.fetchAll(
-                db, sql: "SELECT path FROM images WHERE id IN (\(RowBatches.list(Set(images)))) ORDER BY path")
+                try unusable.prints
+                + connection.rows("SELECT image_id FROM faces WHERE id IN (\(faces))", []).map {
+                    row throws(CatalogError) in try row.get(0) as Int64
+                }
+            try unusable.drop(connection)
+            return try connection.rows(
+                "SELECT path FROM images WHERE id IN (\(RowBatches.list(Set(images)))) ORDER BY path", []
+            ).map { row throws(CatalogError) in try row.get(0) as String }
         }
     }
 }

@@ -27,6 +27,10 @@ struct PostgresTransaction: StoreConnection {
         for row in try rows(sql, values) { try body(row) }
     }
 
+    func tableExists(_ name: String) throws -> Bool {
+        try rows("SELECT to_regclass(?) IS NOT NULL", [.text(name)]).first?.get(0) ?? false
+    }
+
     func keysInserted(table: String, key: String) throws {
         try execute(
             "SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX(\(key)), 0) + 1, false) FROM \(table)",

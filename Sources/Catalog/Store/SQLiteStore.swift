@@ -56,6 +56,8 @@ struct SQLiteConnection: StoreConnection {
         }
     }
 
+    func tableExists(_ name: String) throws -> Bool { try db.tableExists(name) }
+
     /// SQLite's keys (`AUTOINCREMENT`) already follow the largest one inserted.
     func keysInserted(table: String, key: String) throws {}
 

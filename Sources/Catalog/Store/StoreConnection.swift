@@ -13,6 +13,9 @@ public protocol StoreConnection {
     /// of a whole table of vectors need not hold it all at once.
     func forEachRow(_ sql: String, _ values: [StoreValue], _ body: (StoreRow) throws -> Void) throws
 
+    /// Whether the table `name` exists (a catalog checked before it could be brought up to date may lack some).
+    func tableExists(_ name: String) throws -> Bool
+
     /// After rows were inserted into `table` with their keys (`key`) given: keys made later come after theirs.
     func keysInserted(table: String, key: String) throws
 }
