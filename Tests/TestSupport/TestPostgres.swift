@@ -27,6 +27,20 @@ public enum TestPostgres {
         try script(["psql", name, "--tuples-only", "--no-align", "--command", statement])
     }
 
+    /// How many scans the index `index` of database `name` has served: once more than `after` where that is
+    /// given, waiting up to two seconds for the server to count a finished process's scans.
+    public static func indexScans(_ index: String, in name: String, after: Int? = nil) throws -> Int {
+        var scans = 0
+        for _ in 0..<20 {
+            let text = try run(
+                "SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes WHERE indexrelname = '\(index)'", in: name)
+            scans = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+            guard let after, scans <= after else { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return scans
+    }
+
     private static func script(_ arguments: [String]) throws -> String {
         let output = try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(
             [Repository.root + "/scripts/postgres.sh"] + arguments)

@@ -28,16 +28,32 @@ import Testing
         }
 
         /// Runs `cbir` with `arguments` on the database, expecting success.
-        func run(_ arguments: [String]) throws -> CommandRunner.Output {
-            let output = try cbir.run(arguments + db)
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandRunner.Output {
+            let output = try cbir.run(arguments + db, environment: environment)
             #expect(output.status == 0, "\(arguments): \(output.standardError)")
             return output
         }
 
         /// Runs `cbir` with `arguments` and `--json`, expecting success, and decodes what it prints.
-        func json<T: Decodable>(_ type: T.Type, _ arguments: [String]) throws -> T {
-            try JSONDecoder().decode(type, from: Data(try run(arguments + ["--json"]).standardOutput.utf8))
+        func json<T: Decodable>(_ type: T.Type, _ arguments: [String], environment: [String: String] = [:]) throws
+            -> T
+        {
+            try JSONDecoder().decode(
+                type, from: Data(try run(arguments + ["--json"], environment: environment).standardOutput.utf8))
         }
+
+        /// Labels every face of train/ with its folder's name (one face a photo).
+        func labelTrainFaces() throws {
+            for person in try FileManager.default.contentsOfDirectory(atPath: photos + "/train") {
+                for photo in try FileManager.default.contentsOfDirectory(atPath: photos + "/train/" + person) {
+                    #expect(
+                        try run(["label", photos + "/train/\(person)/\(photo)", person]).standardOutput
+                            .hasSuffix(": \(person)\n"))
+                }
+            }
+        }
+
+        private var photos: String { DatabaseCommandTests.photos }
     }
 
     struct Hit: Decodable {
@@ -119,13 +135,7 @@ import Testing
 
         let unlabelled = try database.json(Identified.self, ["identify", Self.photos + "/test/obama1.jpg"])
         #expect(unlabelled.name == nil && unlabelled.distance == nil)
-        for person in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train") {
-            for photo in try FileManager.default.contentsOfDirectory(atPath: Self.photos + "/train/" + person) {
-                #expect(
-                    try database.run(["label", Self.photos + "/train/\(person)/\(photo)", person]).standardOutput
-                        .hasSuffix(": \(person)\n"))
-            }
-        }
+        try database.labelTrainFaces()
         #expect(
             try database.json(Statistics.self, ["stats"])
                 == Statistics(images: 9, failedImages: 0, faces: 9, labelledFaces: 9, labels: 5))
@@ -150,6 +160,37 @@ import Testing
         // Checked whole, on either store; nothing to repair.
         #expect(try database.run(["check"]).standardOutput.hasSuffix(": 7 images, 7 faces: sound\n"))
         #expect(try database.run(["check", "--repair"]).standardOutput.hasSuffix(": sound, nothing to repair\n"))
+    }
+
+    /// On PostgreSQL, query and identify that take their candidates from the HNSW index (every search does with
+    /// the exact-search limit at 0) and re-rank them answer as the exact search over every embedding does: the
+    /// same faces and photos at the same distances, the same names.
+    @Test func theIndexAnswersAsTheExactSearch() throws {
+        let database = try NewDatabase(on: .postgres)
+        defer { try? FileManager.default.removeItem(atPath: database.folder) }
+        _ = try database.run(["index", Self.photos + "/train", "--device", Self.device])
+        try database.labelTrainFaces()
+        let name = String(database.db[1].split(separator: "/").last ?? "")
+        // The planner would rightly scan so small a table: the index is what is tried here.
+        try TestPostgres.run("ALTER DATABASE \(name) SET enable_seqscan = off", in: name)
+        let scans = try TestPostgres.indexScans("face_embeddings_nearest", in: name)
+        let indexed = ["FACESEARCH_EXACT_SEARCH": "0"]
+        for (probe, face) in [("obama1.jpg", 1), ("obama_and_biden.jpg", 1), ("obama_and_biden.jpg", 2)] {
+            let arguments = ["query", Self.photos + "/test/" + probe, "--face", "\(face)", "--top", "5"]
+            let exact = try database.json(QueryReport.self, arguments)
+            let candidates = try database.json(QueryReport.self, arguments, environment: indexed)
+            #expect(exact.images.count == 5 && exact.faces.count == 5)
+            for (one, other) in [(exact.images, candidates.images), (exact.faces, candidates.faces)] {
+                #expect(one.map(\.path) == other.map(\.path), "\(probe) face \(face)")
+                #expect(zip(one, other).allSatisfy { abs($0.distance - $1.distance) < 1e-5 })
+            }
+            let identify = ["identify", Self.photos + "/test/" + probe, "--face", "\(face)"]
+            let named = try database.json(Identified.self, identify)
+            let namedByIndex = try database.json(Identified.self, identify, environment: indexed)
+            #expect(named.name != nil && named.name == namedByIndex.name)
+            #expect(named.distance.map { abs($0 - (namedByIndex.distance ?? .infinity)) < 1e-5 } == true)
+        }
+        #expect(try TestPostgres.indexScans("face_embeddings_nearest", in: name, after: scans) >= scans + 6)
     }
 
     /// Indexing and probing with BlazeFace (`--detector blazeface`): train/'s faces, labelled, name the test

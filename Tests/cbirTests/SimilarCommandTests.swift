@@ -51,6 +51,32 @@ import Testing
         #expect(perfect >= 72, "\(perfect) of 80 queries had their object's four views as their top 4")
     }
 
+    /// On PostgreSQL, searches that take their candidates from the HNSW index (every search does with the
+    /// exact-search limit at 0) and re-rank them answer as the exact search over every print does.
+    @Test func theIndexAnswersAsTheExactSearch() throws {
+        let (folder, database) = try Self.indexedFolder(on: .postgres)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = String(database.split(separator: "/").last ?? "")
+        // The planner would rightly scan so small a table: the index is what is tried here.
+        try TestPostgres.run("ALTER DATABASE \(name) SET enable_seqscan = off", in: name)
+        let scans = try TestPostgres.indexScans("photo_prints_nearest", in: name)
+        let queries = (0..<80).map { String(format: "%@/photos/ukbench%05d.jpg", folder, $0) }
+        let arguments = ["similar"] + queries + ["--db", database, "--top", "4", "--json"]
+        let cbir = try CommandRunner(product: "cbir")
+        let exact = try cbir.run(arguments),
+            indexed = try cbir.run(arguments, environment: ["FACESEARCH_EXACT_SEARCH": "0"])
+        #expect(exact.status == 0 && indexed.status == 0, "\(exact.standardError) \(indexed.standardError)")
+        let one = try JSONDecoder().decode([Report].self, from: Data(exact.standardOutput.utf8))
+        let other = try JSONDecoder().decode([Report].self, from: Data(indexed.standardOutput.utf8))
+        #expect(one.count == 80 && other.count == 80)
+        for (exact, indexed) in zip(one, other) {
+            #expect(exact.results.map(\.path) == indexed.results.map(\.path), "\(exact.query)")
+            #expect(zip(exact.results, indexed.results).allSatisfy { abs($0.distance - $1.distance) < 1e-5 })
+        }
+        let after = try TestPostgres.indexScans("photo_prints_nearest", in: name, after: scans)
+        #expect(after >= scans + 80, "\(scans) → \(after)")
+    }
+
     /// A photo that is not in the database is printed and searched; a file that is not an image is an
     /// error naming it; an unprinted database says how to print it.
     @Test func otherPhotosAndBadInput() throws {

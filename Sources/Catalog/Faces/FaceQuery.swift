@@ -72,7 +72,8 @@ public struct FaceQuery: Query {
         var collector = BothCollectors(TopFaces(count), TopImages(count))
         guard
             try catalog.search(
-                probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates)
+                probe, embedding: embedding, options: options, top: count, context: context, into: &collector,
+                updates: updates)
         else {
             return nil
         }
@@ -93,9 +94,10 @@ public struct FaceQuery: Query {
 extension Catalog {
     /// Searches the stored faces on `context` with the probe's LBP descriptor or embedding, as the matcher needs, into
     /// `collector`, reporting the query started and half done once the gallery is up to date; false,
-    /// reported cancelled, when the query's task was cancelled meanwhile.
+    /// reported cancelled, when the query's task was cancelled meanwhile. The collector keeps the `top` nearest
+    /// faces, among those `filter` returns where it is given (the faces an index is asked for candidates among).
     nonisolated func search<Result, Collector: MatchCollector>(
-        _ probe: FaceDescriptor, embedding: [Float]?, options: SearchOptions,
+        _ probe: FaceDescriptor, embedding: [Float]?, options: SearchOptions, top: Int, among filter: String? = nil,
         context: RenderContext, into collector: inout Collector,
         updates: (QueryState<Result>) -> Void
     ) throws -> Bool {
@@ -105,7 +107,9 @@ extension Catalog {
                 throw CatalogError.invalidQuery(
                     "the probe face has no embedding: index with the embedding models (\(ModelCache.setupCommand))")
             }
-            let gallery = try galleries.embeddingGallery(of: self, context: context)
+            let gallery =
+                try candidateGallery(.faceEmbeddings, near: [embedding], top: top, among: filter, context: context)
+                ?? galleries.embeddingGallery(of: self, context: context)
             guard proceeds(updates) else { return false }
             try gallery.search(embedding, into: &collector)
         } else {

@@ -253,9 +253,12 @@ public struct FaceStore: Sendable {
 
     /// The faces whose person has a name.
     func labelledFaces(_ connection: any StoreConnection) throws -> Set<Int64> {
-        try Self.ids(
-            "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL", connection)
+        try Self.ids(Self.labelledFacesQuery, connection)
     }
+
+    /// The ids of the faces whose person has a name.
+    static let labelledFacesQuery =
+        "SELECT faces.id FROM faces JOIN persons ON persons.id = person_id WHERE name IS NOT NULL"
 
     func idsWithEmbeddings(_ connection: any StoreConnection) throws -> Set<Int64> {
         try Self.ids("SELECT face_id FROM \(Self.embeddingsTable)", connection)

@@ -61,7 +61,8 @@ public struct Identification: Query {
         } else {
             guard
                 try catalog.search(
-                    probe, embedding: embedding, options: options, context: context, into: &collector, updates: updates)
+                    probe, embedding: embedding, options: options, top: 1, among: FaceStore.labelledFacesQuery,
+                    context: context, into: &collector, updates: updates)
             else {
                 return nil
             }

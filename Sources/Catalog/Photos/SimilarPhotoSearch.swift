@@ -12,9 +12,10 @@ public struct SimilarPhoto: Sendable, Codable, Equatable {
 }
 
 extension Catalog {
-    /// The `top` indexed photos nearest to `print` (a photo's L2-normalised print), nearest first: exact,
-    /// over every printed photo, on `context`'s device with the search kernel of face embeddings. The
-    /// gallery of prints stays on the device between searches and follows the database's changes.
+    /// The `top` indexed photos nearest to `print` (a photo's L2-normalised print), nearest first, ranked on
+    /// `context`'s device with the search kernel of face embeddings: over every printed photo (the gallery of
+    /// prints stays on the device between searches and follows the database's changes), or, in a large
+    /// PostgreSQL catalog, over the candidates its index finds (``candidateGallery(_:near:top:among:context:)``).
     public nonisolated func similarPhotos(to print: [Float], top: Int, context: RenderContext) throws(CatalogError)
         -> [SimilarPhoto]
     {
@@ -55,7 +56,10 @@ extension Catalog {
     {
         var nearest = prints.map { _ in TopImages(top) }
         do {
-            try galleries.printGallery(of: self, context: context).search(prints, into: &nearest)
+            let gallery =
+                try candidateGallery(.photoPrints, near: prints, top: top, context: context)
+                ?? galleries.printGallery(of: self, context: context)
+            try gallery.search(prints, into: &nearest)
         } catch let error as CatalogError {
             throw error
         } catch {

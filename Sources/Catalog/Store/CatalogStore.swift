@@ -10,6 +10,9 @@ protocol CatalogStore: Sendable {
 
     /// Writes in one transaction: all of it is kept, or none.
     func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
+
+    /// The store's own index of its vectors, if it keeps one; nil: searches read every vector.
+    var vectorIndex: (any VectorIndex)? { get }
 }
 
 /// The store at `location`: a PostgreSQL URL (``PostgresLocation``) or a SQLite file's path.

@@ -6,14 +6,15 @@ import NIOPosix
 import NIOSSL
 import PostgresNIO
 
-/// A catalog in a PostgreSQL database with pgvector: one connection, its transactions one at a time. Opening
-/// it checks the server (it answers, takes the password, has pgvector 0.7 or later) and brings the catalog's
-/// tables up to date (``PostgresSchema``); each failure is said in one sentence that names the server.
+/// A catalog in a PostgreSQL database with pgvector, its transactions each on a connection of its own
+/// (``PostgresConnections``). Opening it checks the server (it answers, takes the password, has pgvector 0.7 or
+/// later) and brings the catalog's tables up to date (``PostgresSchema``); each failure is said in one sentence
+/// that names the server.
 final class PostgresStore: CatalogStore {
     let location: String
-    private let connection: PostgresConnection
+    private let connections: PostgresConnections
     private let vectorTypes: PostgresVectorTypes
-    private let lock = NIOLock()
+    let vectorIndex: (any VectorIndex)? = PgvectorIndex()
     private static let logger = Logger(label: "facesearch.catalog.postgres") { _ in SwiftLogNoOpLogHandler() }
 
     /// Connects to the catalog at `url` for `access`: a reader needs its tables up to date, a writer makes them.
@@ -26,25 +27,16 @@ final class PostgresStore: CatalogStore {
                 tls: tls)
             configuration.options.connectTimeout = .seconds(10)
             configuration.options.tlsServerName = url.encryption == .verifyFull ? url.host : nil
-            connection = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1,
-                logger: Self.logger
-            ).wait()
+            connections = try PostgresConnections(configuration: configuration, logger: Self.logger)
+            vectorTypes = try connections.withConnection { connection in
+                let unprepared = PostgresTransaction(connection: connection, vectorTypes: .none, logger: Self.logger)
+                try PostgresSchema.prepare(unprepared, access: access, location: url)
+                return try PostgresVectorTypes(unprepared)
+            }
         } catch {
-            throw Self.failure(error, at: url)
-        }
-        do {
-            let unprepared = PostgresTransaction(connection: connection, vectorTypes: .none, logger: Self.logger)
-            try PostgresSchema.prepare(unprepared, access: access, location: url)
-            vectorTypes = try PostgresVectorTypes(unprepared)
-        } catch {
-            try? connection.close().wait()
             throw Self.failure(error, at: url)
         }
     }
-
-    /// Closes the connection, which lives until it is closed.
-    deinit { connection.close().whenComplete { [connection] _ in withExtendedLifetime(connection) {} } }
 
     func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
@@ -57,9 +49,10 @@ final class PostgresStore: CatalogStore {
     private func transaction<T>(_ begin: String, _ body: (any StoreConnection) throws -> T) throws(CatalogError)
         -> T
     {
-        let connection = PostgresTransaction(connection: connection, vectorTypes: vectorTypes, logger: Self.logger)
         do {
-            return try lock.withLock {
+            return try connections.withConnection { connection in
+                let connection = PostgresTransaction(
+                    connection: connection, vectorTypes: vectorTypes, logger: Self.logger)
                 try connection.execute(begin, [])
                 do {
                     let result = try body(connection)

@@ -1,0 +1,38 @@
+import FaceRecognition
+import Foundation
+import ImageKernels
+
+extension Catalog {
+    /// The most vectors a column may hold and still be searched exactly, every one on the device, where the
+    /// store indexes them: `FACESEARCH_EXACT_SEARCH` in the environment, or the size above which the index's
+    /// candidates, re-ranked, answer a fresh process sooner (Benchmarks/RESULTS.md, "Searching on PostgreSQL").
+    static let exactSearchLimit =
+        ProcessInfo.processInfo.environment["FACESEARCH_EXACT_SEARCH"].flatMap { Int($0) } ?? 5_000
+
+    /// How many candidates the index is asked for, for each result wanted: see Benchmarks/RESULTS.md, "pgvector".
+    static let candidatesPerResult = 4
+    /// The fewest candidates the index is asked for.
+    static let minimumCandidates = 40
+
+    /// The candidates the store's index finds near `probes` (enough for `top` results each, among the keys
+    /// `filter` returns), as a gallery on `context` that a search re-ranks exactly in float32; nil where the
+    /// search reads every vector instead: the store keeps no index, or `column` holds no more than
+    /// ``exactSearchLimit`` vectors, so that a small library loses nothing.
+    nonisolated func candidateGallery(
+        _ column: VectorColumn, near probes: [[Float]], top: Int, among filter: String? = nil,
+        context: RenderContext
+    ) throws(CatalogError) -> EmbeddingGallery? {
+        guard let index = storage.vectorIndex else { return nil }
+        let count = max(top * Self.candidatesPerResult, Self.minimumCandidates)
+        let gallery = EmbeddingGallery(length: column.length, context: context)
+        let searched = try reading { connection -> Bool in
+            guard try index.approximateCount(of: column, connection) > Self.exactSearchLimit else { return false }
+            let keys = try index.candidates(in: column, near: probes, count: count, among: filter, connection)
+            let unique = Array(Set(keys.joined()))
+            gallery.reserveCapacity(unique.count)
+            try column.read(unique, connection) { batch in try gallery.append(batch) }
+            return true
+        }
+        return searched ? gallery : nil
+    }
+}
