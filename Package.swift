@@ -127,6 +127,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Benchmarks/index-bench"),
         .executableTarget(
+            name: "vector-bench",
+            dependencies: [
+                "Catalog", "FaceRecognition", "ImageKernels", "BenchmarkSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ], path: "Benchmarks/vector-bench"),
+        .executableTarget(
             name: "cluster-bench",
             dependencies: [
                 "FaceRecognition", "FaceDetection", "ImageKernels", "BenchmarkSupport",
