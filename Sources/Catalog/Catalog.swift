@@ -184,6 +184,7 @@ public actor Catalog {
     }
 
     /// Writes in one transaction through the store's connection, into the file the catalog opened.
+    @discardableResult
     func writing<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         guard pool == nil || FileIdentity(path: path) == identity else {
             throw .storage(
