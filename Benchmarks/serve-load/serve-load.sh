@@ -3,52 +3,32 @@
 # API, photo pages, similar photos and search by upload of a 640×480 JPEG, on a database of COUNT photos
 # (default 10,000); then the server's memory over a mixed run of MINUTES (default 5).
 #
-# The database: the shared wild photos and UKBench photos (265) indexed with faces and prints and their people
-# clustered, then every row (photos, faces with their embeddings and descriptors, prints, people) copied under
-# new ids and paths until there are COUNT photos, the copies' files hard links to the originals (the server
-# serves, and `similar` answers with, files only as they were indexed). $CBIR names another build of the tool.
+# The database: the shared wild photos and UKBench photos (265) indexed with faces and prints, their rows copied
+# until there are COUNT photos (grown-catalog.sh). $CBIR names another build of the tool.
 # wrk runs one thread, so that the load generator leaves the server at least one of the two cores. Needs a
 # release build, wrk and sqlite3 (Debian) and ImageMagick's convert (installed when missing).
-# Usage: bash Benchmarks/serve-load/serve-load.sh [COUNT] [SECONDS per endpoint] [MINUTES]
+# With a PostgreSQL URL (an empty database), the catalog is copied there (`cbir copy`) and served from it.
+# Usage: bash Benchmarks/serve-load/serve-load.sh [COUNT] [SECONDS per endpoint] [MINUTES] [postgres://…]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-count=${1:-10000}; seconds=${2:-20}; minutes=${3:-5}
+count=${1:-10000}; seconds=${2:-20}; minutes=${3:-5}; url=${4:-}
 bash scripts/install-packages.sh wrk sqlite3 imagemagick
 cbir=${CBIR:-.build/release/cbir}
 work=$(mktemp -d); server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 db=$work/load.sqlite
-mkdir "$work/photos"
-cp -r ../shared/datasets/wild-photos ../shared/datasets/ukbench-dev "$work/photos/"
-"$cbir" index "$work/photos" --db "$db" >"$work/index.log" 2>&1 || { cat "$work/index.log"; exit 1; }
-copy=0
-while [ "$(sqlite3 "$db" 'SELECT COUNT(*) FROM images')" -lt "$count" ]; do
-  copy=$((copy + 1)); offset=$((copy * 1000000))
-  sqlite3 "$db" "
-    BEGIN;
-    INSERT INTO images SELECT id + $offset, path || '#$copy', size, modified, hash, width, height, status, error
-      FROM images WHERE id < 1000000;
-    INSERT INTO persons SELECT id + $offset, name || ' $copy', hidden FROM persons WHERE id < 1000000;
-    INSERT INTO faces SELECT id + $offset, image_id + $offset, x, y, width, height, angle, left_eye_x, left_eye_y,
-      right_eye_x, right_eye_y, neighbours, thumbnail, person_id + $offset, assignment FROM faces WHERE id < 1000000;
-    INSERT INTO face_embeddings SELECT face_id + $offset, embedding FROM face_embeddings WHERE face_id < 1000000;
-    INSERT INTO face_descriptors SELECT face_id + $offset, parameters, descriptor FROM face_descriptors
-      WHERE face_id < 1000000;
-    INSERT INTO photo_prints SELECT image_id + $offset, print, hash, sharpness FROM photo_prints
-      WHERE image_id < 1000000;
-    COMMIT;"
-done
-sqlite3 "$db" "SELECT path FROM images WHERE id < 1000000 AND status = 'indexed'" | while IFS= read -r path; do
-  for c in $(seq "$copy"); do ln -f "$path" "$path#$c"; done
-done
+bash Benchmarks/serve-load/grown-catalog.sh "$count" "$db" "$work/photos"
 read -r images faces people printed < <(sqlite3 -separator ' ' "$db" \
   "SELECT (SELECT COUNT(*) FROM images), (SELECT COUNT(*) FROM faces), (SELECT COUNT(*) FROM persons),
    (SELECT COUNT(*) FROM photo_prints)")
 convert ../shared/datasets/wild-photos/misc/obama-1080p.jpg -resize 640x480^ -gravity center -extent 640x480 \
   -quality 90 "$work/probe.jpg"
 
+served=$db
+if [ -n "$url" ]; then "$cbir" copy --from "$db" --to "$url" >/dev/null; served=$url; fi
+
 port=$((20000 + RANDOM % 20000)); base="http://127.0.0.1:$port"
-"$cbir" serve --db "$db" --port "$port" 2>"$work/serve.log" &
+"$cbir" serve --db "$served" --port "$port" 2>"$work/serve.log" &
 server=$!
 for _ in $(seq 100); do curl -sf "$base/api/stats" >/dev/null && break; sleep 0.2; done
 
@@ -78,7 +58,7 @@ for kind in people people-api photo similar search mixed; do lua "$kind"; done
 for kind in people photo similar search; do wrk -t1 -c1 -d2s -s "$work/$kind.lua" "$base" >/dev/null; done
 
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); loopback, wrk ${seconds} s a row"
-echo "Database: $images photos, $faces faces, $people people, $printed prints"
+echo "Database: $images photos, $faces faces, $people people, $printed prints; store: $([ -n "$url" ] && echo PostgreSQL || echo SQLite)"
 echo
 echo "| request | connections | requests/s | p50 ms | p99 ms | errors |"
 echo "|---|---:|---:|---:|---:|---:|"
