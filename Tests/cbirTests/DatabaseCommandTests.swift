@@ -220,6 +220,62 @@ import Testing
         }
     }
 
+    /// On PostgreSQL, indexing whose connection the server drops in the middle of a batch's transaction
+    /// (`pg_terminate_backend`) stops saying the connection was lost, keeps every batch it stored before, and
+    /// run again ends with the photos and faces of a run never interrupted.
+    @Test func aLostConnectionKeepsWhatWasStoredAndIndexingResumes() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let url = try TestStore.postgres.catalog(in: folder, name: "lost")
+        let name = String(url.split(separator: "/").last ?? "")
+        let gallery = folder + "/gallery"
+        try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
+        for part in ["train", "test", "misc"] {
+            try FileManager.default.copyItem(atPath: Self.photos + "/" + part, toPath: gallery + "/" + part)
+        }
+        let cbir = try CommandRunner(product: "cbir")
+        let whole = folder + "/whole.sqlite"
+        #expect(try cbir.run(["index", gallery, "--db", whole, "--device", Self.device]).status == 0)
+
+        let process = Process()
+        process.executableURL = cbir.executable
+        process.arguments = ["index", gallery, "--db", url, "--device", Self.device, "--batch", "1"]
+        let progress = Pipe()
+        process.standardError = progress
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = ""
+        while process.isRunning, !seen.contains("5/25 files") {
+            seen += String(decoding: progress.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        // The next batch's write waits for the photos' table, then its connection is dropped mid-transaction.
+        try TestPostgres.run(
+            """
+            BEGIN; LOCK TABLE images; SELECT pg_sleep(2); \
+            SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity \
+            WHERE datname = '\(name)' AND pid <> pg_backend_pid(); COMMIT
+            """, in: name)
+        seen += String(decoding: progress.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0, "the run finished before its connections were dropped")
+        #expect(seen.contains("the connection to the server was lost"), "\(seen.suffix(500))")
+        let partial = Int(
+            try TestPostgres.run("SELECT count(*) FROM images", in: name).trimmingCharacters(
+                in: .whitespacesAndNewlines))
+        #expect(partial.map { $0 >= 5 && $0 < 25 } == true, "\(String(describing: partial)) photos kept")
+
+        let again = try cbir.run(["index", gallery, "--db", url, "--device", Self.device])
+        #expect(
+            again.status == 0 && again.standardOutput.contains("\(partial ?? -1) unchanged"),
+            "\(again.standardOutput) \(again.standardError)")
+        let stats = ["stats", "--json"]
+        let expected = try JSONDecoder().decode(
+            Statistics.self, from: Data(try cbir.run(stats + ["--db", whole]).standardOutput.utf8))
+        let resumed = try JSONDecoder().decode(
+            Statistics.self, from: Data(try cbir.run(stats + ["--db", url]).standardOutput.utf8))
+        #expect(resumed == expected)
+    }
+
     /// Indexing killed with SIGKILL midway, then run again, ends with exactly the stored values of a run
     /// never interrupted.
     @Test func killedIndexingResumesToTheSameRows() throws {

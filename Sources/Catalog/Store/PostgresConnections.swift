@@ -36,7 +36,11 @@ final class PostgresConnections: Sendable {
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         turns.wait()
         defer { turns.signal() }
-        let connection = try idle.withLockedValue { $0.popLast() } ?? Self.connect(configuration, logger: logger)
+        let connection =
+            try idle.withLockedValue { idle in
+                idle.removeAll(where: \.isClosed)
+                return idle.popLast()
+            } ?? Self.connect(configuration, logger: logger)
         defer {
             if !connection.isClosed { idle.withLockedValue { $0.append(connection) } }
         }

@@ -59,7 +59,7 @@ final class PostgresStore: CatalogStore {
                     try connection.execute("COMMIT", [])
                     return result
                 } catch {
-                    _ = try? connection.execute("ROLLBACK", [])
+                    if !connection.isClosed { _ = try? connection.execute("ROLLBACK", []) }
                     throw error
                 }
             }
@@ -117,13 +117,16 @@ final class PostgresStore: CatalogStore {
 
     /// What went wrong, in the server's words where it said any (PSQLError's own text hides them).
     static func reason(_ error: any Error) -> String {
+        let lost = "the connection to the server was lost; nothing of the unfinished transaction was kept"
+        if error is ConnectionLost { return lost }
         guard let error = error as? PSQLError else { return describe(error) }
         if let message = error.serverInfo?[.message] {
+            // FATAL: the server ends the session (shutting down, or the session was terminated).
+            if error.serverInfo?[.severity] == "FATAL" { return "\(lost) (\(message))" }
             return [message, error.serverInfo?[.detail]].compactMap { $0 }.joined(separator: ": ")
         }
         switch error.code {
-        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
-            return "the connection to the server was lost; nothing of the unfinished transaction was kept"
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return lost
         default: return error.underlying.map(describe) ?? "\(error.code)"
         }
     }

@@ -37,7 +37,11 @@ struct PostgresTransaction: StoreConnection {
             [.text(table), .text(key)])
     }
 
+    /// Whether the server closed the connection: a statement sent on it now would never be answered.
+    var isClosed: Bool { connection.isClosed }
+
     private func run(_ sql: String, _ values: [StoreValue]) throws -> PostgresQueryResult {
+        guard !connection.isClosed else { throw ConnectionLost() }
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -133,3 +137,6 @@ struct PostgresVectorTypes: Sendable {
         self.init(vector: PostgresDataType(vector), halfVector: PostgresDataType(halfVector))
     }
 }
+
+/// A statement not sent because the server had closed the connection.
+struct ConnectionLost: Error {}
