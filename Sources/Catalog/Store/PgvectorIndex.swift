@@ -4,7 +4,7 @@
 /// than return too few. Its order is relaxed: the catalog re-ranks the candidates anyway.
 struct PgvectorIndex: VectorIndex {
     /// The narrowest beam a search uses, whatever it asks for: see Benchmarks/RESULTS.md, "pgvector".
-    static let minimumBeam = 100
+    static let minimumBeam = 200
     /// The pgvector type of each indexed column, as ``PostgresSchema`` makes it.
     private static let types = [VectorColumn.faceEmbeddings.table: "vector", VectorColumn.photoPrints.table: "halfvec"]
 
