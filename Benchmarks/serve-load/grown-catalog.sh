@@ -11,7 +11,9 @@ count=$1; db=$2; folder=$3
 cbir=${CBIR:-.build/release/cbir}
 mkdir -p "$folder"
 cp -r ../shared/datasets/wild-photos ../shared/datasets/ukbench-dev "$folder/"
-"$cbir" index "$folder" --db "$db" >"$folder/index.log" 2>&1 || { cat "$folder/index.log"; exit 1; }
+log=$(mktemp)
+"$cbir" index "$folder" --db "$db" >"$log" 2>&1 || { cat "$log"; exit 1; }
+rm -f "$log"
 copy=0
 while [ "$(sqlite3 "$db" 'SELECT COUNT(*) FROM images')" -lt "$count" ]; do
   copy=$((copy + 1)); offset=$((copy * 1000000))
