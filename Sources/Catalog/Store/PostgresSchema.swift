@@ -4,8 +4,8 @@
 /// m 16, ef_construction 200). Writers that open one catalog at once take turns
 /// (an advisory lock); a catalog with a migration this version does not know is left alone.
 enum PostgresSchema {
-    /// The oldest pgvector with `halfvec`.
-    static let pgvectorVersion = [0, 7]
+    /// The oldest pgvector with `halfvec` (0.7) and iterative index scans (0.8), which searches use.
+    static let pgvectorVersion = [0, 8]
 
     /// The tables whose changes searches and lists follow by their tags.
     private static let tagged = ["faces", "persons", "face_descriptors", "face_embeddings", "photo_prints"]
@@ -183,7 +183,8 @@ enum PostgresSchema {
         let numbers = version.split(separator: ".").map { Int($0) ?? 0 }
         guard numbers.lexicographicallyPrecedes(pgvectorVersion) == false else {
             throw CatalogError.storage(
-                path: place, reason: "pgvector \(version) is too old: the catalog needs 0.7 or later (halfvec)")
+                path: place,
+                reason: "pgvector \(version) is too old: the catalog needs 0.8 or later (iterative index scans)")
         }
     }
 }

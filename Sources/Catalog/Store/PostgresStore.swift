@@ -7,7 +7,7 @@ import NIOSSL
 import PostgresNIO
 
 /// A catalog in a PostgreSQL database with pgvector, its transactions each on a connection of its own
-/// (``PostgresConnections``). Opening it checks the server (it answers, takes the password, has pgvector 0.7 or
+/// (``PostgresConnections``). Opening it checks the server (it answers, takes the password, has pgvector 0.8 or
 /// later) and brings the catalog's tables up to date (``PostgresSchema``); each failure is said in one sentence
 /// that names the server.
 final class PostgresStore: CatalogStore {
