@@ -9,8 +9,8 @@ import PostgresNIO
 /// that waits for one to come back. A connection the server closed is dropped, and the next transaction makes a
 /// new one.
 final class PostgresConnections: Sendable {
-    /// The most connections a process holds: a few more than this machine's cores, so that a transaction
-    /// waiting on the network does not hold up the others, and far fewer than a server's default 100.
+    /// The most connections a process holds: enough that a transaction waiting on the network or on a lock
+    /// does not hold up a server's other requests, and far fewer than PostgreSQL's default 100 a server.
     static let maximum = 8
 
     private let configuration: PostgresConnection.Configuration
