@@ -220,26 +220,24 @@ import Testing
         }
     }
 
-    /// On PostgreSQL, indexing whose connection the server drops in the middle of a batch's transaction
-    /// (`pg_terminate_backend`) stops saying the connection was lost, keeps every batch it stored before, and
-    /// run again ends with the photos and faces of a run never interrupted.
-    @Test func aLostConnectionKeepsWhatWasStoredAndIndexingResumes() throws {
-        let folder = try Self.temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let url = try TestStore.postgres.catalog(in: folder, name: "lost")
-        let name = String(url.split(separator: "/").last ?? "")
+    /// train/, test/ and misc/ (25 photos) copied into `folder`'s gallery/, for indexing runs to interrupt.
+    static func gallery(in folder: String) throws -> String {
         let gallery = folder + "/gallery"
         try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
         for part in ["train", "test", "misc"] {
-            try FileManager.default.copyItem(atPath: Self.photos + "/" + part, toPath: gallery + "/" + part)
+            try FileManager.default.copyItem(atPath: photos + "/" + part, toPath: gallery + "/" + part)
         }
-        let cbir = try CommandRunner(product: "cbir")
-        let whole = folder + "/whole.sqlite"
-        #expect(try cbir.run(["index", gallery, "--db", whole, "--device", Self.device]).status == 0)
+        return gallery
+    }
 
+    /// `cbir arguments` (an index run of the 25-photo gallery) started, and left running once its progress lines
+    /// ("done/total files …") say five files are stored: the process, its standard error and what it said so far.
+    static func indexingWithFiveStored(_ cbir: CommandRunner, _ arguments: [String]) throws
+        -> (process: Process, progress: Pipe, seen: String)
+    {
         let process = Process()
         process.executableURL = cbir.executable
-        process.arguments = ["index", gallery, "--db", url, "--device", Self.device, "--batch", "1"]
+        process.arguments = arguments
         let progress = Pipe()
         process.standardError = progress
         process.standardOutput = FileHandle.nullDevice
@@ -248,6 +246,25 @@ import Testing
         while process.isRunning, !seen.contains("5/25 files") {
             seen += String(decoding: progress.fileHandleForReading.availableData, as: UTF8.self)
         }
+        return (process, progress, seen)
+    }
+
+    /// On PostgreSQL, indexing whose connection the server drops in the middle of a batch's transaction
+    /// (`pg_terminate_backend`) stops saying the connection was lost, keeps every batch it stored before, and
+    /// run again ends with the photos and faces of a run never interrupted.
+    @Test func aLostConnectionKeepsWhatWasStoredAndIndexingResumes() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let url = try TestStore.postgres.catalog(in: folder, name: "lost")
+        let name = String(url.split(separator: "/").last ?? "")
+        let gallery = try Self.gallery(in: folder)
+        let cbir = try CommandRunner(product: "cbir")
+        let whole = folder + "/whole.sqlite"
+        #expect(try cbir.run(["index", gallery, "--db", whole, "--device", Self.device]).status == 0)
+
+        let (process, progress, started) = try Self.indexingWithFiveStored(
+            cbir, ["index", gallery, "--db", url, "--device", Self.device, "--batch", "1"])
+        var seen = started
         // The next batch's write waits for the photos' table, then its connection is dropped mid-transaction.
         try TestPostgres.run(
             """
@@ -281,27 +298,13 @@ import Testing
     @Test func killedIndexingResumesToTheSameRows() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let gallery = folder + "/gallery"
-        try FileManager.default.createDirectory(atPath: gallery, withIntermediateDirectories: true)
-        for part in ["train", "test", "misc"] {
-            try FileManager.default.copyItem(atPath: Self.photos + "/" + part, toPath: gallery + "/" + part)
-        }
+        let gallery = try Self.gallery(in: folder)
         let cbir = try CommandRunner(product: "cbir")
         let whole = folder + "/whole.sqlite", resumed = folder + "/resumed.sqlite"
         #expect(try cbir.run(["index", gallery, "--db", whole, "--device", Self.device]).status == 0)
 
-        let process = Process()
-        process.executableURL = cbir.executable
-        process.arguments = ["index", gallery, "--db", resumed, "--device", Self.device]
-        let progress = Pipe()
-        process.standardError = progress
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        // Progress lines read "done/total files …": kill once a few files are stored.
-        var seen = ""
-        while process.isRunning, !seen.contains("5/25 files") {
-            seen += String(decoding: progress.fileHandleForReading.availableData, as: UTF8.self)
-        }
+        let (process, _, _) = try Self.indexingWithFiveStored(
+            cbir, ["index", gallery, "--db", resumed, "--device", Self.device])
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal, "the run finished before it was killed")
