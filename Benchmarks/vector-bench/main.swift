@@ -157,31 +157,18 @@ func stored(_ kind: Kind, count: Int) -> [[Float]] {
     return Array(rows)
 }
 
-/// The exact `k` nearest rows of each query (Euclidean, which ranks unit vectors as cosine does).
-func exactNearest(_ rows: [[Float]], _ queries: [[Float]]) -> [[Int64]] {
-    var result = [[Int64]](repeating: [], count: queries.count)
-    nonisolated(unsafe) var shared = result
-    let lock = NSLock()
-    DispatchQueue.concurrentPerform(iterations: queries.count) { q in
-        var top = TopFaces(k)
-        queries[q].withUnsafeBufferPointer { query in
-            for (index, row) in rows.enumerated() {
-                let sum = row.withUnsafeBufferPointer { row in
-                    var sum: Float = 0
-                    for i in 0..<query.count {
-                        let d = row[i] - query[i]
-                        sum += d * d
-                    }
-                    return sum
-                }
-                top.collect(FaceMatch(face: FaceID(Int64(index)), image: ImageID(Int64(index)), distance: sum))
-            }
-        }
-        let ids = top.matches.map(\.face.rawValue)
-        lock.withLock { shared[q] = ids }
+/// The exact `k` nearest rows of each query, by the catalog's exact search (a gallery of every row on the CPU
+/// device; Euclidean, which ranks unit vectors as cosine does).
+func exactNearest(_ rows: [[Float]], _ queries: [[Float]], length: Int) throws -> [[Int64]] {
+    let gallery = EmbeddingGallery(length: length, context: context)
+    gallery.reserveCapacity(rows.count)
+    for first in stride(from: 0, to: rows.count, by: 10_000) {
+        try gallery.append(
+            (first..<min(first + 10_000, rows.count)).map { (rows[$0], FaceID(Int64($0)), ImageID(Int64($0))) })
     }
-    result = shared
-    return result
+    var nearest = queries.map { _ in TopFaces(k) }
+    try gallery.search(queries, into: &nearest)
+    return nearest.map { $0.matches.map(\.face.rawValue) }
 }
 
 /// Inserts `rows` into a new table, 100 rows a statement over two connections; returns seconds taken.
@@ -305,7 +292,7 @@ for kind in kinds {
     var truth: [[Int64]] = []
     if !beams.isEmpty {
         note("\(kind.name): drawing \(count) rows, exact search")
-        truth = exactNearest(stored(kind, count: count), queries)
+        truth = try exactNearest(stored(kind, count: count), queries, length: kind.length)
     }
     for beam in beams {
         for candidates in candidateCounts where candidates >= k {
