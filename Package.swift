@@ -143,7 +143,7 @@ let package = Package(
             dependencies: [
                 "PhotoSimilarity", "ImageCodecs", "ImageKernels", "NeuralNetworks", "BenchmarkSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ], path: "Benchmarks/photo-bench", exclude: ["similar-latency.sh"]),
+            ], path: "Benchmarks/photo-bench", exclude: ["search-latency.sh"]),
         .executableTarget(
             name: "nbnn-bench",
             dependencies: [
