@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ImageCodecs
 import ImageKernels
+import Synchronization
 
 /// The catalog of photos: one SQLite file (WAL mode, so queries read while indexing writes), or a PostgreSQL
 /// database with pgvector that several machines share, with every table the project knows — images, faces,
@@ -27,6 +28,8 @@ public actor Catalog {
     /// The database file's identity when it was opened: a write finds the file it opened still there, or
     /// refuses (the file deleted or replaced under a running server, say, whose writes would be lost).
     private nonisolated let identity: FileIdentity?
+    /// This machine's library roots (``libraryRoots``), set anew when a root is.
+    nonisolated let roots: Mutex<LibraryRoots>
 
     /// How long a writer waits for another process's transaction before giving up, in seconds.
     public static let busyTimeout: TimeInterval = 30
@@ -52,6 +55,7 @@ public actor Catalog {
             storage = try PostgresStore(url, access: access)
             pool = nil
             identity = nil
+            roots = Mutex(try storage.read(LibraryRoots.load))
             return
         }
         self.path = path
@@ -90,6 +94,7 @@ public actor Catalog {
         self.pool = pool
         storage = SQLiteStore(pool: pool, location: path)
         identity = FileIdentity(path: path)
+        roots = Mutex(try storage.read(LibraryRoots.load))
     }
 
     /// Runs the migrations `migrator` has and the file lacks. A migration that rewrote most of the file
@@ -194,8 +199,8 @@ public actor Catalog {
         return try storage.write(body)
     }
 
-    /// How a file's path is stored: absolute and standardised, so that any spelling of it finds its row.
-    public nonisolated static func storedPath(_ path: String) -> String {
+    /// A file's path absolute and standardised, so that any spelling of it finds its row (``storedPath(_:)``).
+    public nonisolated static func standardisedPath(_ path: String) -> String {
         URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
@@ -206,10 +211,10 @@ public actor Catalog {
 
     /// The stored record of a file, if any.
     public nonisolated func image(atPath path: String) throws(CatalogError) -> ImageRecord? {
-        let path = Self.storedPath(path)
+        let path = storedPath(path)
         return try reading { connection in
             try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE path = ?", [.text(path)]).first.map(
-                ImageRecord.init(row:))
+                imageRecord)
         }
     }
 
@@ -230,9 +235,10 @@ public actor Catalog {
     nonisolated func replacement(
         _ record: ImageRecord, writes: [@Sendable (any StoreConnection, Int64) throws -> Void]
     ) -> @Sendable (any StoreConnection) throws -> Void {
-        { connection in
-            let assignments = try Self.handAssignments(at: record.path, connection)
-            try connection.execute("DELETE FROM images WHERE path = ?", [.text(record.path)])
+        let path = storedPath(record.path)
+        return { connection in
+            let assignments = try Self.handAssignments(at: path, connection)
+            try connection.execute("DELETE FROM images WHERE path = ?", [.text(path)])
             guard
                 let id: Int64 = try connection.rows(
                     """
@@ -240,14 +246,14 @@ public actor Catalog {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                     """,
                     [
-                        .text(record.path), .integer(record.size), .real(record.modified), .text(record.hash),
+                        .text(path), .integer(record.size), .real(record.modified), .text(record.hash),
                         .integer(Int64(record.width)), .integer(Int64(record.height)), .text(record.status.rawValue),
                         record.error.map(StoreValue.text) ?? .null,
                     ]
                 ).first?.get(0)
             else { return }
             for write in writes { try write(connection, id) }
-            try Self.restoreHandAssignments(assignments, at: record.path, connection)
+            try Self.restoreHandAssignments(assignments, at: path, connection)
         }
     }
 
@@ -258,7 +264,7 @@ public actor Catalog {
     /// Forgets a file, or every file under a folder, and (through the foreign keys of every table) everything
     /// stored for them. Returns how many files were forgotten.
     public func remove(path: String) throws(CatalogError) -> Int {
-        let path = Self.storedPath(path), folder = Self.folderPrefix(path)
+        let path = storedPath(path), folder = Self.folderPrefix(path)
         return try writing { connection in
             try connection.execute(
                 "DELETE FROM images WHERE path = ? OR substr(path, 1, length(?)) = ?",
@@ -296,7 +302,7 @@ public actor Catalog {
         try reading { connection in
             Dictionary(
                 try connection.rows("SELECT id, path FROM images WHERE id IN (\(RowBatches.list(images)))", [])
-                    .map { row throws(CatalogError) in (try row.get(0) as Int64, try row.get(1) as String) }
+                    .map { row throws(CatalogError) in (try row.get(0) as Int64, localPath(try row.get(1))) }
             ) { first, _ in first }
         }
     }

@@ -32,6 +32,7 @@ enum CatalogSchema {
         migrator.registerMigration("photo prints", migrate: PhotoStore.createTable)
         migrator.registerMigration("indexing runs", migrate: IndexingHistory.createTable)
         migrator.registerMigration("indexer faces people index", migrate: FaceStore.addPeopleIndex)
+        migrator.registerMigration("library roots", migrate: LibraryRoots.createTable)
         for analysis in analyses {
             for (name, migration) in analysis.migrations {
                 migrator.registerMigration("indexer \(analysis.name) \(name)", migrate: migration)

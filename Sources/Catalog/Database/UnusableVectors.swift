@@ -61,7 +61,7 @@ extension Catalog {
             try unusable.drop(connection)
             return try connection.rows(
                 "SELECT path FROM images WHERE id IN (\(RowBatches.list(Set(images)))) ORDER BY path", []
-            ).map { row throws(CatalogError) in try row.get(0) as String }
+            ).map { row throws(CatalogError) in localPath(try row.get(0)) }
         }
     }
 }

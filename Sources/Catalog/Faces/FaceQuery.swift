@@ -132,6 +132,6 @@ extension Catalog {
 
     /// The stored faces that matched, with their images' paths and labels, in the matches' order.
     nonisolated func hits(_ matches: [FaceMatch]) throws(CatalogError) -> [FaceHit] {
-        try reading { [store] connection in try store.hits(matches, connection) }
+        try reading { [store] connection in try store.hits(matches, connection, localPath: localPath) }
     }
 }

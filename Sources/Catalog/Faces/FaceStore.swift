@@ -303,9 +303,11 @@ public struct FaceStore: Sendable {
             }, body)
     }
 
-    /// The stored faces that matched, with their images' paths and labels, in the matches' order; faces
-    /// removed since the search are left out.
-    func hits(_ matches: [FaceMatch], _ connection: any StoreConnection) throws -> [FaceHit] {
+    /// The stored faces that matched, with their images' paths on this machine and labels, in the matches'
+    /// order; faces removed since the search are left out.
+    func hits(_ matches: [FaceMatch], _ connection: any StoreConnection, localPath: (String) -> String) throws
+        -> [FaceHit]
+    {
         let rows = try connection.rows(
             """
             SELECT faces.id, image_id, path, x, y, faces.width, faces.height, name FROM faces
@@ -318,7 +320,8 @@ public struct FaceStore: Sendable {
         return try matches.compactMap { match throws(CatalogError) in
             try byID[match.face.rawValue].map { row throws(CatalogError) in
                 FaceHit(
-                    face: match.face.rawValue, image: try row.get(1), path: try row.get(2), distance: match.distance,
+                    face: match.face.rawValue, image: try row.get(1), path: localPath(try row.get(2)),
+                    distance: match.distance,
                     x: try row.get(3), y: try row.get(4), width: try row.get(5), height: try row.get(6),
                     label: try row.get(7))
             }

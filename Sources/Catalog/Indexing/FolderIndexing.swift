@@ -14,6 +14,10 @@ public struct IndexingProgress: Sendable {
     public let unchanged: Int
     public let failed: Int
     public let upgraded: Int
+    /// Stored files found gone from where they were stored whose bytes were found at a new path in the folder
+    /// (moved or renamed), which now have that path and keep their faces, names and people; they count as
+    /// unchanged too.
+    public let moved: Int
     /// Stored files found gone from the folder and removed before indexing, and the file their faces'
     /// labels were saved to first (for `cbir labels --import`), if any had labels.
     public let removed: Int
@@ -59,15 +63,17 @@ extension Catalog {
         let files = listing.files
         let start = DispatchTime.now().uptimeNanoseconds
         let record = try await writing { connection in
-            try IndexingHistory.start(folder: Self.storedPath(folder), connection)
+            try IndexingHistory.start(folder: storedPath(folder), connection)
         }
-        let (removed, removedLabels) = keepMissing ? (0, nil) : try await removeMissing(under: folder, listing: listing)
+        let found = try filesGone(under: folder, listing: listing)
+        let (moved, gone) = try await move(found.gone, to: found.new)
+        let removed = keepMissing ? 0 : gone.count, removedLabels = keepMissing ? nil : try await remove(gone)
         let total = files.count + listing.unreadableFolders.count + listing.unusableEntries.count
         var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
         func now(_ file: IndexingRun.FileWrite?) -> IndexingProgress {
             IndexingProgress(
                 done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
-                removed: removed, removedLabels: removedLabels,
+                moved: moved, removed: removed, removedLabels: removedLabels,
                 elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path,
                 error: file?.outcome.error)
         }
@@ -135,31 +141,88 @@ extension Catalog {
         }
     }
 
-    /// Removes the stored files under `folder` that are gone from it: not listed, not inside a folder that
-    /// could not be listed, and not a file on disk (or a file of the database itself, which earlier versions
-    /// recorded as a failed photo). Their faces' labels are saved first to a file beside
-    /// the database. Returns how many were removed and the labels file, if one was written.
-    nonisolated func removeMissing(under folder: String, listing: FolderListing) async throws(CatalogError) -> (
-        Int, String?
+    /// The stored files under `folder` that are gone from it: not listed, not inside a folder that could not be
+    /// listed, and not a file on disk (or a file of the database itself, which earlier versions recorded as a
+    /// failed photo); and the listed files nothing is stored for.
+    nonisolated func filesGone(under folder: String, listing: FolderListing) throws(CatalogError) -> (
+        gone: [ImageRecord], new: [FolderListing.File]
     ) {
-        let prefix = Self.folderPrefix(Self.storedPath(folder))
-        let listed = Set(listing.files.map(\.path)), unlisted = listing.unreadableFolders.map { $0.path + "/" }
+        let prefix = Self.folderPrefix(storedPath(folder))
         let stored = try reading { connection in
             try connection.rows(
-                "SELECT id, path FROM images WHERE substr(path, 1, length(?)) = ?", [.text(prefix), .text(prefix)]
-            ).map { row throws(CatalogError) in (id: try row.get(0) as Int64, path: try row.get(1) as String) }
+                "SELECT \(ImageRecord.columns) FROM images WHERE substr(path, 1, length(?)) = ?",
+                [.text(prefix), .text(prefix)]
+            ).map(imageRecord)
         }
-        let missing = stored.filter { image in
+        let listed = Set(listing.files.map(\.path)), unlisted = listing.unreadableFolders.map { $0.path + "/" }
+        let gone = stored.filter { image in
             var status = stat()
             return !listed.contains(image.path) && !unlisted.contains { (image.path + "/").hasPrefix($0) }
                 && (!(FileSystemPath.withCString(image.path) { stat($0, &status) } == 0
                     && status.st_mode & S_IFMT == S_IFREG)
                     || files.contains(image.path))
         }
-        guard !missing.isEmpty else { return (0, nil) }
-        let ids = missing.map(\.id)
+        let storedPaths = Set(stored.map(\.path))
+        return (gone, listing.files.filter { !storedPaths.contains($0.path) })
+    }
+
+    /// Gives each file gone from the folder whose bytes now lie at a new file (same size, same content hash) that
+    /// path, keeping its faces, names and people: the file was moved or renamed. Returns the files still gone.
+    nonisolated func move(_ gone: [ImageRecord], to new: [FolderListing.File]) async throws(CatalogError) -> (
+        moved: Int, gone: [ImageRecord]
+    ) {
+        let bySize = Dictionary(grouping: new, by: \.size)
+        var hashes: [String: String] = [:], taken: Set<String> = [], moves: [(id: Int64, to: FolderListing.File)] = []
+        var left: [ImageRecord] = []
+        for record in gone {
+            let target =
+                record.status == .indexed && !record.hash.isEmpty
+                ? bySize[record.size, default: []].first { file in
+                    guard !taken.contains(file.path) else { return false }
+                    if hashes[file.path] == nil { hashes[file.path] = Self.contentHash(of: file.path) ?? "" }
+                    return hashes[file.path] == record.hash
+                } : nil
+            guard let target, let id = record.id else {
+                left.append(record)
+                continue
+            }
+            taken.insert(target.path)
+            moves.append((id, target))
+        }
+        guard !moves.isEmpty else { return (0, gone) }
+        let stored = moves.map { (id: $0.id, path: storedPath($0.to.path), modified: $0.to.modified) }
+        try await writing { connection in
+            for move in stored {
+                try connection.execute(
+                    "UPDATE images SET path = ?, modified = ? WHERE id = ?",
+                    [.text(move.path), .real(move.modified), .integer(move.id)])
+            }
+        }
+        return (moves.count, left)
+    }
+
+    /// The content hash of the file at `path`, read in chunks; nil when it cannot be read.
+    nonisolated static func contentHash(of path: String) -> String? {
+        guard let file = try? RegularFile.open(path) else { return nil }
+        defer { close(file.descriptor) }
+        var hash = ContentHash()
+        var chunk = [UInt8](repeating: 0, count: IndexedFile.chunkSize)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(file.descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            guard count > 0 else { return hash.hex }
+            hash.combine(chunk[..<count])
+        }
+    }
+
+    /// Removes `gone`, the stored files found gone from a folder, and everything stored for them. Their faces'
+    /// labels are saved first to a file beside the database. Returns the labels file, if one was written.
+    nonisolated func remove(_ gone: [ImageRecord]) async throws(CatalogError) -> String? {
+        let ids = gone.compactMap(\.id)
+        guard !ids.isEmpty else { return nil }
         let labels = try reading { connection in
-            try Self.faceLabels(connection, sql: Self.labelledFaces + " AND image_id IN (\(RowBatches.list(ids)))")
+            try faceLabels(connection, sql: Self.labelledFaces + " AND image_id IN (\(RowBatches.list(ids)))")
         }
         var labelsFile: String?
         if !labels.isEmpty {
@@ -176,6 +239,6 @@ extension Catalog {
         try await writing { connection in
             try connection.execute("DELETE FROM images WHERE id IN (\(RowBatches.list(ids)))", [])
         }
-        return (missing.count, labelsFile)
+        return labelsFile
     }
 }

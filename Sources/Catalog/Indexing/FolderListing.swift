@@ -24,7 +24,7 @@ struct FolderListing: Sendable {
     /// Lists `folder` without the files `excluded` names; an error only when the folder itself is missing
     /// or cannot be listed.
     init(_ folder: String, excluding excluded: Set<FileIdentity> = []) throws(CatalogError) {
-        let root = Catalog.storedPath(folder)
+        let root = Catalog.standardisedPath(folder)
         var status = stat()
         guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw .unreadableFolder(path: folder, reason: "no such folder")

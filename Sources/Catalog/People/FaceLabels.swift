@@ -61,12 +61,12 @@ extension Catalog {
         """
 
     /// Rows of `labelledFaces` as labels.
-    static func faceLabels(_ connection: any StoreConnection, sql: String, arguments: [StoreValue] = []) throws
+    nonisolated func faceLabels(_ connection: any StoreConnection, sql: String, arguments: [StoreValue] = []) throws
         -> [FaceLabel]
     {
         try connection.rows(sql, arguments).map { row throws(CatalogError) in
             FaceLabel(
-                path: try row.get(0), x: try row.get(1), y: try row.get(2), width: try row.get(3),
+                path: localPath(try row.get(0)), x: try row.get(1), y: try row.get(2), width: try row.get(3),
                 height: try row.get(4), label: try row.get(5))
         }
     }
@@ -77,7 +77,7 @@ extension Catalog {
         do {
             return (
                 try reading { connection in
-                    try Self.faceLabels(connection, sql: Self.labelledFaces + " ORDER BY faces.id")
+                    try faceLabels(connection, sql: Self.labelledFaces + " ORDER BY faces.id")
                 }, 0
             )
         } catch .damaged {
@@ -86,7 +86,7 @@ extension Catalog {
             for start in stride(from: Int64(0), through: last, by: Int(Self.labelChunk)) {
                 do {
                     found += try reading { connection in
-                        try Self.faceLabels(
+                        try faceLabels(
                             connection, sql: Self.labelledFaces + " AND faces.id BETWEEN ? AND ? ORDER BY faces.id",
                             arguments: [.integer(start), .integer(start + Self.labelChunk - 1)])
                     }

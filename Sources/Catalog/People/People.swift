@@ -186,7 +186,7 @@ extension Catalog {
                 """
                 SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
                 """, [.integer(person)]
-            ).map { row throws(CatalogError) in try row.get(0) }
+            ).map { row throws(CatalogError) in localPath(try row.get(0)) }
         }
     }
 
@@ -198,7 +198,7 @@ extension Catalog {
                 SELECT \(FaceRecord.columns), path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? \
                 ORDER BY path, x
                 """, [.integer(person)]
-            ).map { row throws(CatalogError) in (try row.get("path"), try FaceRecord(row: row)) }
+            ).map { row throws(CatalogError) in (localPath(try row.get("path")), try FaceRecord(row: row)) }
         }
     }
 

@@ -56,9 +56,10 @@ extension Catalog {
     public nonisolated func duplicateGroups(
         _ kind: DuplicateKind, context: RenderContext, excluding excluded: Set<Int64> = []
     ) throws(CatalogError) -> [DuplicateGroup] {
-        let photos = try reading { connection in try PhotoStore().printedPhotos(connection) }.filter {
-            !excluded.contains($0.entry.image)
-        }
+        let photos = try reading { connection in try PhotoStore().printedPhotos(connection, localPath: localPath) }
+            .filter {
+                !excluded.contains($0.entry.image)
+            }
         let prints = photos.flatMap(\.entry.print)
         let copies = photos.map {
             DuplicateGroups.Copy(pixels: $0.pixels, sharpness: $0.entry.sharpness, bytes: $0.size)

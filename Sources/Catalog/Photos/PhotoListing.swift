@@ -45,7 +45,8 @@ extension Catalog {
             return Page(
                 items: try rows.map { row throws(CatalogError) in
                     PhotoSummary(
-                        id: try row.get(0), path: try row.get(1), width: try row.get(2), height: try row.get(3),
+                        id: try row.get(0), path: localPath(try row.get(1)), width: try row.get(2),
+                        height: try row.get(3),
                         faces: try row.get(4))
                 }, total: Int(total ?? 0))
         }
@@ -55,7 +56,7 @@ extension Catalog {
     public nonisolated func image(_ id: Int64) throws(CatalogError) -> ImageRecord {
         let image = try reading { connection in
             try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE id = ?", [.integer(id)]).first.map(
-                ImageRecord.init(row:))
+                imageRecord)
         }
         guard let image, image.status == .indexed else {
             throw .notFound("photo \(id)")

@@ -102,8 +102,8 @@ public struct PhotoStore: Sendable {
         var contents: String { "\(contentHash) \(size)" }
     }
 
-    /// Every printed photo, by path.
-    func printedPhotos(_ connection: any StoreConnection) throws -> [PrintedPhoto] {
+    /// Every printed photo, by stored path, with its path on this machine.
+    func printedPhotos(_ connection: any StoreConnection, localPath: (String) -> String) throws -> [PrintedPhoto] {
         try connection.rows(
             """
             SELECT image_id, print, \(Self.table).hash, sharpness, path, size, images.hash, width * height \
@@ -114,7 +114,8 @@ public struct PhotoStore: Sendable {
                 entry: Entry(
                     image: try row.get(0), print: try row.get(1),
                     hash: PerceptualHash(bits: UInt64(bitPattern: try row.get(2) as Int64)), sharpness: try row.get(3)),
-                path: try row.get(4), size: try row.get(5), contentHash: try row.get(6), pixels: try row.get(7))
+                path: localPath(try row.get(4)), size: try row.get(5), contentHash: try row.get(6),
+                pixels: try row.get(7))
         }
     }
 

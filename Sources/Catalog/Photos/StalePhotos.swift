@@ -31,7 +31,7 @@ extension Catalog {
             let batch = RowBatches.list(ids[start..<min(ids.count, start + 500)])
             for record in try reading({ connection in
                 try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE id IN (\(batch))", []).map(
-                    ImageRecord.init(row:))
+                    imageRecord)
             }) {
                 if let id = record.id { records[id] = record }
             }

@@ -105,5 +105,7 @@ extension CatalogTable {
                 ("id", .integer), ("folder", .text), ("started", .real), ("finished", .real), ("indexed", .integer),
                 ("unchanged", .integer), ("failed", .integer), ("upgraded", .integer), ("removed", .integer),
             ]),
+        CatalogTable(
+            "library_roots", [("id", .integer), ("library", .text), ("machine", .text), ("folder", .text)]),
     ]
 }

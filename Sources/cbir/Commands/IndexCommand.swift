@@ -19,7 +19,11 @@ struct IndexCommand: AsyncParsableCommand {
             (--batch). Each batch is one transaction and each file in it is stored whole: a run that is interrupted \
             loses \
             nothing stored, and the next run finishes the rest. A folder that cannot be listed is reported and \
-            recorded like a failed file. Files stored \
+            recorded like a failed file. A stored file whose bytes are found at a new path in the folder was moved \
+            or renamed: it takes that path and keeps its faces, names and people. With --library NAME, the folder \
+            is that library's root on this machine: its photos are stored by their paths inside it, so that \
+            machines that share a PostgreSQL catalog and mount the library in different places see each photo \
+            once. Files stored \
             from this folder that are gone from it are removed first (their labels saved to a file beside the \
             database, for `cbir labels --import`), unless --keep-missing. New faces are then grouped into people \
             (`cbir people`). Each photo is also printed (its EfficientNet-Lite0 print, perceptual hash and \
@@ -31,6 +35,12 @@ struct IndexCommand: AsyncParsableCommand {
 
     @Argument(help: "The folder of photos.")
     var folder: String
+
+    @Option(
+        help: ArgumentHelp(
+            "Name the folder the root of this library on this machine: its photos are stored by their paths inside it.",
+            valueName: "name"))
+    var library: String?
 
     @Flag(help: "Keep stored files that are gone from the folder.")
     var keepMissing = false
@@ -72,6 +82,7 @@ struct IndexCommand: AsyncParsableCommand {
         let analyses: [any PhotoAnalysis] =
             (noFaces ? [] : [try detector.faces(context: context)])
             + (noPhotos ? [] : [try PhotoPrintAnalysis(context: context)])
+        if let library { try await store.setRoot(ofLibrary: library, to: folder) }
         let terminal = isatty(STDERR_FILENO) != 0
         let step = ProgressLines(terminal: terminal)
         let run = try await store.index(
@@ -86,6 +97,7 @@ struct IndexCommand: AsyncParsableCommand {
                 FileSystemPath.displayed(folder), run.total, run.elapsed, run.rate, run.indexed, run.unchanged,
                 run.failed)
                 + (run.upgraded > 0 ? ", \(run.upgraded) completed (embeddings or prints added)" : "")
+                + (run.moved > 0 ? ", \(run.moved) moved or renamed (found by their bytes)" : "")
                 + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print(
