@@ -15,7 +15,9 @@ import Testing
 /// face lies more than 0.62 from every train face, beyond clustering's 0.55, so indexing ORL and changing
 /// train's people commute. Every command must print the same and exit the same in both runs (a label
 /// or removal reported done is there), and both databases must hold the same images, faces, embeddings,
-/// descriptors, names and people, up to row ids.
+/// descriptors, names and people, up to row ids. On SQLite and on PostgreSQL: the start is made in a SQLite
+/// file and copied into each catalog (`cbir copy`, keys and all), and a PostgreSQL catalog's contents are read
+/// from a copy of it back into a file.
 @Suite(.serialized) struct ConcurrentWritersTests {
     static let train = SharedData.root + "/wild-photos/train"
     static let orl = SharedData.root + "/orl"
@@ -29,15 +31,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     }
 
-    @Test func writersDuringIndexingLoseNothing() throws {
+    @Test(arguments: TestStore.allCases) func writersDuringIndexingLoseNothing(store: TestStore) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let seed = UInt64.random(in: 0...UInt64.max)
         var generator = SeededGenerator(seed: seed)
-        let base = folder + "/base.sqlite", concurrent = folder + "/concurrent.sqlite",
-            serial = folder + "/serial.sqlite"
+        let base = folder + "/base.sqlite"
         let indexed = try cbir.run(["index", Self.train, "--db", base, "--device", "cpu"])
         try #require(indexed.status == 0, "\(indexed.standardError)")
-        for copy in [concurrent, serial] { try FileManager.default.copyItem(atPath: base, toPath: copy) }
+        let concurrent = try copy(base, to: store, as: "concurrent"), serial = try copy(base, to: store, as: "serial")
         let start = try Start(base)
         let rounds = try (0..<20).map { round in
             try (0..<Int.random(in: 1...2, using: &generator)).map { step in
@@ -83,15 +84,17 @@ import Testing
                 """
             )
         }
-        let integrity = try DatabaseQueue(path: concurrent).read { db in
-            try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        if store == .sqlite {
+            let integrity = try DatabaseQueue(path: concurrent).read { db in
+                try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            }
+            #expect(integrity == ["ok"], "seed \(seed): \(integrity.prefix(5))")
         }
-        #expect(integrity == ["ok"], "seed \(seed): \(integrity.prefix(5))")
         let check = try cbir.run(["check", "--db", concurrent])
         #expect(
             check.status == 0 && check.standardOutput.contains("sound"),
             "seed \(seed): \(check.standardOutput) \(check.standardError)")
-        let (stored, storedAlone) = (try contents(concurrent), try contents(serial))
+        let (stored, storedAlone) = (try contents(try file(of: concurrent)), try contents(try file(of: serial)))
         #expect(
             stored.count >= 392 && stored == storedAlone,
             """
@@ -100,6 +103,28 @@ import Testing
             """
         )
         #expect(concurrentResults.contains { $0.status == 0 }, "seed \(seed): no command succeeded")
+    }
+
+    /// A catalog on `store` that starts as the SQLite file `base`: a copy of the file, or of its rows.
+    func copy(_ base: String, to store: TestStore, as name: String) throws -> String {
+        if store == .sqlite {
+            let db = folder + "/\(name).sqlite"
+            try FileManager.default.copyItem(atPath: base, toPath: db)
+            return db
+        }
+        let db = try store.catalog(in: folder, name: name)
+        let copied = try cbir.run(["copy", "--from", base, "--to", db])
+        try #require(copied.status == 0, "\(copied.standardError)")
+        return db
+    }
+
+    /// A SQLite file that holds the catalog `db`'s rows: the file itself, or a copy of a PostgreSQL catalog.
+    func file(of db: String) throws -> String {
+        guard db.hasPrefix("postgres://") else { return db }
+        let file = folder + "/" + (db.split(separator: "/").last.map(String.init) ?? "copy") + ".sqlite"
+        let copied = try cbir.run(["copy", "--from", db, "--to", file])
+        try #require(copied.status == 0, "\(copied.standardError)")
+        return file
     }
 
     /// What the starting database holds that commands can name.
