@@ -53,8 +53,8 @@ import Testing
     let fixture: ServerFixture
     init() async throws { fixture = try await ServerFixture.shared.value }
 
-    @Test func statsCountTheDatabaseAndItsLastRun() async throws {
-        try await fixture.withServer { client, _ in
+    @Test(arguments: TestStore.allCases) func statsCountTheDatabaseAndItsLastRun(store: TestStore) async throws {
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let stats = try await client.execute(uri: "/api/stats", method: .get) { try $0.json(Stats.self) }
             #expect(stats.images == 14 && stats.printedImages == 14 && stats.faces >= 9 && stats.writable)
             #expect(stats.people >= 5 && stats.labelledFaces >= 1)
@@ -62,8 +62,10 @@ import Testing
         }
     }
 
-    @Test func peopleArePagedAndNamedChangedMergedAndHidden() async throws {
-        try await fixture.withServer { client, _ in
+    @Test(arguments: TestStore.allCases) func peopleArePagedAndNamedChangedMergedAndHidden(store: TestStore)
+        async throws
+    {
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let people = try await client.execute(uri: "/api/people", method: .get) {
                 try $0.json(Listing<Person>.self)
             }
@@ -130,8 +132,8 @@ import Testing
         }
     }
 
-    @Test func aFaceMovesOutOfItsPersonAndIntoAnother() async throws {
-        try await fixture.withServer { client, _ in
+    @Test(arguments: TestStore.allCases) func aFaceMovesOutOfItsPersonAndIntoAnother(store: TestStore) async throws {
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let people = try await client.execute(uri: "/api/people", method: .get) {
                 try $0.json(Listing<Person>.self)
             }
@@ -156,8 +158,10 @@ import Testing
         }
     }
 
-    @Test func photosListWithTheirFacesSimilarPhotosAndCopies() async throws {
-        try await fixture.withServer { client, _ in
+    @Test(arguments: TestStore.allCases) func photosListWithTheirFacesSimilarPhotosAndCopies(store: TestStore)
+        async throws
+    {
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let photos = try await client.execute(uri: "/api/photos", method: .get) {
                 try $0.json(Listing<PhotoSummary>.self)
             }
@@ -265,9 +269,11 @@ import Testing
         }
     }
 
-    @Test func searchByUploadNamesTheFacesAndFindsSimilarPhotos() async throws {
+    @Test(arguments: TestStore.allCases) func searchByUploadNamesTheFacesAndFindsSimilarPhotos(store: TestStore)
+        async throws
+    {
         let probe = try ImageDecoder.contents(of: SharedData.root + "/wild-photos/test/obama1.jpg")
-        try await fixture.withServer { client, _ in
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let raw = try await client.execute(
                 uri: "/api/search", method: .post, headers: [.contentType: "image/jpeg"], body: ByteBuffer(bytes: probe)
             )

@@ -14,8 +14,8 @@ import Testing
 
     static let html: HTTPFields = [.accept: "text/html"]
 
-    @Test func everyPageShowsTheDatabase() async throws {
-        try await fixture.withServer { client, _ in
+    @Test(arguments: TestStore.allCases) func everyPageShowsTheDatabase(store: TestStore) async throws {
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let people = try await client.execute(uri: "/people", method: .get, headers: Self.html)
             #expect(people.status == .ok && people.headers[.contentType] == "text/html; charset=utf-8")
             #expect(people.text.contains("Barack Obama") && people.text.contains("/faces/"))
@@ -49,14 +49,14 @@ import Testing
         }
     }
 
-    @Test func aSearchFormShowsWhoTheFacesAre() async throws {
+    @Test(arguments: TestStore.allCases) func aSearchFormShowsWhoTheFacesAre(store: TestStore) async throws {
         let probe = try ImageDecoder.contents(of: SharedData.root + "/wild-photos/test/obama1.jpg")
         let boundary = "b-\(UUID().uuidString)"
         var form = Data(
             "--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"x.jpg\"\r\n\r\n".utf8)
         form += Data(probe) + Data("\r\n--\(boundary)--\r\n".utf8)
         let upload = form
-        try await fixture.withServer { client, _ in
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
             let page = try await client.execute(
                 uri: "/search", method: .post,
                 headers: [.accept: "text/html", .contentType: "multipart/form-data; boundary=\(boundary)"],

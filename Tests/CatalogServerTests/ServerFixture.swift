@@ -43,9 +43,9 @@ struct ServerFixture: Sendable {
         RenderContext(device: try TestDevices.device(TestDevices.hasOpenCL ? .opencl : .cpu))
     }
 
-    /// The server's configuration over a copy of the database, so that a test's changes stay its own.
+    /// The server's configuration over a copy of the database on `store`, so that a test's changes stay its own.
     func configuration(
-        token: String? = nil, uploadLimit: Int = 20 << 20, readOnly: Bool = false
+        on store: TestStore = .sqlite, token: String? = nil, uploadLimit: Int = 20 << 20, readOnly: Bool = false
     ) throws -> ServerConfiguration {
         let copy = folder + "/copy-" + UUID().uuidString + ".sqlite"
         var reading = Configuration()
@@ -54,8 +54,10 @@ struct ServerFixture: Sendable {
         try DatabaseQueue(path: database, configuration: reading).inDatabase { db in
             try db.execute(sql: "VACUUM INTO ?", arguments: [copy])
         }
+        let database = store == .sqlite ? copy : try store.catalog(in: folder, name: "server")
+        if database != copy { _ = try CatalogCopy.copy(from: copy, to: database) }
         return ServerConfiguration(
-            database: copy, token: token, uploadLimit: uploadLimit, context: try Self.context(), readOnly: readOnly)
+            database: database, token: token, uploadLimit: uploadLimit, context: try Self.context(), readOnly: readOnly)
     }
 
     /// A copy of the database served in process, the client handed to `body`.
