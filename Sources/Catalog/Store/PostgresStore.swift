@@ -93,6 +93,13 @@ final class PostgresStore: CatalogStore {
         if let error = error as? CatalogError { return error }
         let place = url.description
         guard let error = error as? PSQLError else { return .storage(path: place, reason: reason(error)) }
+        if let underlying = error.underlying, underlying is NIOSSLError || underlying is BoringSSLError {
+            let trust =
+                url.encryption == .verifyFull
+                ? "; sslmode=verify-full accepts only a certificate for \(url.host) that an authority this machine "
+                    + "trusts signed" : ""
+            return .storage(path: place, reason: "TLS with the server failed (\(describe(underlying)))\(trust)")
+        }
         let reason: String
         switch (error.code, error.serverInfo?[.sqlState]) {
         case (_, "28P01"?):
