@@ -201,19 +201,11 @@ extension Catalog {
         return (moves.count, left)
     }
 
-    /// The content hash of the file at `path`, read in chunks; nil when it cannot be read.
+    /// The content hash of the file at `path`; nil when it cannot be read.
     nonisolated static func contentHash(of path: String) -> String? {
         guard let file = try? RegularFile.open(path) else { return nil }
         defer { close(file.descriptor) }
-        var hash = ContentHash()
-        var chunk = [UInt8](repeating: 0, count: IndexedFile.chunkSize)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(file.descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            guard count > 0 else { return hash.hex }
-            hash.combine(chunk[..<count])
-        }
+        return try? ContentHash.ofFile(file.descriptor)
     }
 
     /// Removes `gone`, the stored files found gone from a folder, and everything stored for them. Their faces'

@@ -43,15 +43,9 @@ public final class IndexedFile: Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0, Int64(size) == record.size else { throw .changed }
         if FolderListing.modified(status) != record.modified {
-            var hash = ContentHash()
-            var offset = 0
-            while offset < size {
-                let chunk = try read(from: offset, count: Self.chunkSize)
-                guard !chunk.isEmpty else { break }
-                hash.combine(chunk)
-                offset += chunk.count
-            }
-            guard offset == size, hash.hex == record.hash else { throw .changed }
+            let hash: String
+            do { hash = try ContentHash.ofFile(descriptor) } catch { throw .missing(error.description) }
+            guard hash == record.hash else { throw .changed }
         }
     }
 
