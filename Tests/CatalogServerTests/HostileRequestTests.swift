@@ -102,6 +102,9 @@ import Testing
                 Set(duplicates.stale.map { $0.path.split(separator: "/").last ?? "" }) == [
                     "a copy.jpg", "b.jpg", "c.jpg",
                 ])
+            let page = try await client.execute(
+                uri: "/photos/\(try #require(library.ids["a.jpg"]))", method: .get, headers: PageTests.html)
+            #expect(page.text.contains("No copy of this photo."), "a copy.jpg, byte for byte a.jpg once, is gone")
         }
     }
 

@@ -105,22 +105,27 @@ extension Catalog {
     }
 
     /// Those of `similar` (photos found like the image `id`, with their print distances) that are copies of it
-    /// by the rule groups use (``DuplicateGroups/CopyRule/isCopy(distance:agreement:)``), their pixels compared where
-    /// their prints lie within ``DuplicateGroups/printThreshold``.
+    /// by the rule groups use: byte-identical files (both still as indexed), and by
+    /// ``DuplicateGroups/CopyRule/isCopy(distance:agreement:)`` those whose pixels agree, compared where their
+    /// prints lie within ``DuplicateGroups/printThreshold``.
     public nonisolated func copies(of id: Int64, among similar: [SimilarPhoto], context: RenderContext)
         throws(CatalogError) -> [SimilarPhoto]
     {
         let near = similar.filter { $0.distance <= DuplicateGroups.printThreshold }
         guard !near.isEmpty else { return [] }
         let records = try records(of: near.map(\.image) + [id])
-        let own = records[id].flatMap { Self.plane(of: $0, context: context) }
+        guard let own = records[id] else { return [] }
+        let ownUnchanged = IndexedFile.staleness(of: own) == nil
+        lazy var ownPlane = Self.plane(of: own, context: context)
         return near.filter { photo in
-            DuplicateGroups.rule.isCopy(
+            guard let record = records[photo.image] else { return false }
+            if ownUnchanged, !own.hash.isEmpty, record.hash == own.hash, record.size == own.size {
+                return IndexedFile.staleness(of: record) == nil
+            }
+            return DuplicateGroups.rule.isCopy(
                 distance: photo.distance,
-                agreement: own.flatMap { own in
-                    records[photo.image].flatMap { Self.plane(of: $0, context: context) }.map {
-                        PixelAgreement.agreement(own, $0)
-                    }
+                agreement: ownPlane.flatMap { own in
+                    Self.plane(of: record, context: context).map { PixelAgreement.agreement(own, $0) }
                 })
         }
     }
