@@ -17,6 +17,15 @@ struct PostgresLocationTests {
         let loopback = try PostgresLocation("postgres://ann@[::1]:5433/x", environment: [:])
         #expect(loopback.host == "::1" && loopback.description == "postgres://ann@[::1]:5433/x")
         #expect(try PostgresLocation("postgres://127.0.0.1/x", environment: ["PGUSER": "bo"]).user == "bo")
+        let checked = try PostgresLocation(
+            "postgres://ann@db.example/x?sslrootcert=/etc/ca%20roots.pem&sslmode=verify-ca", environment: [:])
+        #expect(checked.encryption == .verifyCA && checked.trustedCertificates == "/etc/ca roots.pem")
+        #expect(
+            checked.description == "postgres://ann@db.example:5432/x?sslmode=verify-ca&sslrootcert=/etc/ca%20roots.pem")
+        let system = try PostgresLocation("postgres://ann@db.example/x?sslrootcert=system", environment: [:])
+        #expect(system.trustedCertificates == nil)
+        let fromEnvironment = try PostgresLocation("postgres://ann@db.example/x", environment: ["PGSSLROOTCERT": "/ca"])
+        #expect(fromEnvironment.trustedCertificates == "/ca")
     }
 
     @Test func aURLThatCannotBeReadIsSaidWithoutItsPassword() {

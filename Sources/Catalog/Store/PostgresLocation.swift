@@ -1,8 +1,8 @@
 import Foundation
 
-/// Where a PostgreSQL catalog is: `postgres://user[:password]@host[:port]/database[?sslmode=…]`, as libpq reads
-/// it. A password not in the URL comes from `PGPASSWORD`, else from the password file (`PGPASSFILE`, else
-/// `~/.pgpass`). The password is never part of what is shown: ``description`` leaves it out.
+/// Where a PostgreSQL catalog is: `postgres://user[:password]@host[:port]/database[?sslmode=…&sslrootcert=…]`,
+/// as libpq reads it. A password not in the URL comes from `PGPASSWORD`, else from the password file
+/// (`PGPASSFILE`, else `~/.pgpass`). The password is never part of what is shown: ``description`` leaves it out.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// How the connection is encrypted: libpq's `sslmode`.
     public enum Encryption: String, Sendable {
@@ -12,7 +12,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case prefer
         /// TLS or no connection, the server's certificate not checked.
         case require
-        /// TLS with the server's certificate checked against the system's authorities and its name.
+        /// TLS with the server's certificate checked against the trusted authorities, its name not.
+        case verifyCA = "verify-ca"
+        /// TLS with the server's certificate checked against the trusted authorities and its name against the
+        /// host's.
         case verifyFull = "verify-full"
     }
 
@@ -21,6 +24,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public let user: String
     public let database: String
     public let encryption: Encryption
+    /// A PEM file of the authorities whose certificates `verify-ca` and `verify-full` trust, instead of this
+    /// machine's (libpq's `sslrootcert`, or `PGSSLROOTCERT`): a private authority's, or a self-signed server's.
+    public let trustedCertificates: String?
     /// The password (from the URL, `PGPASSWORD` or the password file), if any: never shown.
     public let password: String?
 
@@ -45,17 +51,21 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         database = path.isEmpty ? user : path
         let options = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
-        if let unknown = options.keys.first(where: { $0 != "sslmode" }) {
-            throw .storage(path: shown, reason: "unknown URL option \(unknown) (only sslmode is read)")
+        if let unknown = options.keys.sorted().first(where: { $0 != "sslmode" && $0 != "sslrootcert" }) {
+            throw .storage(path: shown, reason: "unknown URL option \(unknown) (only sslmode and sslrootcert are read)")
         }
         switch options["sslmode"] {
         case nil, "prefer", "allow": encryption = .prefer
         case "disable": encryption = .disable
-        case "require", "verify-ca": encryption = .require
+        case "require": encryption = .require
+        case "verify-ca": encryption = .verifyCA
         case "verify-full": encryption = .verifyFull
         case let mode?:
-            throw .storage(path: shown, reason: "sslmode=\(mode): not one of disable, prefer, require, verify-full")
+            throw .storage(
+                path: shown, reason: "sslmode=\(mode): not one of disable, prefer, require, verify-ca, verify-full")
         }
+        let roots = options["sslrootcert"] ?? environment["PGSSLROOTCERT"]
+        trustedCertificates = roots == "system" || roots?.isEmpty == true ? nil : roots
         let fromFile = { [host = self.host, port, database, user] in
             PasswordFile(environment: environment)?.password(host: host, port: port, database: database, user: user)
         }
@@ -77,8 +87,12 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let host = host.contains(":") ? "[\(host)]" : host
         let user = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? user
         let database = database.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? database
-        let options = encryption == .prefer ? "" : "?sslmode=\(encryption.rawValue)"
-        return "postgres://\(user)@\(host):\(port)/\(database)\(options)"
+        let roots = trustedCertificates.map { $0.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? $0 }
+        let options =
+            (encryption == .prefer ? [] : ["sslmode=\(encryption.rawValue)"])
+            + (roots.map { ["sslrootcert=\($0)"] } ?? [])
+        let query = options.isEmpty ? "" : "?" + options.joined(separator: "&")
+        return "postgres://\(user)@\(host):\(port)/\(database)\(query)"
     }
 
     /// A catalog's location (a file's path, or a URL that may hold a password) as it may be shown.

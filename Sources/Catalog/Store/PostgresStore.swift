@@ -21,12 +21,15 @@ final class PostgresStore: CatalogStore {
     init(_ url: PostgresLocation, access: Catalog.Access) throws(CatalogError) {
         location = url.description
         do {
-            let tls = try Self.tls(url.encryption)
+            let tls = try Self.tls(url)
             var configuration = PostgresConnection.Configuration(
                 host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
                 tls: tls)
             configuration.options.connectTimeout = .seconds(10)
-            configuration.options.tlsServerName = url.encryption == .verifyFull ? url.host : nil
+            // verify-full checks the certificate's name against the host: a DNS name through SNI, an IP address
+            // (which SNI may not carry) against the address the connection reached.
+            let isAddress = (try? SocketAddress(ipAddress: url.host, port: url.port)) != nil
+            configuration.options.tlsServerName = url.encryption == .verifyFull && !isAddress ? url.host : nil
             connections = try PostgresConnections(configuration: configuration, logger: Self.logger)
             vectorTypes = try connections.withConnection { connection in
                 let unprepared = PostgresTransaction(connection: connection, vectorTypes: .none, logger: Self.logger)
@@ -72,16 +75,29 @@ final class PostgresStore: CatalogStore {
         }
     }
 
-    /// How the connection is encrypted, as libpq's `sslmode` asks.
-    private static func tls(_ encryption: PostgresLocation.Encryption) throws -> PostgresConnection.Configuration.TLS {
+    /// How the connection is encrypted, as libpq's `sslmode` asks, trusting `sslrootcert`'s authorities where
+    /// the URL names a file of them.
+    private static func tls(_ url: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
         var configuration = TLSConfiguration.makeClientConfiguration()
-        switch encryption {
+        if let file = url.trustedCertificates {
+            do {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+            } catch {
+                throw CatalogError.storage(
+                    path: url.description,
+                    reason: "sslrootcert \(file) holds no certificate that can be read (\(error))")
+            }
+        }
+        switch url.encryption {
         case .disable: return .disable
         case .prefer:
             configuration.certificateVerification = .none
             return .prefer(try NIOSSLContext(configuration: configuration))
         case .require:
             configuration.certificateVerification = .none
+            return .require(try NIOSSLContext(configuration: configuration))
+        case .verifyCA:
+            configuration.certificateVerification = .noHostnameVerification
             return .require(try NIOSSLContext(configuration: configuration))
         case .verifyFull: return .require(try NIOSSLContext(configuration: configuration))
         }
@@ -93,12 +109,22 @@ final class PostgresStore: CatalogStore {
         if let error = error as? CatalogError { return error }
         let place = url.description
         guard let error = error as? PSQLError else { return .storage(path: place, reason: reason(error)) }
-        if let underlying = error.underlying, underlying is NIOSSLError || underlying is BoringSSLError {
+        if let underlying = error.underlying,
+            underlying is NIOSSLError || underlying is BoringSSLError || underlying is NIOSSLExtraError
+        {
+            let authorities =
+                url.trustedCertificates.map { "the authorities in \($0)" } ?? "an authority this machine trusts"
             let trust =
-                url.encryption == .verifyFull
-                ? "; sslmode=verify-full accepts only a certificate for \(url.host) that an authority this machine "
-                    + "trusts signed" : ""
-            return .storage(path: place, reason: "TLS with the server failed (\(describe(underlying)))\(trust)")
+                switch url.encryption {
+                case .verifyFull:
+                    "; sslmode=verify-full accepts only a certificate for \(url.host) that \(authorities) signed"
+                case .verifyCA: "; sslmode=verify-ca accepts only a certificate that \(authorities) signed"
+                default: ""
+                }
+            let what =
+                (underlying as? NIOSSLExtraError) == .failedToValidateHostname
+                ? "its certificate is not for \(url.host)" : describe(underlying)
+            return .storage(path: place, reason: "TLS with the server failed (\(what))\(trust)")
         }
         let reason: String
         switch (error.code, error.serverInfo?[.sqlState]) {
