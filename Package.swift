@@ -128,6 +128,8 @@ let package = Package(
             dependencies: [
                 "Catalog", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels", "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ], path: "Benchmarks/index-bench"),
         .executableTarget(
             name: "vector-bench",
