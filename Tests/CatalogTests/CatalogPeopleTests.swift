@@ -6,19 +6,22 @@ import ImageKernels
 import TestSupport
 import Testing
 
-/// The People API on a catalog built without any model: three people of three photos each, their faces'
-/// embeddings around three directions. Clustering finds them; naming, merging, splitting, hiding, labels
-/// and the photos of a person do what they say; a read-only catalog reads them and refuses to write.
+/// The People API on a catalog built without any model, on each store: three people of three photos each,
+/// their faces' embeddings around three directions. Clustering finds them; naming, merging, splitting, hiding,
+/// labels and the photos of a person do what they say; a read-only catalog reads them and refuses to write.
 @Suite struct CatalogPeopleTests {
     let folder: String
+    /// The catalog's file or URL.
+    let location: String
     let catalog: Catalog
     /// Face ids by person (0, 1, 2), in photo order.
     let faces: [[Int64]]
 
-    init() async throws {
+    /// The three people's photos and faces, written into a SQLite file and copied from it to `store`.
+    init(on store: TestStore) async throws {
         folder = NSTemporaryDirectory() + "catalog-people-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        catalog = try Catalog(path: folder + "/cbir.sqlite")
+        let file = try Catalog(path: folder + "/start.sqlite")
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
         let directions = (0..<3).map { _ in
             Self.unit((0..<128).map { _ in Float.random(in: -1...1, using: &generator) })
@@ -30,7 +33,7 @@ import Testing
                 embeddings.append((person, photo, Self.unit(zip(directions[person], noise).map { $0 + $1 })))
             }
         }
-        faces = try await catalog.write { [embeddings] db in
+        faces = try await file.write { [embeddings] db in
             var ids: [[Int64]] = [[], [], []]
             for (person, photo, values) in embeddings {
                 try db.execute(
@@ -58,6 +61,9 @@ import Testing
             }
             return ids
         }
+        location = try store.catalog(in: folder, name: "people")
+        _ = try CatalogCopy.copy(from: folder + "/start.sqlite", to: location)
+        catalog = try Catalog(path: location)
     }
 
     /// Of length 1: one person's faces lie about 0.06 apart, two people's about 1.4 (random directions in
@@ -69,16 +75,20 @@ import Testing
 
     /// The person of each face, by face id.
     func personOfFaces() throws -> [Int64: Int64] {
-        try catalog.read { db in
-            Dictionary(
-                uniqueKeysWithValues: try Row.fetchAll(
-                    db, sql: "SELECT id, person_id FROM faces WHERE person_id IS NOT NULL"
-                )
-                .map { ($0["id"] as Int64, $0["person_id"] as Int64) })
+        var people: [Int64: Int64] = [:]
+        for photo in try catalog.photos(offset: 0, limit: 100).items {
+            for face in try catalog.faces(inImage: photo.id) { people[face.id] = face.person }
         }
+        return people
     }
 
-    @Test func clusteringNamingMergingSplittingHiding() async throws {
+    @Test(arguments: TestStore.allCases)
+    static func clusteringNamingMergingSplittingHiding(store: TestStore) async throws {
+        let fixture = try await CatalogPeopleTests(on: store)
+        try await fixture.clusterNameMergeSplitAndHide()
+    }
+
+    func clusterNameMergeSplitAndHide() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let context = RenderContext(device: .cpu)
         #expect(try catalog.people().isEmpty)
@@ -130,10 +140,15 @@ import Testing
 
     /// A read-only catalog (which, like any, loads no model) answers; writing to it is refused with the
     /// read-only error. (`ReliabilityTests.readingCommandsNeedNoModels` runs the commands without models.)
-    @Test func readOnly() async throws {
+    @Test(arguments: TestStore.allCases)
+    static func readOnly(store: TestStore) async throws {
+        try await CatalogPeopleTests(on: store).readWithoutWriting()
+    }
+
+    func readWithoutWriting() async throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = try await catalog.clusterPeople(context: RenderContext(device: .cpu))
-        let reader = try Catalog(path: folder + "/cbir.sqlite", access: .readOnly)
+        let reader = try Catalog(path: location, access: .readOnly)
         #expect(try reader.statistics().images == 9 && reader.people().count == 3)
         #expect(try reader.photos(of: try #require(reader.people().first?.id)).count == 3)
         await #expect(throws: CatalogError.self) { try await reader.name(person: 1, as: "Ada") }

@@ -12,6 +12,8 @@ import PostgresNIO
 /// that names the server.
 final class PostgresStore: CatalogStore {
     let location: String
+    /// A reader's writes are refused, as a read-only SQLite file refuses them.
+    private let access: Catalog.Access
     private let connections: PostgresConnections
     private let vectorTypes: PostgresVectorTypes
     let vectorIndex: (any VectorIndex)? = PgvectorIndex()
@@ -20,6 +22,7 @@ final class PostgresStore: CatalogStore {
     /// Connects to the catalog at `url` for `access`: a reader needs its tables up to date, a writer makes them.
     init(_ url: PostgresLocation, access: Catalog.Access) throws(CatalogError) {
         location = url.description
+        self.access = access
         do {
             let tls = try Self.tls(url)
             var configuration = PostgresConnection.Configuration(
@@ -46,7 +49,8 @@ final class PostgresStore: CatalogStore {
     }
 
     func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
-        try transaction("BEGIN", body)
+        guard access == .readWrite else { throw .readOnly(path: location) }
+        return try transaction("BEGIN", body)
     }
 
     private func transaction<T>(_ begin: String, _ body: (any StoreConnection) throws -> T) throws(CatalogError)
