@@ -7,7 +7,7 @@
 # a minute and a half with nothing changed.
 cbir="$(swift build -c release --show-bin-path)/cbir"
 if [[ ! -x $cbir ]] || [[ -n $(find Sources Package.swift -newer "$cbir" -print -quit) ]]; then
-  swift build -c release --build-tests >/dev/null 2>&1 || swift build -c release --build-tests
+  swift build -c release --product FaceSearchPackageTests >/dev/null 2>&1 || swift build -c release --product FaceSearchPackageTests
 fi
 work="$(mktemp -d)"
 server=""
