@@ -153,13 +153,9 @@ for (name, faces, prints) in [("faces", true, false), ("faces and prints", true,
 /// Rewrites the catalog's tables at `url` and their indexes (VACUUM FULL) once they are emptied, so that a pass
 /// inserts into tables as new as a new SQLite file's, not beside the rows and HNSW entries earlier passes left dead.
 func compact(_ url: String) async throws {
-    let location = try PostgresLocation(url)
-    var configuration = PostgresConnection.Configuration(
-        host: location.host, port: location.port, username: location.user, password: location.password,
-        database: location.database, tls: .disable)
-    configuration.options.connectTimeout = .seconds(10)
     let logger = Logger(label: "index-bench") { _ in SwiftLogNoOpLogHandler() }
-    let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    let connection = try await PostgresConnection.connect(
+        configuration: try PostgresLocation(url).connectionConfiguration(), id: 1, logger: logger)
     let tables = "images, faces, face_descriptors, face_embeddings, photo_prints, indexing_runs"
     do {
         _ = try await connection.query(PostgresQuery(unsafeSQL: "VACUUM FULL \(tables)"), logger: logger).collect()

@@ -116,11 +116,7 @@ let kinds = [
 ]
 
 func connect() async throws -> PostgresConnection {
-    var configuration = PostgresConnection.Configuration(
-        host: location.host, port: location.port, username: location.user, password: location.password,
-        database: location.database, tls: .disable)
-    configuration.options.connectTimeout = .seconds(10)
-    return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: logger)
 }
 
 func integer(_ connection: PostgresConnection, _ sql: String) async throws -> Int {

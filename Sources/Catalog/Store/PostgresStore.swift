@@ -24,15 +24,7 @@ final class PostgresStore: CatalogStore {
         location = url.description
         self.access = access
         do {
-            let tls = try Self.tls(url)
-            var configuration = PostgresConnection.Configuration(
-                host: url.host, port: url.port, username: url.user, password: url.password, database: url.database,
-                tls: tls)
-            configuration.options.connectTimeout = .seconds(10)
-            // verify-full checks the certificate's name against the host: a DNS name through SNI, an IP address
-            // (which SNI may not carry) against the address the connection reached.
-            let isAddress = (try? SocketAddress(ipAddress: url.host, port: url.port)) != nil
-            configuration.options.tlsServerName = url.encryption == .verifyFull && !isAddress ? url.host : nil
+            let configuration = try url.connectionConfiguration()
             connections = try PostgresConnections(configuration: configuration, logger: Self.logger)
             vectorTypes = try connections.withConnection { connection in
                 let unprepared = PostgresTransaction(connection: connection, vectorTypes: .none, logger: Self.logger)
@@ -76,34 +68,6 @@ final class PostgresStore: CatalogStore {
             throw .damaged(path: location, reason: damage.reason)
         } catch {
             throw .storage(path: location, reason: Self.reason(error))
-        }
-    }
-
-    /// How the connection is encrypted, as libpq's `sslmode` asks, trusting `sslrootcert`'s authorities where
-    /// the URL names a file of them.
-    private static func tls(_ url: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if let file = url.trustedCertificates {
-            do {
-                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
-            } catch {
-                throw CatalogError.storage(
-                    path: url.description,
-                    reason: "sslrootcert \(file) holds no certificate that can be read (\(error))")
-            }
-        }
-        switch url.encryption {
-        case .disable: return .disable
-        case .prefer:
-            configuration.certificateVerification = .none
-            return .prefer(try NIOSSLContext(configuration: configuration))
-        case .require:
-            configuration.certificateVerification = .none
-            return .require(try NIOSSLContext(configuration: configuration))
-        case .verifyCA:
-            configuration.certificateVerification = .noHostnameVerification
-            return .require(try NIOSSLContext(configuration: configuration))
-        case .verifyFull: return .require(try NIOSSLContext(configuration: configuration))
         }
     }
 
