@@ -42,7 +42,7 @@ actor SimilarSearches {
             waiting.removeFirst(batch.count)
             let (catalog, context, prints) = (catalog, context, batch.map(\.print))
             let top = batch.map(\.top).max() ?? 1
-            let found = await Task.detached {
+            let found = await Task.detached(executorPreference: BlockingThreads.shared) {
                 Result { () throws(CatalogError) in try catalog.similarPhotos(to: prints, top: top, context: context) }
             }.value
             switch found {
