@@ -188,6 +188,13 @@ public actor Catalog {
         try storage.read(body)
     }
 
+    /// Reads what one statement answers (``CatalogStore/readStatement(_:)``): on a server, one round trip.
+    nonisolated func readingStatement<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError)
+        -> T
+    {
+        try storage.readStatement(body)
+    }
+
     /// Writes in one transaction through the store's connection, into the file the catalog opened.
     @discardableResult
     func writing<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {

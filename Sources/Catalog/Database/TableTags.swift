@@ -25,14 +25,24 @@ enum TableTags {
         }
     }
 
-    /// The tag of `tracked`; a missing one is an error: without it no change would show.
-    static func tag(of tracked: String, _ connection: any StoreConnection) throws -> Data {
-        guard
-            let tag: Data = try connection.rows("SELECT tag FROM \(table) WHERE name = ?", [.text(tracked)]).first?.get(
-                0)
-        else {
-            throw StoreDamage(reason: "\(table) has no row for \(tracked)")
+    /// The tags of `tracked`, one after the other, read in one statement; a missing one is an error: without it
+    /// no change would show.
+    static func tag(of tracked: [String], _ connection: any StoreConnection) throws -> Data {
+        let placeholders = Array(repeating: "?", count: tracked.count).joined(separator: ", ")
+        let tags = try Dictionary(
+            connection.rows(
+                "SELECT name, tag FROM \(table) WHERE name IN (\(placeholders))", tracked.map(StoreValue.text)
+            )
+            .map { row throws(CatalogError) -> (String, Data) in (try row.get(0), try row.get(1)) },
+            uniquingKeysWith: { first, _ in first })
+        return try tracked.reduce(into: Data()) { tag, name in
+            guard let one = tags[name] else { throw StoreDamage(reason: "\(table) has no row for \(name)") }
+            tag += one
         }
-        return tag
+    }
+
+    /// The tag of `tracked`.
+    static func tag(of tracked: String, _ connection: any StoreConnection) throws -> Data {
+        try tag(of: [tracked], connection)
     }
 }

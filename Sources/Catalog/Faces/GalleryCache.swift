@@ -114,6 +114,9 @@ final class GalleryCache: @unchecked Sendable {
     {
         lock.lock()
         defer { lock.unlock() }
+        if let kept = entries[key], kept.tag == (try database.readingStatement({ connection in try tag(connection) })) {
+            return kept.gallery  // unchanged: one statement
+        }
         let start = entries.removeValue(forKey: key) ?? Entry(gallery: make())
         let entry = try database.reading { connection in
             let current = try tag(connection)

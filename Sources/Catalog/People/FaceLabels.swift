@@ -76,16 +76,16 @@ extension Catalog {
     public nonisolated func labels() throws(CatalogError) -> (labels: [FaceLabel], unreadableChunks: Int) {
         do {
             return (
-                try reading { connection in
+                try readingStatement { connection in
                     try faceLabels(connection, sql: Self.labelledFaces + " ORDER BY faces.id")
                 }, 0
             )
         } catch .damaged {
-            let last = try reading { connection in try connection.integer("SELECT MAX(id) FROM faces") } ?? 0
+            let last = try readingStatement { connection in try connection.integer("SELECT MAX(id) FROM faces") } ?? 0
             var found: [FaceLabel] = [], unreadable = 0
             for start in stride(from: Int64(0), through: last, by: Int(Self.labelChunk)) {
                 do {
-                    found += try reading { connection in
+                    found += try readingStatement { connection in
                         try faceLabels(
                             connection, sql: Self.labelledFaces + " AND faces.id BETWEEN ? AND ? ORDER BY faces.id",
                             arguments: [.integer(start), .integer(start + Self.labelChunk - 1)])

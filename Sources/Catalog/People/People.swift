@@ -76,7 +76,7 @@ extension Catalog {
         guard !changed.isEmpty else {
             return ClusteringSummary(
                 faces: ids.count, changed: 0, newPeople: 0,
-                people: try reading { connection in try Self.peopleCount(connection) })
+                people: try readingStatement { connection in try Self.peopleCount(connection) })
         }
         let labels: [Int?]
         do {
@@ -136,15 +136,13 @@ extension Catalog {
 
     /// Every person with faces, or a name, most faces first.
     public nonisolated func people() throws(CatalogError) -> [Person] {
-        try reading { connection in try Self.people(connection) }
+        try readingStatement { connection in try Self.people(connection) }
     }
 
     /// A tag that changes whenever a face or a person is added, changed or removed (by any process): what
     /// a list of people kept in memory is kept by.
     public nonisolated func peopleTag() throws(CatalogError) -> Data {
-        try reading { connection in
-            try TableTags.tag(of: FaceStore.table, connection) + TableTags.tag(of: "persons", connection)
-        }
+        try readingStatement { connection in try TableTags.tag(of: [FaceStore.table, "persons"], connection) }
     }
 
     /// The person a user means: by id (a number) or by name (spelt as ``PersonName`` stores it or not).
@@ -181,7 +179,7 @@ extension Catalog {
 
     /// The paths of the photos a person is in, in path order.
     public nonisolated func photos(of person: Int64) throws(CatalogError) -> [String] {
-        try reading { connection in
+        try readingStatement { connection in
             try connection.rows(
                 """
                 SELECT DISTINCT path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? ORDER BY path
@@ -192,7 +190,7 @@ extension Catalog {
 
     /// A person's faces with their photos' paths, in path order.
     public nonisolated func faces(of person: Int64) throws(CatalogError) -> [(path: String, face: FaceRecord)] {
-        try reading { connection in
+        try readingStatement { connection in
             try connection.rows(
                 """
                 SELECT \(FaceRecord.columns), path FROM faces JOIN images ON images.id = image_id WHERE person_id = ? \

@@ -46,7 +46,7 @@ extension Catalog {
     /// A tag that changes whenever a photo's print is added, replaced or removed (by any process): what a
     /// cache of similar photos or duplicate groups is kept by.
     public nonisolated func printsTag() throws(CatalogError) -> Data {
-        try reading { connection in try TableTags.tag(of: PhotoStore.table, connection) }
+        try readingStatement { connection in try TableTags.tag(of: PhotoStore.table, connection) }
     }
 
     /// The groups of `kind` among the indexed photos (``DuplicateGroups``: each a photo and the photos linked

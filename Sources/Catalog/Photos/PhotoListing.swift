@@ -54,7 +54,7 @@ extension Catalog {
 
     /// The indexed photo `id` as stored, or ``CatalogError/notFound(_:)`` (a file recorded as failed is no photo).
     public nonisolated func image(_ id: Int64) throws(CatalogError) -> ImageRecord {
-        let image = try reading { connection in
+        let image = try readingStatement { connection in
             try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE id = ?", [.integer(id)]).first.map(
                 imageRecord)
         }
@@ -66,13 +66,17 @@ extension Catalog {
 
     /// The faces of the image `id`, left to right, with their people.
     public nonisolated func faces(inImage id: Int64) throws(CatalogError) -> [PhotoFace] {
-        try reading { connection in try Self.photoFaces(connection, where: "image_id = ?", id).map(\.face) }
+        try readingStatement { connection in
+            try Self.photoFaces(connection, where: "image_id = ?", id).map(\.face)
+        }
     }
 
     /// The face `id` with its person, and its image's id, or ``CatalogError/notFound(_:)``.
     public nonisolated func face(_ id: Int64) throws(CatalogError) -> (image: Int64, face: PhotoFace) {
         guard
-            let found = try reading({ connection in try Self.photoFaces(connection, where: "faces.id = ?", id).first })
+            let found = try readingStatement({ connection in
+                try Self.photoFaces(connection, where: "faces.id = ?", id).first
+            })
         else {
             throw .notFound("face \(id)")
         }
@@ -101,11 +105,11 @@ extension Catalog {
 
     /// Whether the image `id` has a print (without reading it).
     public nonisolated func hasPrint(image id: Int64) throws(CatalogError) -> Bool {
-        try reading { connection in try !PhotoStore().lacksPrint(image: id, connection) }
+        try readingStatement { connection in try !PhotoStore().lacksPrint(image: id, connection) }
     }
 
     /// The stored print of the image `id`, if it was printed.
     public nonisolated func storedPrint(ofImage id: Int64) throws(CatalogError) -> [Float]? {
-        try reading { connection in try PhotoStore().print(ofImage: id, connection) }
+        try readingStatement { connection in try PhotoStore().print(ofImage: id, connection) }
     }
 }

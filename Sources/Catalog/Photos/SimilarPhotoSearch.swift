@@ -74,6 +74,6 @@ extension Catalog {
     /// The stored print of the photo at `path` (any spelling of it), if it was indexed and printed.
     public nonisolated func storedPrint(ofPhotoAt path: String) throws(CatalogError) -> [Float]? {
         let stored = storedPath(path)
-        return try reading { connection in try PhotoStore().print(ofImageAt: stored, connection) }
+        return try readingStatement { connection in try PhotoStore().print(ofImageAt: stored, connection) }
     }
 }

@@ -20,7 +20,7 @@ extension Catalog {
     /// The printed photos whose files are no longer the photos that were indexed.
     public nonisolated func stalePrintedPhotos() throws(CatalogError) -> [StalePhoto] {
         try stalePhotos(
-            among: try reading { connection in try PhotoStore().imageIDs(connection) })
+            among: try readingStatement { connection in try PhotoStore().imageIDs(connection) })
     }
 
     /// The stored records of images by id, read 500 to a statement.
@@ -29,7 +29,7 @@ extension Catalog {
         var records: [Int64: ImageRecord] = [:]
         for start in stride(from: 0, to: ids.count, by: 500) {
             let batch = RowBatches.list(ids[start..<min(ids.count, start + 500)])
-            for record in try reading({ connection in
+            for record in try readingStatement({ connection in
                 try connection.rows("SELECT \(ImageRecord.columns) FROM images WHERE id IN (\(batch))", []).map(
                     imageRecord)
             }) {

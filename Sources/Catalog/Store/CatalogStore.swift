@@ -8,11 +8,22 @@ protocol CatalogStore: Sendable {
     /// Reads in one snapshot.
     func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
 
+    /// Reads what one statement answers, which is a snapshot on its own: a store whose transactions cost
+    /// round trips (a server's) sends the statement alone. A second statement is refused.
+    func readStatement<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
+
     /// Writes in one transaction: all of it is kept, or none.
     func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
 
     /// The store's own index of its vectors, if it keeps one; nil: searches read every vector.
     var vectorIndex: (any VectorIndex)? { get }
+}
+
+extension CatalogStore {
+    /// In a transaction like any read, as a store whose transactions cost nothing to begin and end needs.
+    func readStatement<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try read { connection in try body(OneStatement(connection, at: location)) }
+    }
 }
 
 /// The store at `location`: a PostgreSQL URL (``PostgresLocation``) or a SQLite file's path.

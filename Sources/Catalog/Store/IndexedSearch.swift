@@ -24,17 +24,19 @@ extension Catalog {
         _ column: VectorColumn, near probes: [[Float]], top: Int, among filter: String? = nil,
         context: RenderContext
     ) throws(CatalogError) -> EmbeddingGallery? {
-        guard let index = storage.vectorIndex else { return nil }
+        guard let index = storage.vectorIndex,
+            // An estimate, which needs no snapshot shared with the search.
+            try readingStatement({ connection in try index.approximateCount(of: column, connection) })
+                > Self.exactSearchLimit
+        else { return nil }
         let count = max(top * Self.candidatesPerResult, Self.minimumCandidates)
         let gallery = EmbeddingGallery(length: column.length, context: context)
-        let searched = try reading { connection -> Bool in
-            guard try index.approximateCount(of: column, connection) > Self.exactSearchLimit else { return false }
+        try reading { connection in
             let keys = try index.candidates(in: column, near: probes, count: count, among: filter, connection)
             let unique = Array(Set(keys.joined()))
             gallery.reserveCapacity(unique.count)
             try column.read(unique, connection) { batch in try gallery.append(batch) }
-            return true
         }
-        return searched ? gallery : nil
+        return gallery
     }
 }

@@ -40,18 +40,25 @@ final class PostgresStore: CatalogStore {
         try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
+    /// Without BEGIN and COMMIT, a round trip each: the statement alone is its own transaction.
+    func readStatement<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try transaction(nil) { connection in try body(OneStatement(connection, at: location)) }
+    }
+
     func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         guard access == .readWrite else { throw .readOnly(path: location) }
         return try transaction("BEGIN", body)
     }
 
-    private func transaction<T>(_ begin: String, _ body: (any StoreConnection) throws -> T) throws(CatalogError)
+    /// `body` between `begin` and COMMIT, or alone where `begin` is nil.
+    private func transaction<T>(_ begin: String?, _ body: (any StoreConnection) throws -> T) throws(CatalogError)
         -> T
     {
         do {
             return try connections.withConnection { connection in
                 let connection = PostgresTransaction(
                     connection: connection, vectorTypes: vectorTypes, logger: Self.logger)
+                guard let begin else { return try body(connection) }
                 try connection.execute(begin, [])
                 do {
                     let result = try body(connection)

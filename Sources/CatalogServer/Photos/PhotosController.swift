@@ -45,7 +45,8 @@ struct PhotosController<Context: RequestContext>: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: Context) throws -> PhotoDetail {
-        try detail(try request.id(in: context))
+        let id = try request.id(in: context)
+        return try detail(id, try service.catalog.image(id), printed: try service.catalog.hasPrint(image: id))
     }
 
     struct Similar: ResponseEncodable, Sendable {
@@ -59,6 +60,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
     @Sendable func similar(_ request: Request, context: Context) async throws -> Similar {
         let id = try request.id(in: context)
         let top = try request.number("top", in: 1...100).map { Int($0) }
+        _ = try service.catalog.image(id)
         return try await similarPhotos(to: id, top: top ?? Self.similarCount)
     }
 
@@ -198,8 +200,9 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     @Sendable func photoPage(_ request: Request, context: Context) async throws -> Page {
         let id = try request.id(in: context)
-        let photo = try detail(id)
+        let image = try service.catalog.image(id)
         let similar = try await similarPhotos(to: id, top: Self.similarCount)
+        let photo = try detail(id, image, printed: similar.printed)
         let labelSize = max(12, max(photo.width, photo.height) / 36)
         func cards(_ photos: [SimilarPhoto]) -> [PhotoCard] {
             photos.map {
@@ -224,15 +227,15 @@ struct PhotosController<Context: RequestContext>: Sendable {
 
     // MARK: Reading
 
-    private func detail(_ id: Int64) throws -> PhotoDetail {
-        let image = try service.catalog.image(id)
-        return PhotoDetail(
+    /// The photo `id`, stored as `image`, with its faces.
+    private func detail(_ id: Int64, _ image: ImageRecord, printed: Bool) throws -> PhotoDetail {
+        PhotoDetail(
             id: id, path: image.path, width: image.width, height: image.height, bytes: image.size,
-            faces: try service.catalog.faces(inImage: id), printed: try service.catalog.hasPrint(image: id))
+            faces: try service.catalog.faces(inImage: id), printed: printed)
     }
 
+    /// The photos nearest the indexed photo `id` by print.
     private func similarPhotos(to id: Int64, top: Int) async throws -> Similar {
-        _ = try service.catalog.image(id)
         guard let print = try service.catalog.storedPrint(ofImage: id) else {
             return Similar(printed: false, hint: service.printingHint, photos: [])
         }
