@@ -35,6 +35,10 @@ public final class IndexedFile: Sendable {
     /// Opens the record's file and checks it, reading it through only where its modification time differs.
     public init(_ record: ImageRecord) throws(Stale) {
         guard record.status == .indexed else { throw .notAPhoto(record.error ?? "failed") }
+        if let (library, _) = LibraryRoots.split(record.path) {
+            throw .missing(
+                "library \(library) has no folder on this machine: `cbir index FOLDER --library \(library)` names it")
+        }
         let opened: (descriptor: Int32, size: Int)
         do { opened = try RegularFile.open(record.path) } catch { throw .missing(error.description) }
         self.record = record

@@ -50,7 +50,7 @@ public struct LibraryRoots: Sendable, Equatable {
     }
 
     /// Where a stored path is on this machine: inside its library's root here, or, for a library this machine
-    /// has no root for, the stored path itself (a file no command here can open, which says so).
+    /// has no root for, the stored path itself (a file no command here can open: ``IndexedFile`` says why).
     func local(_ stored: String) -> String {
         guard let (library, inside) = Self.split(stored), let root = roots.first(where: { $0.library == library })
         else { return stored }
