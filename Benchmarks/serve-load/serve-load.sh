@@ -15,7 +15,8 @@ count=${1:-10000}; seconds=${2:-20}; minutes=${3:-5}; url=${4:-}
 bash scripts/install-packages.sh wrk sqlite3 imagemagick
 cbir=${CBIR:-.build/release/cbir}
 work=$(mktemp -d); server=""
-trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+# The server ends before its files go: a search running then would find every photo gone.
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server"; rm -rf "$work"' EXIT
 db=$work/load.sqlite
 bash Benchmarks/serve-load/grown-catalog.sh "$count" "$db" "$work/photos"
 read -r images faces people printed < <(sqlite3 -separator ' ' "$db" \

@@ -49,8 +49,13 @@ struct NearestList<Element> {
         guard k > 0 else { return }
         let elementKey = key(element)
         if elements.count == k, let last = elements.last, !(elementKey < key(last)) { return }
-        let position = elements.firstIndex { elementKey < key($0) } ?? elements.count
-        elements.insert(element, at: position)
+        // After every element whose key is not larger, found by halving: k may be thousands.
+        var (low, high) = (0, elements.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if elementKey < key(elements[middle]) { high = middle } else { low = middle + 1 }
+        }
+        elements.insert(element, at: low)
         if elements.count > k { elements.removeLast() }
     }
 }

@@ -157,6 +157,19 @@ import Testing
         #expect(numbers.first == 6 && Set(numbers).isSubset(of: [4, 6, 7]), "\(numbers)")
     }
 
+    /// Files gone that outnumber the answers asked for (a folder moved away) are left out all the same: the
+    /// answers are the photos still there, as many as there are.
+    @Test func similarLeavesOutMostFilesGone() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try index(0..<8)
+        for gone in 2..<8 { try FileManager.default.removeItem(atPath: path(gone)) }
+        let output = try cbir.run(["similar", path(0), "--db", database, "--json", "--top", "3"])
+        let report = try #require(
+            try JSONDecoder().decode([SimilarCommandTests.Report].self, from: Data(output.standardOutput.utf8)).first)
+        #expect(output.status == 0 && Set(report.results.map(\.path)).isSubset(of: [path(0), path(1)]), "\(output)")
+        #expect(report.results.contains { $0.path == path(1) }, "\(report.results)")
+    }
+
     /// A strip of 65535 × 1 pixels is refused at its header, naming the file.
     @Test func aStripIsNoPhoto() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -24,7 +24,7 @@ extension Catalog {
 
     /// The `top` indexed photos nearest to each of `prints`, as ``similarPhotos(to:top:context:)`` finds them
     /// for one, the prints read once for all. Photos whose files are no longer what was indexed (gone, or
-    /// other bytes: ``IndexedFile/staleness(of:)``) are left out, and as many more asked for in their place.
+    /// other bytes: ``IndexedFile/staleness(of:)``) are left out, and more asked for in their place.
     public nonisolated func similarPhotos(to prints: [[Float]], top: Int, context: RenderContext)
         throws(CatalogError) -> [[SimilarPhoto]]
     {
@@ -46,7 +46,9 @@ extension Catalog {
             if found.allSatisfy({ $0.count >= top }) || nearest.allSatisfy({ $0.count < asked }) {
                 return found.map { Array($0.prefix(top)) }
             }
-            asked += found.map { top - min(top, $0.count) }.max() ?? 1
+            // Twice as many: a library with many files gone (a share not mounted) takes a few rounds, not one
+            // a photo.
+            asked *= 2
         }
     }
 
