@@ -112,11 +112,12 @@ final class GalleryCache: @unchecked Sendable {
     )
         throws(CatalogError) -> Faces
     {
+        // Unchanged, the common case, costs one statement, read before the lock: on a server it is a round
+        // trip, which would hold up every other search.
+        let current = try database.readingStatement { connection in try tag(connection) }
         lock.lock()
         defer { lock.unlock() }
-        if let kept = entries[key], kept.tag == (try database.readingStatement({ connection in try tag(connection) })) {
-            return kept.gallery  // unchanged: one statement
-        }
+        if let kept = entries[key], kept.tag == current { return kept.gallery }
         let start = entries.removeValue(forKey: key) ?? Entry(gallery: make())
         let entry = try database.reading { connection in
             let current = try tag(connection)
