@@ -183,6 +183,10 @@ public actor Catalog {
         do { return try sqlite().write(body) } catch { throw .storage(error, path: path) }
     }
 
+    /// Whether the catalog's calls wait on a server's answers (PostgreSQL's) rather than on this machine's disk
+    /// and cores: a server of many requests runs them on threads that may block.
+    public nonisolated var waitsOnRoundTrips: Bool { storage.waitsOnRoundTrips }
+
     /// Reads in a snapshot through the store's connection, concurrently with writes.
     nonisolated func reading<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         try storage.read(body)

@@ -25,7 +25,7 @@ public func buildRouter(_ configuration: ServerConfiguration) throws -> Router<B
     try configuration.validate()
     let service = try CatalogService(configuration: configuration)
     let router = Router(options: .autoGenerateHeadEndpoints)
-    router.add(middleware: OnBlockingThreads())
+    if let threads = service.blockingThreads { router.add(middleware: OnBlockingThreads(threads: threads)) }
     let sessions = Sessions()
     router.add(
         middleware: AccessControl(token: configuration.token, host: configuration.host.lowercased(), sessions: sessions)

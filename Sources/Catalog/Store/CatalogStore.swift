@@ -17,6 +17,10 @@ protocol CatalogStore: Sendable {
 
     /// The store's own index of its vectors, if it keeps one; nil: searches read every vector.
     var vectorIndex: (any VectorIndex)? { get }
+
+    /// Whether its calls wait on another process's answers (a server's round trips) rather than on this
+    /// machine's disk and cores: what a caller that serves many at once runs on threads that may block.
+    var waitsOnRoundTrips: Bool { get }
 }
 
 extension CatalogStore {

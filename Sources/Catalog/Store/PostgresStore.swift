@@ -17,6 +17,7 @@ final class PostgresStore: CatalogStore {
     private let connections: PostgresConnections
     private let vectorTypes: PostgresVectorTypes
     let vectorIndex: (any VectorIndex)? = PgvectorIndex()
+    let waitsOnRoundTrips = true
     private static let logger = Logger(label: "facesearch.catalog.postgres") { _ in SwiftLogNoOpLogHandler() }
 
     /// Connects to the catalog at `url` for `access`: a reader needs its tables up to date, a writer makes them.

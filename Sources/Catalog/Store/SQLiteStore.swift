@@ -8,6 +8,7 @@ struct SQLiteStore: CatalogStore {
     let location: String
     /// None: the device galleries search every vector, faster here than any index SQLite could keep.
     var vectorIndex: (any VectorIndex)? { nil }
+    var waitsOnRoundTrips: Bool { false }
 
     func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         do { return try pool.read { db in try body(SQLiteConnection(db: db)) } } catch {

@@ -8,6 +8,8 @@ import ImageKernels
 actor SimilarSearches {
     private let catalog: Catalog
     private let context: RenderContext
+    /// Where a batch runs (nil: Swift's own threads).
+    private let threads: BlockingThreads?
     private var waiting: [Waiting] = []
     private var isSearching = false
     /// The most searches in one batch.
@@ -19,9 +21,10 @@ actor SimilarSearches {
         let continuation: CheckedContinuation<[SimilarPhoto], any Error>
     }
 
-    init(catalog: Catalog, context: RenderContext) {
+    init(catalog: Catalog, context: RenderContext, threads: BlockingThreads?) {
         self.catalog = catalog
         self.context = context
+        self.threads = threads
     }
 
     /// The `top` photos nearest to `print`, as ``Catalog/similarPhotos(to:top:context:)`` finds them.
@@ -42,7 +45,7 @@ actor SimilarSearches {
             waiting.removeFirst(batch.count)
             let (catalog, context, prints) = (catalog, context, batch.map(\.print))
             let top = batch.map(\.top).max() ?? 1
-            let found = await Task.detached(executorPreference: BlockingThreads.shared) {
+            let found = await Task.detached(executorPreference: threads) {
                 Result { () throws(CatalogError) in try catalog.similarPhotos(to: prints, top: top, context: context) }
             }.value
             switch found {
