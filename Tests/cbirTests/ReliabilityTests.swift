@@ -289,7 +289,7 @@ import Testing
         let repair = try cbir.run(["check", "--repair", "--db", db])
         #expect(
             repair.status == 0 && repair.standardOutput.contains("\(labels.count) named faces kept")
-                && repair.standardOutput.contains("1 photos may have lost faces"), "\(repair)")
+                && repair.standardOutput.contains("1 photo may have lost faces"), "\(repair)")
         #expect(try exportedLabels(db).sorted() == labels.sorted())
         let reindexed = try cbir.run(["index", Self.photos + "/train", "--db", db, "--device", "cpu"])
         #expect(reindexed.standardOutput.contains("1 indexed, 8 unchanged"), "\(reindexed.standardOutput)")

@@ -21,7 +21,7 @@ public enum FaceChoice: Sendable, Equatable {
                 throw .probe(
                     path: path,
                     reason:
-                        "face \(number) asked for, but the photo has \(faces.count) face\(faces.count == 1 ? "" : "s")")
+                        "face \(number) asked for, but the photo has \(counted(faces.count, "face"))")
             }
             return number - 1
         }

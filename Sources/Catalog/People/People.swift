@@ -27,8 +27,9 @@ public struct ClusteringSummary: Sendable, Codable, Equatable, CustomStringConve
 
     public var description: String {
         """
-        \(faces) faces grouped: \(changed) changed person, \(newPeople) new \
-        \(newPeople == 1 ? "person" : "people"), \(people) people in all
+        \(counted(faces, "face")) grouped: \(changed) changed person, \
+        \(counted(newPeople, "new person", "new people")), \
+        \(counted(people, "person", "people")) in all
         """
     }
 }

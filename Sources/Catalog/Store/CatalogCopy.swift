@@ -32,7 +32,9 @@ public enum CatalogCopy {
                     throw CatalogError.storage(
                         path: destination.location,
                         reason:
-                            "already holds a catalog (\(photos) photos, rows in \(table.name)): copy into an empty one")
+                            "already holds a catalog (\(counted(photos, "photo")), rows in \(table.name)): "
+                            + "copy into an empty one"
+                    )
                 }
                 return try CatalogTable.all.map { table in
                     let rows = try copy(table, from: reader, to: writer)

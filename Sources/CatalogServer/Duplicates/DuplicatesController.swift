@@ -79,8 +79,8 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
 
     private struct DuplicatesContent: Encodable {
         let groups: [GroupContent]
-        let total: Int
-        let groupsWord: String
+        /// "3 groups".
+        let total: String
         /// What the page says of photos left out for their files, if any were.
         let staleNote: String?
         let megabytes: String
@@ -105,10 +105,10 @@ struct DuplicatesController<Context: RequestContext>: Sendable {
                                 id: photo.image, name: PhotosController<Context>.name(photo.path),
                                 distance: String(format: "%.3f", photo.distance), keep: index == 0)
                         }, megabytes: megabytes(group.bytes), others: others)
-                }, total: found.groups.total, groupsWord: found.groups.total == 1 ? "group" : "groups",
+                }, total: counted(found.groups.total, "group"),
                 staleNote: found.stale.isEmpty
                     ? nil
-                    : "\(found.stale.count) photo\(found.stale.count == 1 ? " is" : "s are") left out: "
+                    : "\(counted(found.stale.count, "photo")) \(found.stale.count == 1 ? "is" : "are") left out: "
                         + "\(found.stale.count == 1 ? "its file" : "their files") changed or went since indexing "
                         + "(`cbir index` brings the catalog up to date).", megabytes: megabytes(found.bytes),
                 similar: similar, others: others, hint: found.hint,

@@ -115,8 +115,9 @@ struct PeopleController<Context: RequestContext>: Sendable {
         let title: String
         let isNamed: Bool
         let isHidden: Bool
-        let faces: Int
-        let photos: Int
+        /// "3 faces", "1 photo": counts as the page says them.
+        let faces: String
+        let photos: String
         let thumbnail: String?
 
         init(_ person: Person) {
@@ -124,15 +125,16 @@ struct PeopleController<Context: RequestContext>: Sendable {
             title = person.name ?? "Unnamed \(person.id)"
             isNamed = person.name != nil
             isHidden = person.hidden
-            faces = person.faces
-            photos = person.photos
+            faces = counted(person.faces, "face")
+            photos = counted(person.photos, "photo")
             thumbnail = person.representative.map { "/faces/\($0)/thumbnail" }
         }
     }
 
     private struct PeopleContent: Encodable {
         let people: [PersonCard]
-        let total: Int
+        /// "12 people".
+        let total: String
         let showsHidden: Bool
         let pager: Paging.Links
     }
@@ -144,7 +146,8 @@ struct PeopleController<Context: RequestContext>: Sendable {
         return Page(
             template: "people", title: "People",
             content: PeopleContent(
-                people: people.dropFirst(paging.offset).prefix(paging.size).map(PersonCard.init), total: people.count,
+                people: people.dropFirst(paging.offset).prefix(paging.size).map(PersonCard.init),
+                total: counted(people.count, "person", "people"),
                 showsHidden: showsHidden,
                 pager: try paging.links(
                     total: people.count, path: "/people", query: showsHidden ? [("hidden", "true")] : [])))

@@ -151,13 +151,15 @@ struct PhotosController<Context: RequestContext>: Sendable {
     private struct PhotoCard: Encodable {
         let id: Int64
         let name: String
-        let faces: Int
+        /// "2 faces"; nil on a photo's page, whose cards give their distance instead.
+        let faces: String?
         let distance: String?
     }
 
     private struct PhotosContent: Encodable {
         let photos: [PhotoCard]
-        let total: Int
+        /// "14 photos".
+        let total: String
         let person: Person?
         let pager: Paging.Links
     }
@@ -171,8 +173,8 @@ struct PhotosController<Context: RequestContext>: Sendable {
             template: "photos", title: owner.map { "Photos of \($0.name ?? "unnamed \($0.id)")" } ?? "Photos",
             content: PhotosContent(
                 photos: page.items.map {
-                    PhotoCard(id: $0.id, name: Self.name($0.path), faces: $0.faces, distance: nil)
-                }, total: page.total, person: owner,
+                    PhotoCard(id: $0.id, name: Self.name($0.path), faces: counted($0.faces, "face"), distance: nil)
+                }, total: counted(page.total, "photo"), person: owner,
                 pager: try paging.links(
                     total: page.total, path: "/photos", query: person.map { [("person", String($0))] } ?? [])))
     }
@@ -207,7 +209,7 @@ struct PhotosController<Context: RequestContext>: Sendable {
         func cards(_ photos: [SimilarPhoto]) -> [PhotoCard] {
             photos.map {
                 PhotoCard(
-                    id: $0.image, name: Self.name($0.path), faces: 0, distance: String(format: "%.3f", $0.distance))
+                    id: $0.image, name: Self.name($0.path), faces: nil, distance: String(format: "%.3f", $0.distance))
             }
         }
         return Page(

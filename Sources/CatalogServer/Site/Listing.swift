@@ -34,7 +34,7 @@ struct Paging: Sendable {
     private func check(total: Int) throws {
         let pages = Self.pages(total: total, size: size)
         guard page <= pages else {
-            throw HTTPError(.notFound, message: "no page \(page): the list has \(pages) page\(pages == 1 ? "" : "s")")
+            throw HTTPError(.notFound, message: "no page \(page): the list has \(counted(pages, "page"))")
         }
     }
 

@@ -27,8 +27,8 @@ struct CheckCommand: AsyncParsableCommand {
         let check = try Catalog.check(path: try database.existing())
         for problem in check.problems { print(problem) }
         print(
-            "\(database.shown): \(check.images) images, \(check.faces) faces: "
-                + (check.isSound ? "sound" : "\(check.problems.count) problem\(check.problems.count == 1 ? "" : "s")"))
+            "\(database.shown): \(counted(check.images, "image")), \(counted(check.faces, "face")): "
+                + (check.isSound ? "sound" : counted(check.problems.count, "problem")))
         if !check.isSound { throw CommandFailure(CatalogError.recovery(database.db)) }
     }
 
@@ -45,13 +45,13 @@ struct CheckCommand: AsyncParsableCommand {
             return
         }
         for table in repair.tables {
-            let lost = table.unreadableRowIDs > 0 ? ", \(table.unreadableRowIDs) row ids unreadable" : ""
-            print("\(table.name): \(table.copied) rows saved" + lost)
+            let lost = table.unreadableRowIDs > 0 ? ", \(counted(table.unreadableRowIDs, "row id")) unreadable" : ""
+            print("\(table.name): \(counted(table.copied, "row")) saved" + lost)
         }
         if repair.rowsDropped > 0 {
-            print("\(repair.rowsDropped) rows dropped: damaged, or what they belonged to was lost")
+            print("\(counted(repair.rowsDropped, "row")) dropped: damaged, or what they belonged to was lost")
         }
-        print("\(repair.labels) named faces kept")
+        print("\(counted(repair.labels, "named face")) kept")
         for table in repair.tablesLeftOut {
             print(
                 "\(table): left out (the record of the migrations that made it is damaged); its analysis makes it again"
@@ -60,8 +60,8 @@ struct CheckCommand: AsyncParsableCommand {
         if !repair.photosToIndexAgain.isEmpty {
             print(
                 """
-                \(repair.photosToIndexAgain.count) photos may have lost faces; `cbir index` of their folders \
-                indexes them again:
+                \(counted(repair.photosToIndexAgain.count, "photo")) may have lost faces; `cbir index` of their \
+                folders indexes them again:
                 """
             )
             for path in repair.photosToIndexAgain { print("  \(path)") }

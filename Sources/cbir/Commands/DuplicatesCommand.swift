@@ -64,7 +64,8 @@ struct DuplicatesCommand: ParsableCommand {
         let groups = try store.duplicateGroups(kind, context: context, excluding: Set(stale.map(\.image)))
         if !stale.isEmpty {
             note(
-                "\(stale.count) photo\(stale.count == 1 ? " was" : "s were") left out, changed or gone since indexing "
+                "\(counted(stale.count, "photo")) \(stale.count == 1 ? "was" : "were") left out, "
+                    + "changed or gone since indexing "
                     + "(`cbir index <folder> --db \(database.shown)` brings the catalog up to date):\n"
                     + stale.prefix(20).map { "  \(FileSystemPath.displayed($0.path)): \($0.reason)\n" }.joined()
                     + (stale.count > 20 ? "  and \(stale.count - 20) more\n" : ""))
@@ -84,7 +85,7 @@ struct DuplicatesCommand: ParsableCommand {
             }
             let megabytes = Double(groups.reduce(0) { $0 + $1.bytes }) / 1e6
             print(
-                "\(groups.count) group\(groups.count == 1 ? "" : "s"), " + String(format: "%.1f", megabytes)
+                "\(counted(groups.count, "group")), " + String(format: "%.1f", megabytes)
                     + (similar ? " MB in other shots" : " MB in copies"))
         }
         if let sheet { try writeSheet(groups, context: context, to: sheet) }

@@ -102,8 +102,8 @@ struct IndexCommand: AsyncParsableCommand {
         if let labels = run.removedLabels { print("labels of the removed files' faces saved to \(labels)") }
         print(
             """
-            \(database.shown): \(statistics.images) images, \(statistics.faces) faces, \(statistics.printedImages) \
-            photos printed, \(statistics.failedImages) failed files
+            \(database.shown): \(counted(statistics.images, "image")), \(counted(statistics.faces, "face")), \
+            \(counted(statistics.printedImages, "photo")) printed, \(counted(statistics.failedImages, "failed file"))
             """
         )
         if !noFaces { print("people: \(try await store.clusterPeople(context: context))") }

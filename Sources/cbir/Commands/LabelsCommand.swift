@@ -37,7 +37,7 @@ struct LabelsCommand: AsyncParsableCommand {
                 throw CommandFailure("\(export): cannot write: \(error.localizedDescription)")
             }
             print(
-                "\(export): \(labels.count) labels"
+                "\(export): \(counted(labels.count, "label"))"
                     + (unreadable > 0 ? " (\(unreadable) damaged parts of the database skipped)" : ""))
         } else if let importFile {
             let labels: [FaceLabel], bytes: [UInt8]
@@ -52,7 +52,7 @@ struct LabelsCommand: AsyncParsableCommand {
             let store = try database.open(access: .readWrite)
             let unmatched = try await store.importLabels(labels)
             for label in unmatched { print("no face for \(label.label) at \(label.x),\(label.y) in \(label.path)") }
-            print("\(database.shown): \(labels.count - unmatched.count) of \(labels.count) labels applied")
+            print("\(database.shown): \(labels.count - unmatched.count) of \(counted(labels.count, "label")) applied")
         }
     }
 }

@@ -179,7 +179,7 @@ struct PeopleCommand: AsyncParsableCommand {
             let store = try database.open(access: .readWrite)
             let (from, to) = (try store.person(person), try store.person(into))
             try await store.merge(person: from.id, into: to.id)
-            print("person \(from.id) merged into person \(to.id): \(from.faces + to.faces) faces")
+            print("person \(from.id) merged into person \(to.id): \(counted(from.faces + to.faces, "face"))")
         }
     }
 
@@ -216,7 +216,7 @@ struct PeopleCommand: AsyncParsableCommand {
         func run() async throws {
             let store = try database.open(access: .readWrite)
             let ids = try faces.ids()
-            print("person \(try await store.split(faces: ids)): \(ids.count) face\(ids.count == 1 ? "" : "s")")
+            print("person \(try await store.split(faces: ids)): \(counted(ids.count, "face"))")
         }
     }
 
@@ -231,7 +231,7 @@ struct PeopleCommand: AsyncParsableCommand {
             let store = try database.open(access: .readWrite)
             let ids = try faces.ids()
             try await store.assign(faces: ids, to: nil)
-            print("\(ids.count) face\(ids.count == 1 ? "" : "s") in no person")
+            print("\(counted(ids.count, "face")) in no person")
         }
     }
 }

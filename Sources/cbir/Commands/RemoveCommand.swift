@@ -18,6 +18,6 @@ struct RemoveCommand: AsyncParsableCommand {
         let store = try database.open(access: .readWrite)
         let removed = try await store.remove(path: path)
         guard removed > 0 else { throw CommandFailure("\(path): not in \(database.shown)") }
-        print("removed \(removed) file\(removed == 1 ? "" : "s")")
+        print("removed \(counted(removed, "file"))")
     }
 }

@@ -23,10 +23,10 @@ struct StatsCommand: ParsableCommand {
         }
         print(
             """
-            \(database.shown): \(statistics.images) images, \(statistics.failedImages) failed files, \
-            \(statistics.faces) faces, \
-            \(statistics.labelledFaces) labelled with \(statistics.labels) names, \(statistics.printedImages) photos \
-            printed
+            \(database.shown): \(counted(statistics.images, "image")), \
+            \(counted(statistics.failedImages, "failed file")), \(counted(statistics.faces, "face")), \
+            \(statistics.labelledFaces) labelled with \(counted(statistics.labels, "name")), \
+            \(counted(statistics.printedImages, "photo")) printed
             """)
     }
 }
