@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Eye search and aligned crops on real faces.
-@Suite struct AlignmentTests {
+@Suite(.needs(.wildPhotos)) struct AlignmentTests {
     static func finder() throws -> CascadeFaceFinder {
         try CascadeFaceFinder(context: RenderContext(device: try TestDevices.device(DetectionTests.fastest)))
     }

@@ -78,7 +78,7 @@ struct BlazeFaceReference: Decodable {
     }
 
     /// On the CPU twins and on OpenCL (where there is a platform).
-    @Test(arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
+    @Test(.needs(.wildPhotos, .orl), arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
     func rawOutputsMatchTheInterpreter(_ choice: DeviceChoice) throws {
         let reference = try BlazeFaceReference.load()
         for raw in reference.raw {
@@ -106,7 +106,7 @@ struct BlazeFaceReference: Decodable {
     }
 
     /// The same faces as MediaPipe on every shared wild photo, boxes and keypoints within 2 px.
-    @Test(arguments: BlazeFaceDetector.Model.allCases)
+    @Test(.needs(.wildPhotos, .orl), arguments: BlazeFaceDetector.Model.allCases)
     func facesMatchMediaPipe(_ model: BlazeFaceDetector.Model) throws {
         let reference = try BlazeFaceReference.load()
         let detector = try BlazeFaceDetector(model: model)
@@ -179,7 +179,7 @@ struct BlazeFaceReference: Decodable {
     /// Tiled, the full-range model finds the girl looking down in the corner of obama_and_biden.jpg (a
     /// 185 px face, 18 px in the whole photo's square) that the whole photo misses, and keeps the two
     /// faces it finds there.
-    @Test func tilesFindTheSmallFace() throws {
+    @Test(.needs(.wildPhotos)) func tilesFindTheSmallFace() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
         func inCorner(_ face: BlazeFaceDetection) -> Bool {
@@ -194,7 +194,7 @@ struct BlazeFaceReference: Decodable {
     /// Squares are searched only where small faces are likely: not in rose_leslie/img1.jpg, a close-up
     /// whose face the whole photo shows at 276 px (where a square took a blurred lamp behind her for a
     /// face), but in obama_and_biden.jpg, whose faces are near the smallest its whole shows.
-    @Test func tilesOnlyWhereSmallFacesAreLikely() throws {
+    @Test(.needs(.wildPhotos)) func tilesOnlyWhereSmallFacesAreLikely() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)
         for (name, likely, faces) in [("train/rose_leslie/img1.jpg", false, 1), ("test/obama_and_biden.jpg", true, 3)] {
             let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/" + name)
@@ -209,7 +209,7 @@ struct BlazeFaceReference: Decodable {
     /// no face to the full-range model, so the default detector asks the short-range one, and MediaPipe's
     /// decoding of its outputs reports an eye behind the glasses as a second face (25 px, inside the 82 px
     /// face); the faces indexing and detection take are the whole face alone.
-    @Test func partsOfAFaceAreNotFaces() throws {
+    @Test(.needs(.orl)) func partsOfAFaceAreNotFaces() throws {
         let detector = try BlazeFaceDetector(model: .shortRange)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/orl/s14/2.pgm")
         #expect(try BlazeFaceDetector(model: .fullRange).faces(in: photo).isEmpty)
@@ -221,7 +221,7 @@ struct BlazeFaceReference: Decodable {
     }
 
     /// The README's BlazeFace example, kept here so that it stays true.
-    @Test func theReadmeExample() throws {
+    @Test(.needs(.wildPhotos)) func theReadmeExample() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama_and_biden.jpg")
         let faces = try detector.faces(in: photo)

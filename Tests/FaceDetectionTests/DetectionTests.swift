@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Detection on the shared wild photos with OpenCV's frontal-face Haar model and OpenCV's parameters.
-@Suite struct DetectionTests {
+@Suite(.needs(.wildPhotos)) struct DetectionTests {
     static let photos = SharedData.root + "/wild-photos"
     static let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 5, minSize: 40)
 
@@ -152,7 +152,7 @@ import Testing
 }
 
 /// The README's detection example, kept here so that it stays true (dataset path made absolute).
-@Suite struct ReadmeDetectionExampleTests {
+@Suite(.needs(.wildPhotos)) struct ReadmeDetectionExampleTests {
     @Test func findAndAlignTwoPeople() throws {
         let photo = try ImageDecoder.decode(
             contentsOf: "\(SharedData.root)/wild-photos/misc/two_people.jpg",

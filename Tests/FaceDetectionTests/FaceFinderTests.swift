@@ -17,7 +17,7 @@ import Testing
 
     /// The cascades given a colour photo and no gray plane render the plane themselves and find what they
     /// find given it; BlazeFace, which reads colour, finds the same with or without one.
-    @Test func findersWithoutAGrayPlane() throws {
+    @Test(.needs(.wildPhotos)) func findersWithoutAGrayPlane() throws {
         let context = RenderContext(device: .cpu)
         let cascades = try CascadeFaceFinder(context: context),
             blazeFace = try BlazeFaceDetector(model: .fullRange, context: context)
@@ -34,7 +34,7 @@ import Testing
     /// Over the wild photos' faces both find, BlazeFace's boxes for indexing (``BlazeFaceDetection/boxedAsCascades``)
     /// are centred on the cascades' boxes within 5 % of their width in the median, and as large within 10 %
     /// (its own boxes sit a tenth of their width lower).
-    @Test func blazeFaceBoxesFacesAsTheCascadesDo() throws {
+    @Test(.needs(.wildPhotos)) func blazeFaceBoxesFacesAsTheCascadesDo() throws {
         let context = RenderContext(device: .cpu)
         let cascades = try CascadeFaceFinder(context: context),
             blazeFace = try BlazeFaceDetector(model: .fullRange, context: context)
@@ -70,7 +70,7 @@ import Testing
 
     /// On ORL's close-up faces the full-range model misses some; with the short-range model as its
     /// fallback, every face is found, one a photo.
-    @Test func shortRangeFindsTheCloseUps() throws {
+    @Test(.needs(.orl)) func shortRangeFindsTheCloseUps() throws {
         let context = RenderContext(device: .cpu)
         let fullRange = try BlazeFaceDetector(model: .fullRange, context: context)
         let finder = FallbackFaceFinder(
@@ -87,7 +87,7 @@ import Testing
     /// One vocabulary for every command: each name reads back as itself, a cascade file by its path, anything
     /// else is refused; each named detector is built with its documented fallback and finds the faces of a
     /// photo that every one of them finds.
-    @Test func detectorsByName() throws {
+    @Test(.needs(.wildPhotos)) func detectorsByName() throws {
         #expect(DetectorChoice.named.allSatisfy { DetectorChoice($0.description) == $0 })
         #expect(DetectorChoice("my cascade.XML") == .cascade(path: "my cascade.XML"))
         #expect(DetectorChoice("blazeface-full") == nil && DetectorChoice("") == nil && DetectorChoice("Haar") == nil)

@@ -6,7 +6,7 @@ import Testing
 /// Detection on an OpenCL device whose cascade program does not build: the context moves to the CPU
 /// device, with the cascade model that was resident on OpenCL, and finds what the CPU device finds.
 @Suite struct DetectionFallbackTests {
-    @Test(.enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
+    @Test(.needs(.wildPhotos), .enabled(if: TestDevices.hasOpenCL, "no OpenCL platform here: OpenCL tests skipped"))
     func detectionFallsBackToTheCPUTwin() throws {
         let failing = try TestDevices.openCL.get().withFailingBuilds(of: ["CascadeEvaluation"])
         let context = RenderContext(device: failing)

@@ -20,12 +20,12 @@ import Testing
             clusters: labels, truth: people.enumerated().flatMap { person, faces in faces.map { _ in person } })
     }
 
-    @Test func orlFacesClusterIntoTheirPeople() throws {
+    @Test(.needs(.orl)) func orlFacesClusterIntoTheirPeople() throws {
         let quality = try Self.quality(of: SharedData.root + "/orl")
         #expect(quality.pairwiseF1 >= 0.97, "\(quality)")
     }
 
-    @Test func wildPhotosClusterIntoTheirPeople() throws {
+    @Test(.needs(.wildPhotos)) func wildPhotosClusterIntoTheirPeople() throws {
         let quality = try Self.quality(of: SharedData.root + "/wild-photos/train")
         // Alex Lacamoire has one photo there: a cluster of one, left unassigned, which is still exact.
         #expect(

@@ -21,7 +21,7 @@ import Testing
             x: face.box[0], y: face.box[1], width: face.box[2] - face.box[0] + 1, height: face.box[3] - face.box[1] + 1)
     }
 
-    @Test func landmarksInDlibBoxesMatchDlibs() throws {
+    @Test(.needs(.wildPhotos, .orl)) func landmarksInDlibBoxesMatchDlibs() throws {
         let reference = try DlibReference.load(), predictor = try LandmarkPredictor()
         for face in reference.faces {
             let points = predictor.landmarks(in: try Self.photo(face), box: Self.box(face))
@@ -35,7 +35,7 @@ import Testing
 
     /// The whole pipeline on our side (cascade or BlazeFace, landmark box, landmarks twice, chip, network)
     /// against dlib's (HOG detector, landmarks, chip, network) on the wild photos' faces both detectors find.
-    @Test(arguments: DetectorChoice.named)
+    @Test(.needs(.wildPhotos, .orl), arguments: DetectorChoice.named)
     func ourPipelineLandsNearDlibs(_ detector: DetectorChoice) throws {
         let reference = try DlibReference.load()
         let context = RenderContext(device: .cpu)
@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [DeviceChoice.cpu, .opencl])
+    @Test(.needs(.wildPhotos, .orl), arguments: [DeviceChoice.cpu, .opencl])
     func chipsAndDescriptorsFromDlibLandmarksMatchDlibs(_ choice: DeviceChoice) throws {
         try #require(choice == .cpu || TestDevices.hasOpenCL, "no OpenCL platform here")
         let reference = try DlibReference.load()
@@ -115,7 +115,7 @@ import Testing
 /// Boxes a careless caller or an odd detection could give: nothing crashes, every face gets 128 finite
 /// values or a typed error.
 @Suite struct EmbedderInputTests {
-    @Test func oddBoxesAndPhotos() throws {
+    @Test(.needs(.wildPhotos, .orl)) func oddBoxesAndPhotos() throws {
         let context = RenderContext(device: .cpu)
         let embedder = try FaceEmbedder(context: context)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/wild-photos/test/obama1.jpg")

@@ -115,7 +115,7 @@ import Testing
         }
     }
 
-    @Test func anORLFaceFindsItselfFirstAtDistanceZero() throws {
+    @Test(.needs(.orl)) func anORLFaceFindsItselfFirstAtDistanceZero() throws {
         let root = SharedData.root + "/orl"
         let paths = (1...40).map { "\(root)/s\($0)/1.pgm" } + (1...40).map { "\(root)/s\($0)/2.pgm" }
         let faces = try paths.map { try ImageDecoder.decode(contentsOf: $0) }

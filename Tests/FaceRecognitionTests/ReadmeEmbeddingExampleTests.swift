@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The README's embedding example, kept here so that it stays true (dataset paths made absolute).
-@Suite struct ReadmeEmbeddingExampleTests {
+@Suite(.needs(.wildPhotos)) struct ReadmeEmbeddingExampleTests {
     @Test func embedTwoPhotos() throws {
         let context = try RenderContext()
         let finder = try CascadeFaceFinder(context: context)

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The README's face-search example, kept here so that it stays true (dataset path made absolute).
-@Suite struct ReadmeFaceSearchExampleTests {
+@Suite(.needs(.orl)) struct ReadmeFaceSearchExampleTests {
     @Test func describeAndSearch() throws {
         let context = try RenderContext()
         // 128×128, LBP(8,2), 8×8 blocks × 256 bins

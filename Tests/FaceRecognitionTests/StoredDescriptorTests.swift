@@ -8,7 +8,7 @@ import Testing
 
 /// The stored form of descriptors: real faces' descriptors come back bit for bit from a tenth of the
 /// bytes, anything else comes back exactly too, and a damaged form is a typed error.
-@Suite struct StoredDescriptorTests {
+@Suite(.needs(.orl)) struct StoredDescriptorTests {
     static let devices: [DeviceChoice] = TestDevices.hasOpenCL ? [.cpu, .opencl] : [.cpu]
 
     /// The standard descriptor (1-byte counts), Tan–Triggs with uniform patterns (59 bins, a 7-bit

@@ -39,7 +39,7 @@ import Testing
             Self.decodeError(Array("hello, this is text".utf8), "notes.jpg") == .unrecognizedFormat(path: "notes.jpg"))
     }
 
-    @Test func truncatedJPEG() throws {
+    @Test(.needs(.wildPhotos)) func truncatedJPEG() throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.photo)))
         for fraction in [2, 3, 10] {
             let error = Self.decodeError(Array(bytes.prefix(bytes.count / fraction)), "cut.jpg")
@@ -66,7 +66,7 @@ import Testing
         #expect(path == "cut.pgm")
     }
 
-    @Test func hugeHeadersAreRefusedBeforeAllocation() throws {
+    @Test(.needs(.wildPhotos)) func hugeHeadersAreRefusedBeforeAllocation() throws {
         let pgm = Array("P5 200000 100000 255\n".utf8) + [0]
         #expect(
             Self.decodeError(pgm, "huge.pgm")

@@ -18,7 +18,7 @@ import Testing
         return found.sorted()
     }
 
-    @Test func everyORLFaceDecodes() throws {
+    @Test(.needs(.orl)) func everyORLFaceDecodes() throws {
         let faces = Self.files(under: Self.orl, extensions: ["pgm"])
         #expect(faces.count == 400)
         for path in faces {
@@ -27,7 +27,7 @@ import Testing
         }
     }
 
-    @Test func everyWildPhotoDecodesUpright() throws {
+    @Test(.needs(.wildPhotos)) func everyWildPhotoDecodesUpright() throws {
         let photos = Self.files(under: Self.photos, extensions: ["jpg", "jpeg", "png"])
         #expect(photos.count >= 20)
         for path in photos {
@@ -41,7 +41,7 @@ import Testing
         }
     }
 
-    @Test func rgbaPNGKeepsItsAlpha() throws {
+    @Test(.needs(.wildPhotos)) func rgbaPNGKeepsItsAlpha() throws {
         let image = try ImageDecoder.decode(contentsOf: Self.photos + "/misc/32bit.png")
         #expect(image.descriptor == ImageDescriptor(width: 626, height: 1200, channels: 4, elementType: .uint8))
         let gray = try ImageDecoder.decode(
@@ -49,7 +49,7 @@ import Testing
         #expect(gray.descriptor.channels == 1)
     }
 
-    @Test func dctScaledDecodeStopsAtTheRequestedSize() throws {
+    @Test(.needs(.wildPhotos)) func dctScaledDecodeStopsAtTheRequestedSize() throws {
         let path = Self.photos + "/misc/obama-1080p.jpg"
         let full = try ImageDecoder.decode(contentsOf: path)
         #expect(full.descriptor.width == 1920 && full.descriptor.height == 1080)

@@ -39,7 +39,7 @@ import Testing
     /// Real photos written by libpng (its own adaptive choice of filters) and the dataset's PNGs decode to
     /// the pixels libpng gives: the same file with a gAMA chunk of sRGB's gamma, which sends it to libpng
     /// and changes nothing there, is the reference. Whole and reduced, as indexing decodes.
-    @Test func realPhotosDecodeAsLibpngDecodesThem() throws {
+    @Test(.needs(.wildPhotos)) func realPhotosDecodeAsLibpngDecodesThem() throws {
         let photos = DatasetDecodingTests.files(under: DatasetDecodingTests.photos, extensions: ["jpg", "png"])
         let pngs =
             try photos.prefix(6).map { path in

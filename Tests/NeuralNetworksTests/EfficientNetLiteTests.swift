@@ -50,7 +50,7 @@ struct EfficientNetReference: Decodable {
 /// EfficientNet-Lite0 on our layers against the independent implementation, on exactly the same inputs
 /// (squares of a PNG at the trained size and at an odd-sized one), on each device.
 @Suite struct EfficientNetLiteTests {
-    @Test(arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
+    @Test(.needs(.wildPhotos), arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
     func featuresAndLogitsMatchTheReference(_ choice: DeviceChoice) throws {
         let reference = try EfficientNetReference.load()
         let checkpoint = try PyTorchCheckpoint(contentsOf: EfficientNetReference.model)

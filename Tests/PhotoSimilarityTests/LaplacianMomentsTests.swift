@@ -27,7 +27,7 @@ import Testing
             "\(width)×\(height) on \(name), seed \(generator.seed): off by \(error)")
     }
 
-    @Test func aBlurredCopyIsLessSharp() throws {
+    @Test(.needs(.ukbenchDev)) func aBlurredCopyIsLessSharp() throws {
         let context = RenderContext(device: .cpu)
         let photo = try ImageDecoder.decode(contentsOf: SharedData.root + "/ukbench-dev/ukbench00088.jpg")
         let gray = try context.grayPlane(of: photo)

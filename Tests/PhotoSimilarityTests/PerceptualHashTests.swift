@@ -59,7 +59,7 @@ import Testing
 
     /// The numpy implementation's thumbnails hash to its hashes here, on each device; and our own
     /// thumbnails of the photos (our decoder, grey and resize) hash to within 2 bits of them.
-    @Test(arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
+    @Test(.needs(.ukbenchDev), arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
     func hashesMatchTheIndependentOnes(_ choice: DeviceChoice) throws {
         let context = RenderContext(device: try TestDevices.device(choice), fallsBack: false)
         for reference in try Reference.load().hashes {

@@ -27,7 +27,7 @@ import Testing
         "ukbench-dev/ukbench00132.jpg": (740, "power drill"), "ukbench-dev/ukbench00188.jpg": (662, "modem"),
     ]
 
-    @Test(arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
+    @Test(.needs(.ukbenchDev), arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
     func printsMatchTheReferenceAndClassesAreRight(_ choice: DeviceChoice) throws {
         let reference = try JSONDecoder().decode(
             Reference.self,

@@ -7,7 +7,7 @@ import Testing
 /// The README's example of prints, hashes and groups of copies, kept here so that it stays true (the folder
 /// made absolute).
 @Suite struct ReadmeExampleTests {
-    @Test func fourViewsAndACopyMakeOneGroupOfTwo() throws {
+    @Test(.needs(.ukbenchDev)) func fourViewsAndACopyMakeOneGroupOfTwo() throws {
         let folder = SharedData.root + "/ukbench-dev/"
         // README: begin
         var photos = try (88...91).map {

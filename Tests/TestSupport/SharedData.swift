@@ -1,5 +1,6 @@
 import Foundation
 import ImageKernels
+import Testing
 
 /// Where the repository is: the folder that holds `Tests/`, found from this file's own path.
 public enum Repository {
@@ -18,6 +19,36 @@ public enum SharedData {
     public static let root: String =
         ProcessInfo.processInfo.environment["SHARED_DATASETS"]
         ?? FileSystemPath.folder(of: Repository.root) + "/shared/datasets"
+}
+
+extension SharedData {
+    /// Whether every test that reads a dataset must run (`FACESEARCH_REQUIRE_DATASETS` set, as CI, which has
+    /// them, sets it): a dataset missing there fails its tests instead of skipping them.
+    public static let isRequired = ProcessInfo.processInfo.environment["FACESEARCH_REQUIRE_DATASETS"] != nil
+}
+
+/// A dataset of ``SharedData/root`` that tests read (its README says what each holds).
+public enum SharedDataset: String, Sendable, CaseIterable {
+    case orl
+    case wildPhotos = "wild-photos"
+    case ukbenchDev = "ukbench-dev"
+    case caltechDev = "caltech-dev"
+
+    public var path: String { SharedData.root + "/" + rawValue }
+    public var isPresent: Bool { FileManager.default.fileExists(atPath: path) }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test where the shared `datasets` are and skips it, naming the missing ones, where they are not (a
+    /// clone with nothing beside it); where ``SharedData/isRequired`` it always runs.
+    public static func needs(_ datasets: SharedDataset...) -> Self {
+        let missing = datasets.filter { !$0.isPresent }.map(\.rawValue)
+        return .enabled(
+            if: missing.isEmpty || SharedData.isRequired,
+            Comment(
+                rawValue: "needs the shared dataset\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", ")) "
+                    + "in \(SharedData.root) (not beside this clone)"))
+    }
 }
 
 /// The main job's sample photos `scripts/setup.sh` fetches: `$FACESEARCH_SAMPLES`, else
