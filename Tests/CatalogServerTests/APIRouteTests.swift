@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// Every route of the JSON API and the files, in process, with good and bad input, on a database of real photos.
-@Suite(.serialized) struct APIRouteTests {
+@Suite(.serialized, .needs(.wildPhotos, .ukbenchDev)) struct APIRouteTests {
     struct Stats: Decodable {
         let images, faces, people, printedImages, labelledFaces: Int
         let writable: Bool

@@ -8,7 +8,7 @@ import Testing
 
 /// What guards the server: the token (header, cookie, sign-in page), loopback by default, the origin of
 /// changes, a read-only database, and the headers every answer carries.
-@Suite(.serialized) struct AccessTests {
+@Suite(.serialized, .needs(.wildPhotos, .ukbenchDev)) struct AccessTests {
     let fixture: ServerFixture
     init() async throws { fixture = try await ServerFixture.shared.value }
 

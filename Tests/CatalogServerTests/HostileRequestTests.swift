@@ -12,7 +12,7 @@ import Testing
 /// The server under careless and hostile requests: files it must not hand out, names it must not answer
 /// to, odd spellings of ids and flags, changes that say nothing or too much, weak tokens, a database deleted
 /// under it, and uploads no photo could be.
-@Suite(.serialized) struct HostileRequestTests {
+@Suite(.serialized, .needs(.wildPhotos, .ukbenchDev)) struct HostileRequestTests {
     let fixture: ServerFixture
     init() async throws { fixture = try await ServerFixture.shared.value }
 

@@ -4,7 +4,7 @@ import Hummingbird
 import Testing
 
 /// The OpenAPI document at `/api/openapi.json` describes every route of the API and the files, and no other.
-struct OpenAPITests {
+@Suite(.needs(.wildPhotos, .ukbenchDev)) struct OpenAPITests {
     @Test func everyRouteIsDescribed() async throws {
         let fixture = try await ServerFixture.shared.value
         let configuration = try fixture.configuration()

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// Every page renders from the database, escapes what users typed, and says what to do where data is missing.
-@Suite(.serialized) struct PageTests {
+@Suite(.serialized, .needs(.wildPhotos, .ukbenchDev)) struct PageTests {
     let fixture: ServerFixture
     init() async throws { fixture = try await ServerFixture.shared.value }
 

@@ -8,7 +8,7 @@ import Testing
 /// A database made when descriptors were Float32 columns of `faces`: they move with their parameters to their own
 /// table in their compact form, bit for bit, and every LBP search answers as before; a damaged one keeps its bytes
 /// and `check` still names it.
-@Suite struct DescriptorTableMigrationTests {
+@Suite(.needs(.wildPhotos)) struct DescriptorTableMigrationTests {
     @Test func descriptorsMoveToTheirTableUnchanged() async throws {
         let folder = try IndexingTests.temporaryFolder(), path = folder + "/cbir.sqlite"
         defer { try? FileManager.default.removeItem(atPath: folder) }

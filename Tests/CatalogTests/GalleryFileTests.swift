@@ -9,7 +9,7 @@ import Testing
 /// file beside the database, which the first query that read them all wrote, as long as the file holds the
 /// database's faces (its tag is the database's). Once they change, the file is passed over and written
 /// again, even where the faces' ids are those in the file: a restored backup hands out its ids again.
-@Suite(.serialized) struct GalleryFileTests {
+@Suite(.serialized, .needs(.wildPhotos)) struct GalleryFileTests {
     @Test func newProcessesReadTheGalleryFileWhileItHoldsTheDatabasesFaces() async throws {
         let folder = try IndexingTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -43,7 +43,7 @@ struct MeanColourAnalysis: PhotoAnalysis {
     }
 }
 
-@Suite(.serialized) struct IndexingTests {
+@Suite(.serialized, .needs(.wildPhotos)) struct IndexingTests {
     static let photos = SharedData.root + "/wild-photos"
 
     static func temporaryFolder() throws -> String {

@@ -9,7 +9,7 @@ import Testing
 
 /// The photo analysis in indexing: every photo printed, hashed and measured in its transaction; a
 /// catalog indexed without prints gets them from the next run without its faces being found again.
-@Suite(.serialized) struct PhotoPrintIndexingTests {
+@Suite(.serialized, .needs(.ukbenchDev)) struct PhotoPrintIndexingTests {
     /// Six UKBench photos: the four views of object 0 and two other objects.
     static func folder() throws -> String {
         let folder = try IndexingTests.temporaryFolder() + "/photos"

@@ -5,7 +5,7 @@ import Testing
 
 /// The README's database example, kept here so that it stays true (paths made absolute, database in a
 /// temporary folder).
-@Suite struct ReadmeDatabaseExampleTests {
+@Suite(.needs(.wildPhotos)) struct ReadmeDatabaseExampleTests {
     @Test func indexAndSearchAPhoto() async throws {
         let folder = NSTemporaryDirectory() + "cbir-readme-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

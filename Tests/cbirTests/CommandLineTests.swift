@@ -10,7 +10,7 @@ func temporaryPath(_ name: String) -> String {
 }
 
 /// The `cbir` tool end to end, as a user runs it.
-@Suite struct CommandLineTests {
+@Suite(.needs(.wildPhotos, .ukbenchDev)) struct CommandLineTests {
     static let photo = SharedData.root + "/wild-photos/test/obama1.jpg"
 
     @Test func devicesListsTheCPUAndMarksTheDefault() throws {

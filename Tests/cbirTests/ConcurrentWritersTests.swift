@@ -18,7 +18,7 @@ import Testing
 /// descriptors, names and people, up to row ids. On SQLite and on PostgreSQL: the start is made in a SQLite
 /// file and copied into each catalog (`cbir copy`, keys and all), and a PostgreSQL catalog's contents are read
 /// from a copy of it back into a file.
-@Suite(.serialized) struct ConcurrentWritersTests {
+@Suite(.serialized, .needs(.wildPhotos, .orl)) struct ConcurrentWritersTests {
     static let train = SharedData.root + "/wild-photos/train"
     static let orl = SharedData.root + "/orl"
     static let names = ["Ann", "Bo", "Cy Young"]

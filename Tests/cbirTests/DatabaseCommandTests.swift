@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The database commands end to end on the wild photos, as a user runs them.
-@Suite(.serialized) struct DatabaseCommandTests {
+@Suite(.serialized, .needs(.wildPhotos)) struct DatabaseCommandTests {
     static let photos = SharedData.root + "/wild-photos"
     static let device = TestDevices.hasOpenCL ? "opencl" : "cpu"
 

@@ -7,7 +7,7 @@ import Testing
 
 /// `cbir duplicates` end to end: one UKBench photo and three copies of it (byte-identical, half size,
 /// re-encoded at JPEG quality 30) among the first views of nine other objects.
-@Suite struct DuplicatesCommandTests {
+@Suite(.needs(.ukbenchDev, .caltechDev)) struct DuplicatesCommandTests {
     struct Group: Decodable, Equatable {
         struct Member: Decodable, Equatable {
             let path: String

@@ -14,7 +14,7 @@ import Testing
 /// `cbir` under careless and hostile input: short relative paths, files changed or gone since they were
 /// indexed, strips no photo could be, files given as databases, prints that are not numbers, and models that
 /// print nothing.
-@Suite struct HostileInputTests {
+@Suite(.needs(.ukbenchDev)) struct HostileInputTests {
     let cbir: CommandRunner
     /// A scratch folder of the test's own, and in it `photos/` (the first `count` UKBench views) indexed
     /// without faces into `cbir.sqlite`.

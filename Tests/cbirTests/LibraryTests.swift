@@ -4,7 +4,7 @@ import Testing
 
 /// A library named by its root (`cbir index FOLDER --library NAME`): two machines that mount it in different
 /// places share one catalog and see each photo once, and a photo moved or renamed inside it keeps its name.
-@Suite(.serialized) struct LibraryTests {
+@Suite(.serialized, .needs(.wildPhotos)) struct LibraryTests {
     typealias NewDatabase = DatabaseCommandTests.NewDatabase
     static let train = DatabaseCommandTests.photos + "/train"
 

@@ -8,7 +8,7 @@ import Testing
 
 /// People end to end through `cbir`, on the wild photos: indexing groups faces into people, new photos' faces
 /// join them, and changes by hand (name, merge, move, split, unassign, label) survive reclustering.
-@Suite(.serialized) struct PeopleTests {
+@Suite(.serialized, .needs(.wildPhotos)) struct PeopleTests {
     static let photos = SharedData.root + "/wild-photos"
 
     struct Person: Decodable {

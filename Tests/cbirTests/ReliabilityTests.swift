@@ -10,7 +10,7 @@ import Testing
 /// The database commands where a hostile user would break them: odd file names, unreadable folders,
 /// two indexers at once, read-only and damaged databases, deleted photos, bad option values.
 /// Permission cases run as `nobody` when the tests run as root (root reads anything).
-@Suite(.serialized) struct ReliabilityTests {
+@Suite(.serialized, .needs(.wildPhotos)) struct ReliabilityTests {
     static let photos = SharedData.root + "/wild-photos"
     let cbir: CommandRunner
     /// A folder of its own per test, open to `nobody`.

@@ -8,7 +8,7 @@ import Testing
 
 /// `cbir serve` as a user runs it: a process that answers on loopback until stopped, and refuses another
 /// address without a token.
-@Suite struct ServeCommandTests {
+@Suite(.needs(.ukbenchDev)) struct ServeCommandTests {
     struct Stats: Decodable {
         let images, printedImages: Int
         let writable: Bool

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `cbir similar` end to end on UKBench dev photos: index twenty objects' views without faces, then ask.
-@Suite struct SimilarCommandTests {
+@Suite(.needs(.ukbenchDev)) struct SimilarCommandTests {
     struct Report: Decodable {
         struct Result: Decodable {
             let path: String

@@ -10,7 +10,7 @@ import Testing
 /// index runs, stats, similar, duplicates (copies and other shots), query, people, and the server's API over
 /// them. Prints are half precision on PostgreSQL, so their distances may differ by up to `printTolerance`, and
 /// two results that close may trade places; everything else is equal.
-@Suite(.serialized, .enabled(if: TestPostgres.isRunning, "\(TestPostgres.absence)"))
+@Suite(.serialized, .enabled(if: TestPostgres.isRunning, "\(TestPostgres.absence)"), .needs(.wildPhotos, .ukbenchDev))
 struct StoreParityTests {
     static let folders = [SharedData.root + "/wild-photos", SharedData.root + "/ukbench-dev"]
     static let similarQueries =
