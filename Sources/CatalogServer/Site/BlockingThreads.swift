@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Threads of the server's own for code that blocks: a catalog call waits on its database (a PostgreSQL round
-/// trip, a SQLite lock) holding the thread it runs on, and on Swift's cooperative threads (one a core) a few
-/// such waits would hold up every other request. As a task executor, the requests run here instead.
+/// Threads of the server's own for code that blocks: a catalog call on PostgreSQL waits for each round trip
+/// holding the thread it runs on, and on Swift's cooperative threads (one a core) a few such waits would hold
+/// up every other request. As a task executor, such a server's requests run here instead
+/// (``CatalogService/blockingThreads``).
 final class BlockingThreads: TaskExecutor, Sendable {
     /// The threads every server in this process shares: enough for a database connection each and more.
     static let shared = BlockingThreads(count: 16)
