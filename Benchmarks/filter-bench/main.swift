@@ -201,7 +201,7 @@ do {
         let seconds = try medianSeconds(runs: settings.runs) {
             for recipe in recipes { _ = try context.render(recipe) }
         }
-        let naive = try medianSeconds(runs: max(1, settings.runs / 2)) {
+        let naive = medianSeconds(runs: max(1, settings.runs / 2)) {
             for photo in photos {
                 _ = Reference.transformed(
                     photo, by: transform(photo.descriptor), width: size, height: size, border: border,

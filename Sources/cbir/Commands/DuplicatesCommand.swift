@@ -74,11 +74,13 @@ struct DuplicatesCommand: ParsableCommand {
             try printJSON(groups)
         } else {
             for group in groups {
-                let others = group.photos.count - 1
-                let word = similar ? (others == 1 ? "other shot" : "other shots") : (others == 1 ? "copy" : "copies")
+                let others =
+                    similar
+                    ? counted(group.photos.count - 1, "other shot")
+                    : counted(group.photos.count - 1, "copy", "copies")
                 print(
                     "keep " + FileSystemPath.displayed(group.best)
-                        + String(format: " (%d %@, %.1f MB)", others, word, Double(group.bytes) / 1e6))
+                        + " (\(others), " + String(format: "%.1f MB)", Double(group.bytes) / 1e6))
                 for photo in group.photos.dropFirst() {
                     print(String(format: "  %.4f  ", photo.distance) + FileSystemPath.displayed(photo.path))
                 }
