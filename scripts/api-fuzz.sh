@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the JSON API of `cbir serve` with schemathesis (from PyPI, in a throw-away virtual environment):
-# indexes the shared wild photos (and a copy of one), starts the server on loopback, and sends what the
+# indexes real photos and a copy of one (see test-server.sh), starts the server on loopback, and sends what the
 # OpenAPI document at /api/openapi.json allows and what it does not (schemathesis's generated cases, up to
 # EXAMPLES per operation, default 200), failing on any answer of 500 or more. The test command runs it with
 # 25 (about a minute); the default takes several. Usage: bash scripts/api-fuzz.sh [EXAMPLES]

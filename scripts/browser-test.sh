@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The web page in a real browser: indexes the shared wild photos (and a copy of one, so that duplicates show),
-# starts `cbir serve` on loopback, and drives headless Chromium (Debian's chromium and chromium-driver,
+# The web page in a real browser: indexes real photos (the shared wild photos, else the sample photos; see
+# test-server.sh) and a copy of one, so that duplicates show, starts `cbir serve` on loopback, and drives headless Chromium (Debian's chromium and chromium-driver,
 # installed when missing) through every page with Selenium (in a throw-away virtual environment): names a
 # person, uploads a photo to search with, checks what each page shows and that the browser reports no error
 # (a script error or a blocked resource), and saves a screenshot of each page in $BROWSER_TEST_OUT
@@ -16,5 +16,5 @@ fi
 out="${BROWSER_TEST_OUT:-.build/browser-test}"
 mkdir -p "$out"
 source scripts/test-server.sh
-"$venv/bin/python" scripts/browser_test.py "$base" ../shared/datasets/wild-photos/test/obama1.jpg "$out" \
+"$venv/bin/python" scripts/browser_test.py "$base" "$probe" "$out" "$least_people" $framed_photo \
   || { cat "$serve_log"; exit 1; }

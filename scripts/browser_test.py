@@ -1,4 +1,8 @@
-"""Drives headless Chromium through the pages of `cbir serve` (see browser-test.sh): BASE PROBE OUT."""
+"""Drives headless Chromium through the pages of `cbir serve` (see browser-test.sh).
+
+Arguments: BASE PROBE OUT LEAST_PEOPLE PHOTO FACES: the server's address, a photo of Obama to search with, where
+the screenshots go, how many people the people page must show at least, and a photo whose page must box FACES
+faces."""
 import json
 import os
 import sys
@@ -11,6 +15,7 @@ from selenium.webdriver.support import expected_conditions as shown
 from selenium.webdriver.support.ui import WebDriverWait
 
 base, probe, out = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+least_people, framed_photo, framed_faces = int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
 options = webdriver.ChromeOptions()
 for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900", "--hide-scrollbars"]:
     options.add_argument(argument)
@@ -50,7 +55,7 @@ try:
     visit("/", "people.png")
     check(browser.current_url.endswith("/people"), "/ leads to the people")
     cards = browser.find_elements(By.CSS_SELECTOR, ".people .card a")
-    check(len(cards) >= 4, f"the people page shows the four people seen more than once ({len(cards)})")
+    check(len(cards) >= least_people, f"the people page shows {least_people} people at least ({len(cards)})")
     cards[0].click()
     visit(None, "person-before.png")
     field = browser.find_element(By.NAME, "name")
@@ -66,10 +71,10 @@ try:
 
     visit("/photos", "photos.png")
     check(f"{images} photos" in text(), "the photos page counts every photo")
-    browser.find_element(By.PARTIAL_LINK_TEXT, "two_people.jpg").click()
+    browser.find_element(By.PARTIAL_LINK_TEXT, framed_photo).click()
     visit(None, "photo.png")
     boxes = browser.find_elements(By.CSS_SELECTOR, ".framed rect")
-    check(len(boxes) == 2, f"a photo of two people has two faces boxed ({len(boxes)})")
+    check(len(boxes) == framed_faces, f"{framed_photo} has its {framed_faces} faces boxed ({len(boxes)})")
     check("Similar photos" in text(), "the photo page lists similar photos")
 
     visit("/duplicates", "duplicates.png")

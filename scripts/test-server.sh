@@ -1,7 +1,12 @@
 # Sourced by the scripts that test `cbir serve` from outside (browser-test.sh, api-fuzz.sh): builds the tool,
-# indexes the shared wild photos and a copy of one (so that duplicates show) into a scratch folder, and starts
-# the server there on a random loopback port. Sets `work` (the folder), `base` (the server's address) and
-# `serve_log`; the server stops and the folder goes when the script exits.
+# indexes real photos and a copy of one (so that duplicates show) into a scratch folder, and starts the server
+# there on a random loopback port. The photos are the shared wild photos (train/ and misc/: nine people, one
+# photo of two) where `../shared/datasets` (or $SHARED_DATASETS) has them, else the sample photos
+# scripts/setup.sh fetches (Obama and Biden); with FACESEARCH_REQUIRE_DATASETS set the wild photos must be there.
+# Sets `work` (the folder), `base` (the server's address), `serve_log`, `probe` (a photo of Obama that is not
+# indexed) and what the pages must show of those photos: `least_people` (people seen more than once) and
+# `framed_photo` (a photo's name and its number of faces); the server stops and the folder goes when the
+# script exits.
 # Built as the README's test command builds, and only where a source is newer than the tool: `swift test` leaves
 # SwiftPM's plan out of date (its plugins run again), so a build after the tests would recompile and relink for
 # a minute and a half with nothing changed.
@@ -13,8 +18,21 @@ work="$(mktemp -d)"
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 mkdir "$work/photos"
-cp -r ../shared/datasets/wild-photos/train ../shared/datasets/wild-photos/misc "$work/photos/"
-cp ../shared/datasets/wild-photos/train/biden/biden.jpg "$work/photos/biden copy.jpg"
+wild="${SHARED_DATASETS:-../shared/datasets}/wild-photos"
+samples="${FACESEARCH_SAMPLES:-$HOME/.cache/facesearch/samples}"
+if [ -d "$wild" ]; then
+  cp -r "$wild/train" "$wild/misc" "$work/photos/"
+  cp "$wild/train/biden/biden.jpg" "$work/photos/biden copy.jpg"
+  probe="$wild/test/obama1.jpg" least_people=4 framed_photo="two_people.jpg 2"
+elif [ -n "${FACESEARCH_REQUIRE_DATASETS:-}" ]; then
+  echo "test-server: FACESEARCH_REQUIRE_DATASETS is set, and $wild is missing" >&2
+  exit 1
+else
+  echo "test-server: $wild is missing: serving the sample photos instead" >&2
+  cp "$samples"/gallery/* "$work/photos/"
+  cp "$samples/gallery/biden.jpg" "$work/photos/biden copy.jpg"
+  probe="$samples/probe/obama3.jpg" least_people=2 framed_photo="obama.jpg 1"
+fi
 "$cbir" index "$work/photos" --db "$work/cbir.sqlite" >"$work/index.log" 2>&1 || { cat "$work/index.log"; exit 1; }
 port=$((20000 + RANDOM % 20000))
 base="http://127.0.0.1:$port"
