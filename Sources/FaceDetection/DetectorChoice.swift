@@ -16,7 +16,7 @@ public enum DetectorChoice: Sendable, Hashable, LosslessStringConvertible {
     /// An OpenCV cascade file (`.xml`) of the user's; eyes by the eye cascade.
     case cascade(path: String)
 
-    /// The detector used when none is named: BlazeFace, chosen by measurement (README, "Which detector").
+    /// The detector used when none is named: BlazeFace, chosen by measurement (docs/framework.md, "Which detector").
     public static let `default` = DetectorChoice.blazeFace
 
     /// The detectors known by name.

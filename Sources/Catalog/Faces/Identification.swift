@@ -15,8 +15,8 @@ public struct Identification: Query {
 
     /// Distances above this are unknown faces, per matcher: dlib's 0.6 for embeddings; for the LBP
     /// matchers with the default weights and descriptor 75: in the wild photos, with train/ labelled, the
-    /// test faces named right lie at 68.9–73.2 and a stranger (misc/lin-manuel-miranda.png) at 76.7 (README,
-    /// "Labels and identify").
+    /// test faces named right lie at 68.9–73.2 and a stranger (misc/lin-manuel-miranda.png) at 76.7 (docs/guide.md,
+    /// "Indexing, searching and naming faces").
     public static func defaultThreshold(for matcher: Matcher) -> Float {
         matcher == .embedding ? 0.6 : 75
     }
