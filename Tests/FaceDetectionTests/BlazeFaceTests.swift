@@ -110,7 +110,6 @@ struct BlazeFaceReference: Decodable {
     func facesMatchMediaPipe(_ model: BlazeFaceDetector.Model) throws {
         let reference = try BlazeFaceReference.load()
         let detector = try BlazeFaceDetector(model: model)
-        var worst: Float = 0
         for photo in reference.detections where BlazeFaceReference.model(photo.model) == model {
             let image = try ImageDecoder.decode(contentsOf: SharedData.root + "/" + photo.photo)
             #expect(image.descriptor.width == photo.width && image.descriptor.height == photo.height)
@@ -122,7 +121,6 @@ struct BlazeFaceReference: Decodable {
                 let ours = [face.x, face.y, face.width, face.height] + face.keypoints.flatMap { [$0.x, $0.y] }
                 let theirs = expected.box + expected.keypoints.flatMap { $0 }
                 let error = zip(ours, theirs).map { abs($0 - $1) }.max() ?? .infinity
-                worst = max(worst, error)
                 #expect(
                     error <= 2 && abs(face.score - expected.score) <= 0.02,
                     """
@@ -132,7 +130,6 @@ struct BlazeFaceReference: Decodable {
                 )
             }
         }
-        print("\(model.rawValue): largest difference from MediaPipe \(worst) px")
     }
 
     /// The squares cover every photo shape so that a face of the size the whole photo misses lies whole

@@ -13,7 +13,8 @@ import Testing
         let finder = try CascadeFaceFinder(context: context)  // cascades resident on OpenCL
         let reference = try CascadeFaceFinder(context: RenderContext(device: .cpu))
         let photo = try DetectionTests.gray("test/obama_and_biden.jpg", longSide: 640)
-        let faces = try finder.faces(in: photo)
+        let (faces, said) = try StandardError.withCapture { try finder.faces(in: photo) }
+        #expect(said.contains("falling back to the CPU device") && said.contains("CascadeEvaluation"), "\(said)")
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
         #expect(
             context.fallbackReason?.contains("CascadeEvaluation") == true, "\(context.fallbackReason ?? "no reason")")

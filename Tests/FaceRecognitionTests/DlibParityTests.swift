@@ -148,7 +148,9 @@ import Testing
         let context = RenderContext(device: try TestDevices.openCL.get().withFailingBuilds(of: ["Convolution"]))
         let embedder = try FaceEmbedder(context: context)  // weights resident on OpenCL
         let chip = try DlibReference.chip(try #require(try DlibReference.load().faces.first { $0.chip != nil }?.chip))
-        let embedding = try embedder.embeddings(of: chip)[0]
+        let (embeddings, said) = try StandardError.withCapture { try embedder.embeddings(of: chip) }
+        let embedding = embeddings[0]
+        #expect(said.contains("falling back to the CPU device") && said.contains("Convolution"), "\(said)")
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
         #expect(context.fallbackReason?.contains("Convolution") == true, "\(context.fallbackReason ?? "no reason")")
         let expected = try FaceEmbedder(context: RenderContext(device: .cpu)).embeddings(of: chip)[0]

@@ -42,7 +42,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: file)) }
         let calibration = DeviceCalibration(file: file, devices: [.cpu, openCL])
         let slowCPU = Job(slowOn: .cpu)
-        #expect(calibration.device(for: slowCPU.workload()) === openCL)
+        let said = try StandardError.captured { #expect(calibration.device(for: slowCPU.workload()) === openCL) }
+        #expect(
+            said.contains(
+                "timing each kind of work on the 2 devices here to choose where it runs (once per machine; "
+                    + "kept in \(file))"), "\(said)")
         #expect(slowCPU.runs == 2 * (calibration.runs + 1))
         // Another process (a new calibration on the same file) reads the choice without timing.
         #expect(DeviceCalibration(file: file, devices: [.cpu, openCL]).device(for: slowCPU.workload()) === openCL)
@@ -68,7 +72,10 @@ import Testing
             atPath: FileSystemPath.folder(of: file), withIntermediateDirectories: true)
         try Data("{\"test\": {\"workload\": tru".utf8).write(to: URL(fileURLWithPath: file))
         let job = Job(slowOn: .cpu)
-        #expect(DeviceCalibration(file: file, devices: [.cpu, openCL]).device(for: job.workload()) === openCL)
+        let said = try StandardError.captured {
+            #expect(DeviceCalibration(file: file, devices: [.cpu, openCL]).device(for: job.workload()) === openCL)
+        }
+        #expect(said.contains("timing each kind of work"), "\(said)")
         let stored = try JSONDecoder().decode(
             [String: Calibration].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
         #expect(stored["test"]?.fastest == openCL.description && stored["test"]?.timings.count == 2)

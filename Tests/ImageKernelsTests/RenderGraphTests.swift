@@ -231,12 +231,15 @@ struct Reordered: Filter {
     func syntaxErrorCarriesBuildLog() throws {
         let image = Image(try PixelBuffer(width: 2, height: 2, values: [Float](repeating: 0, count: 4)))
         let strict = RenderContext(device: try TestDevices.openCL.get(), fallsBack: false)
-        #expect {
-            try strict.render(image.applying(Broken()))
-        } throws: { error in
-            guard case RenderError.buildFailed(let program, let log) = error else { return false }
-            return program == "broken" && log.contains("oops")
+        let said = try StandardError.captured {
+            #expect {
+                try strict.render(image.applying(Broken()))
+            } throws: { error in
+                guard case RenderError.buildFailed(let program, let log) = error else { return false }
+                return program == "broken" && log.contains("oops")
+            }
         }
+        #expect(!said.contains("falling back"), "\(said)")
         #expect(
             strict.device.kind != .cpu && strict.fallbackReason == nil,
             "a context that does not fall back stays on OpenCL")
@@ -253,7 +256,11 @@ struct Reordered: Filter {
         (floats[0], floats[1]) = (4, 5)
         let shared = try context.makeResidentImage(
             ImageDescriptor(width: 2, height: 1, elementType: .float32), sharing: memory)
-        #expect(try context.render(image.applying(Broken())).floatValues == [Float](repeating: 7, count: 6))
+        let said = try StandardError.captured {
+            let values = try context.render(image.applying(Broken())).floatValues
+            #expect(values == [Float](repeating: 7, count: 6))
+        }
+        #expect(said.contains("imagekernels: falling back to the CPU device: "), "\(said)")
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
         #expect(
             context.fallbackReason?.contains("'broken' failed to build") == true,
@@ -364,10 +371,13 @@ struct Reordered: Filter {
         let context = RenderContext(device: try TestDevices.openCL.get())
         let image = Image(try PixelBuffer(width: 3, height: 2, values: [Float](repeating: 0, count: 6)))
         let results = Mutex([[Float]]())
-        DispatchQueue.concurrentPerform(iterations: 6) { _ in
-            let values = (try? context.render(image.applying(Broken())).floatValues) ?? []
-            results.withLock { $0.append(values) }
+        let said = try StandardError.captured {
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                let values = (try? context.render(image.applying(Broken())).floatValues) ?? []
+                results.withLock { $0.append(values) }
+            }
         }
+        #expect(said.components(separatedBy: "falling back to the CPU device").count == 2, "\(said)")
         #expect(results.withLock { $0 } == [[Float]](repeating: [Float](repeating: 7, count: 6), count: 6))
         #expect(context.device.kind == .cpu && context.statistics.fallbacks == 1)
     }
