@@ -14,7 +14,7 @@ public actor Catalog {
     /// The database file, or the PostgreSQL database's URL without its password.
     public nonisolated let path: String
     /// It and the files beside it; for a PostgreSQL catalog, the caches and thumbnails this machine keeps of
-    /// it (``PostgresLocation/cacheFolder``).
+    /// it (`PostgresLocation.cacheFolder()`).
     public nonisolated let files: DatabaseFiles
     /// Where the rows are: every statement of the catalog's goes through it.
     nonisolated let storage: any CatalogStore

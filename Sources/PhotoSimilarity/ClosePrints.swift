@@ -4,7 +4,7 @@ import ImageKernels
 
 /// The pairs of prints that lie within a cosine distance of each other: the links of duplicate groups,
 /// exact over all pairs, found on the embeddings' neighbour kernel so that no all-pairs matrix is held.
-/// Thousands of prints are screened by shorter stand-ins first (``PrintProjection``): most pairs of
+/// Thousands of prints are screened by shorter stand-ins first (`PrintProjection`): most pairs of
 /// photos lie far apart, and their stand-ins show it at a fifth of the cost.
 public enum ClosePrints {
     /// From how many prints on the stand-ins pay for finding their basis.

@@ -2,7 +2,7 @@ import ImageKernels
 import NeuralNetworks
 
 /// Whole-photo prints, as Apple's Vision makes feature prints: EfficientNet-Lite0's pooled features
-/// (ImageNet weights, ``EfficientNetLite``), L2-normalised, so that photos of one object or scene lie close
+/// (ImageNet weights, `EfficientNetLite`), L2-normalised, so that photos of one object or scene lie close
 /// by cosine distance. A photo is read as the weights were trained: its shorter side resized to
 /// ``resizedSide`` by area averaging, the centre ``inputSize`` square cropped.
 public final class PhotoPrinter: Sendable {
@@ -23,7 +23,7 @@ public final class PhotoPrinter: Sendable {
     private let network: LoadedNetwork
 
     /// Loads the model from `modelPath` (default: the model cache) onto `context` (default: a new context on
-    /// the device that prints fastest here, ``Device/best(for:)``); its weights stay on that device.
+    /// the device that prints fastest here, `Device.best(for:)`); its weights stay on that device.
     public init(
         modelPath: String = ModelCache.path(of: PhotoPrinter.modelFile), inputSize: Int = EfficientNetLite.trainedSize,
         resizedSide: Int = 256, context: RenderContext? = nil

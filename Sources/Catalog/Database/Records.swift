@@ -58,7 +58,7 @@ public struct FaceRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var rightEyeX: Double?
     public var rightEyeY: Double?
     public var neighbours: Int
-    /// `DescriptorParameters` as JSON, and the descriptor in its stored form (``FaceDescriptor/encoded()``:
+    /// `DescriptorParameters` as JSON, and the descriptor in its stored form (`FaceDescriptor.encoded()`:
     /// counts, about 6 KB). Stored in a table of their own (`face_descriptors`), narrow so that a new
     /// process reads every descriptor at once.
     public var parameters = ""

@@ -10,7 +10,7 @@ import ImageKernels
 /// embedding and a thumbnail in the catalog's `faces` table. Built (its models loaded) by what indexes
 /// or probes photos; the catalog has the faces' tables without it.
 public struct FaceAnalysis: PhotoAnalysis {
-    /// Finds the faces: ``CascadeFaceFinder`` or BlazeFace, by the ``DetectorChoice`` asked for.
+    /// Finds the faces: `CascadeFaceFinder` or BlazeFace, by the `DetectorChoice` asked for.
     public let finder: any FaceFinder
     public let describer: FaceDescriber
     /// Makes the faces' embeddings; nil indexes LBP descriptors alone.
@@ -27,7 +27,7 @@ public struct FaceAnalysis: PhotoAnalysis {
     /// The statements on the faces' tables.
     private let store = FaceStore()
     /// The context every stage renders on, when one was given; nil when each stage renders on the device
-    /// that runs its kind of work fastest here (``Device/best(for:)``).
+    /// that runs its kind of work fastest here (`Device.best(for:)`).
     public let context: RenderContext?
 
     /// An analysis on `context`, or by default each stage (detection, description, embedding) on a new

@@ -53,7 +53,7 @@ public struct FaceQuery: Query {
     public let options: SearchOptions
     public let count: Int
 
-    /// `radius` makes nbnn and nbnn-face neighbourhood NBNN (see ``SearchOptions/radius``).
+    /// `radius` makes nbnn and nbnn-face neighbourhood NBNN (see `SearchOptions.radius`).
     public init(
         probe: FaceDescriptor, embedding: [Float]? = nil, matcher: Matcher = .embedding,
         weights: WeightMap = .reference,

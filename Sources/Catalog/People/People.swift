@@ -35,7 +35,7 @@ public struct ClusteringSummary: Sendable, Codable, Equatable, CustomStringConve
 }
 
 extension Catalog {
-    /// Groups faces into people by their embeddings (``FaceClustering``). By default incrementally: faces
+    /// Groups faces into people by their embeddings (`FaceClustering`). By default incrementally: faces
     /// that clustering has not seen join an existing person or start new ones, and existing people never
     /// merge. `recluster` regroups every face in no person or in an unnamed one, around the faces assigned
     /// by hand and the named people (who keep their faces), each old unnamed person kept (its id) for the

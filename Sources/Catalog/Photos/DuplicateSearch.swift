@@ -25,10 +25,10 @@ public struct DuplicateGroup: Sendable, Codable, Equatable {
 
 /// What photos a group joins.
 public enum DuplicateKind: Sendable, Equatable, Hashable {
-    /// Copies of one photo: pixels that agree (``DuplicateGroups/copies(prints:hashes:identical:context:plane:)``).
+    /// Copies of one photo: pixels that agree (`DuplicateGroups.copies(prints:hashes:identical:context:plane:)`).
     case copies
     /// Other shots of one object or scene: prints within the cosine distance, taken close in time where the
-    /// photos say when (``DuplicateGroups/shots(prints:count:threshold:context:time:)``).
+    /// photos say when (`DuplicateGroups.shots(prints:count:threshold:context:time:)`).
     case shots(threshold: Float)
 
     /// Who joins a group: copies, any copy of its centre (the copies of one photo need not be copies of one
@@ -49,7 +49,7 @@ extension Catalog {
         try readingStatement { connection in try TableTags.tag(of: PhotoStore.table, connection) }
     }
 
-    /// The groups of `kind` among the indexed photos (``DuplicateGroups``: each a photo and the photos linked
+    /// The groups of `kind` among the indexed photos (`DuplicateGroups`: each a photo and the photos linked
     /// to it, never grown through a member's own links), the images `excluded` left out
     /// (``stalePrintedPhotos()``: files no longer what was indexed, which no group may advise on). Copies are
     /// compared by their files' pixels, read as they were indexed. Groups come largest saving first.
@@ -106,8 +106,8 @@ extension Catalog {
 
     /// Those of `similar` (photos found like the image `id`, with their print distances) that are copies of it
     /// by the rule groups use: byte-identical files (both still as indexed), and by
-    /// ``DuplicateGroups/CopyRule/isCopy(distance:agreement:)`` those whose pixels agree, compared where their
-    /// prints lie within ``DuplicateGroups/printThreshold``.
+    /// `DuplicateGroups.CopyRule.isCopy(distance:agreement:)` those whose pixels agree, compared where their
+    /// prints lie within `DuplicateGroups.printThreshold`.
     public nonisolated func copies(of id: Int64, among similar: [SimilarPhoto], context: RenderContext)
         throws(CatalogError) -> [SimilarPhoto]
     {

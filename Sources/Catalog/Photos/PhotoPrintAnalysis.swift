@@ -3,7 +3,7 @@ import GRDB
 import ImageKernels
 import PhotoSimilarity
 
-/// The photo analysis beside the face analysis: each photo's print (``PhotoPrinter``: similar photos),
+/// The photo analysis beside the face analysis: each photo's print (`PhotoPrinter`: similar photos),
 /// its 64-bit perceptual hash (copies) and its sharpness (which copy to keep), from the photo indexing
 /// decoded once for every analysis. Stored in the catalog's `photo_prints` table (``PhotoStore``); photos
 /// indexed before it existed are printed by the next `cbir index` without their faces being found again.

@@ -13,7 +13,7 @@ public struct PhotoStore: Sendable {
     /// One image's row.
     public struct Entry: Sendable {
         public let image: Int64
-        /// The L2-normalised print, ``PhotoPrinter/length`` values.
+        /// The L2-normalised print, `PhotoPrinter.length` values.
         public let print: [Float]
         public let hash: PerceptualHash
         /// The variance of the grey plane's Laplacian, at the size the photo was decoded at.

@@ -15,7 +15,7 @@ extension Catalog {
     /// The `top` indexed photos nearest to `print` (a photo's L2-normalised print), nearest first, ranked on
     /// `context`'s device with the search kernel of face embeddings: over every printed photo (the gallery of
     /// prints stays on the device between searches and follows the database's changes), or, in a large
-    /// PostgreSQL catalog, over the candidates its index finds (``candidateGallery(_:near:top:among:context:)``).
+    /// PostgreSQL catalog, over the candidates its index finds (`candidateGallery(_:near:top:among:context:)`).
     public nonisolated func similarPhotos(to print: [Float], top: Int, context: RenderContext) throws(CatalogError)
         -> [SimilarPhoto]
     {

@@ -36,7 +36,7 @@ public final class CascadeDetector: Sendable {
     public static let defaultAtlasPixels = 1 << 24
 
     /// A detector on `context` (by default a new context on the device that detects fastest here,
-    /// ``Device/best(for:)``).
+    /// `Device.best(for:)`).
     public init(model: CascadeModel, context: RenderContext? = nil, atlasPixels: Int = defaultAtlasPixels)
         throws(DetectionError)
     {

@@ -1,9 +1,9 @@
 import Foundation
 import ImageKernels
 
-/// Face descriptors of many faces, grouped by image, kept in their stored form (``StoredFaces``) and on
-/// the device between queries: as they are for the restricted matchers (``ChiSquareCounts``), unpacked
-/// into dense tiles (``PackedFaces``, ``ResidentTiles``) once a search needs them. Faces are appended and
+/// Face descriptors of many faces, grouped by image, kept in their stored form (`StoredFaces`) and on
+/// the device between queries: as they are for the restricted matchers (`ChiSquareCounts`), unpacked
+/// into dense tiles (`PackedFaces`, `ResidentTiles`) once a search needs them. Faces are appended and
 /// removed in place: a change re-sends only what it touched, and freed slots are reused. Searching is in
 /// `GallerySearch.swift`. Safe to use from any thread.
 public final class Gallery: @unchecked Sendable {

@@ -30,7 +30,7 @@ public enum Matcher: String, CaseIterable, Sendable {
 public enum SearchPath: String, CaseIterable, Sendable {
     /// One fused, tiled kernel: differences, sums and nearest-neighbour minima in one launch.
     case fused
-    /// The reference design's two filters, ``HistogramDifference`` then ``BlockSum``, minima afterwards.
+    /// The reference design's two filters, `HistogramDifference` then `BlockSum`, minima afterwards.
     case twoKernel = "two-kernel"
 }
 

@@ -3,10 +3,10 @@ import ImageKernels
 import NeuralNetworks
 
 /// dlib's face ResNet (`dlib_face_recognition_resnet_model_v1.dat`) on the framework's kernels: faces of a
-/// photo, or batches of 150×150 RGB face chips (``FaceChip``), to 128-d embeddings, in which faces of one
+/// photo, or batches of 150×150 RGB face chips (`FaceChip`), to 128-d embeddings, in which faces of one
 /// person lie closer than ``threshold`` (Euclidean). Faces are placed with dlib's 5-point landmarks, found
 /// twice: in the box given, then in the box dlib's detector would most likely have drawn around the first
-/// ones (``LandmarkPredictor/box(fitting:)``), which corrects boxes from other detectors.
+/// ones (`LandmarkPredictor.box(fitting:)`), which corrects boxes from other detectors.
 public final class FaceEmbedder: Sendable {
     /// The model's file name in the model cache.
     public static let modelFile = "dlib_face_recognition_resnet_model_v1.dat"
@@ -26,7 +26,7 @@ public final class FaceEmbedder: Sendable {
     private let network: LoadedNetwork
 
     /// Loads the models from `modelPath` and `landmarkModelPath` (default: the model cache) onto `context`
-    /// (default: a new context on the device that embeds fastest here, ``Device/best(for:)``); the network's
+    /// (default: a new context on the device that embeds fastest here, `Device.best(for:)`); the network's
     /// weights stay on that device.
     public init(
         modelPath: String = ModelCache.path(of: FaceEmbedder.modelFile),
@@ -60,7 +60,7 @@ public final class FaceEmbedder: Sendable {
     }
 
     /// The embeddings of the faces in `boxes` (boxes as the landmark model expects them, see
-    /// ``FaceObservation/landmarkBox``) of a uint8 photo (gray, RGB or RGBA), all chips in one batch.
+    /// `FaceObservation.landmarkBox`) of a uint8 photo (gray, RGB or RGBA), all chips in one batch.
     public func embeddings(ofFacesIn boxes: [PixelRect], of photo: PixelBuffer) throws(RecognitionError) -> [[Float]] {
         try embeddings(ofFaces: [(photo, boxes)])
     }

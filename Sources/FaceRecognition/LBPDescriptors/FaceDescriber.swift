@@ -7,7 +7,7 @@ public struct FaceDescriber: Sendable {
     public let context: RenderContext
 
     /// A describer on `context` (by default a new context on the device that describes fastest here,
-    /// ``Device/best(for:)``).
+    /// `Device.best(for:)`).
     public init(parameters: DescriptorParameters = .standard, context: RenderContext? = nil) throws(RecognitionError) {
         try parameters.validate()
         self.parameters = parameters

@@ -7,7 +7,7 @@ import NeuralNetworksCL
 ///
 /// Inputs: the tensor, the filters (a float image `channels / groups · kernelHeight · kernelWidth` wide
 /// and `outChannels` high, each row one filter in [channel][y][x] order) and the biases (`outChannels`
-/// wide). Keep filters and biases resident (``RenderContext/makeResidentImage(_:)``) so that they cross
+/// wide). Keep filters and biases resident (`RenderContext.makeResidentImage(_:)`) so that they cross
 /// to the device once.
 ///
 /// It runs as a matrix product of the filters and the receptive fields: lowered (every receptive field

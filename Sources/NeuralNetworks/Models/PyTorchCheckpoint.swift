@@ -4,7 +4,7 @@ import Foundation
 /// read as float. Both containers are read: the zip one (`<name>/data.pkl` and a file per storage in
 /// `<name>/data/`) and the legacy one (a magic number, a protocol version and system information pickled
 /// one after another, then the state dict's pickle, the list of its storages' keys and each storage's
-/// element count and bytes). The pickles go through ``RestrictedUnpickler``: nothing in the file is run.
+/// element count and bytes). The pickles go through `RestrictedUnpickler`: nothing in the file is run.
 public struct PyTorchCheckpoint: Sendable {
     /// A tensor's shape (outermost dimension first) and its values in row-major order.
     public struct Tensor: Sendable {
