@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds cbir, indexes a gallery folder into ./cbir.sqlite (resuming a previous run) and
 # asks it for the faces nearest a probe photo's largest face, printing the matches and writing matches.png.
-# By default the sample photos `scripts/setup.sh` fetches: a gallery of five photos of Obama and Biden,
+# By default the sample photos `scripts/setup.sh` fetches: a gallery of six photos of Obama and Biden,
 # and another photo of Obama as the probe.
 # Usage: bash scripts/find-faces.sh [gallery folder] [probe photo]
 set -euo pipefail
