@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test, in order: the code's habits (lint.sh), the build of the tests and the tool, the tests, the API
-# documentation (docs.sh: DocC, no warning allowed), the web page in a real browser (browser-test.sh) and the JSON
+# Every test, in order: the code's habits (lint.sh), the build of the tests and the tool, the API documentation
+# (docs.sh: DocC, no warning allowed), the tests, the web page in a real browser (browser-test.sh) and the JSON
 # API fuzzed (api-fuzz.sh with 25 cases an operation). The last line says how many tests passed and how many were
 # skipped for want of which shared dataset.
 # - A compiler warning in the project's own code (Sources, Tests, Benchmarks, Plugins) fails the build step.
@@ -38,8 +38,8 @@ unit_tests() {
 
 timed bash scripts/lint.sh
 timed build
+timed bash scripts/docs.sh  # before the tests: a build after `swift test` relinks everything (its plugins rerun)
 timed unit_tests
-timed bash scripts/docs.sh
 timed bash scripts/browser-test.sh
 timed bash scripts/api-fuzz.sh 25
 
