@@ -245,6 +245,10 @@ import Testing
             #expect(
                 change.status.code >= 500 && change.text.contains("deleted or replaced"),
                 "\(change.status): \(change.text)")
+            #expect(
+                client.log.lines.contains {
+                    $0.hasPrefix("error: POST /api/people/") && $0.contains("nothing was written")
+                })
         }
     }
 

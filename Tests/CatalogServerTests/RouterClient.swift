@@ -4,12 +4,15 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOEmbedded
+import Synchronization
 
 /// Sends requests straight to a router's responder, in process, as HummingbirdTesting's router framework
 /// does; that package also builds an HTTP client with its TLS library, which took longer to build than the
 /// whole server.
 struct RouterClient: Sendable {
     let responder: RouterResponder<BasicRequestContext>
+    /// What the server logged while answering, for the tests to read instead of the console.
+    let log = LoggedLines()
 
     /// What came back.
     struct Response: Sendable {
@@ -31,7 +34,8 @@ struct RouterClient: Sendable {
             head: HTTPRequest(method: method, scheme: "http", authority: authority, path: uri, headerFields: headers),
             body: RequestBody(buffer: body ?? ByteBuffer()))
         let context = BasicRequestContext(
-            source: ApplicationRequestContextSource(channel: EmbeddedChannel(), logger: Logger(label: "test")))
+            source: ApplicationRequestContextSource(
+                channel: EmbeddedChannel(), logger: Logger(label: "test") { _ in LoggedLines.Handler(lines: log) }))
         let response: Hummingbird.Response
         do {
             response = try await responder.respond(to: request, context: context)
@@ -57,5 +61,27 @@ struct RouterClient: Sendable {
         }
 
         consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+}
+
+/// The lines a server logged ("error: message"), kept in order.
+final class LoggedLines: Sendable {
+    private let kept = Mutex<[String]>([])
+
+    var lines: [String] { kept.withLock { $0 } }
+
+    struct Handler: LogHandler {
+        let lines: LoggedLines
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            lines.kept.withLock { $0.append("\(event.level): \(event.message)") }
+        }
     }
 }
