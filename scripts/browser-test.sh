@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The web page in a real browser: indexes real photos (the shared wild photos, else the sample photos; see
-# test-server.sh) and a copy of one, so that duplicates show, starts `cbir serve` on loopback, and drives headless Chromium (Debian's chromium and chromium-driver,
-# installed when missing) through every page with Selenium (in a throw-away virtual environment): names a
-# person, uploads a photo to search with, checks what each page shows and that the browser reports no error
-# (a script error or a blocked resource), and saves a screenshot of each page in $BROWSER_TEST_OUT
-# (default .build/browser-test). Exits non-zero on the first thing that is wrong.
+# test-server.sh) and a copy of one, so that duplicates show, starts `cbir serve` on loopback, and drives headless
+# Chromium (Debian's chromium and chromium-driver, installed when missing) through every page with Selenium (in a
+# throw-away virtual environment): names a person, uploads a photo to search with, checks what each page shows
+# and that the browser reports no error (a script error or a blocked resource), and saves a screenshot of each
+# page in $BROWSER_TEST_OUT (default .build/browser-test). Exits non-zero on the first thing that is wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-packages.sh chromium chromium-driver python3-venv

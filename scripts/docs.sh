@@ -10,8 +10,7 @@ out="$(realpath -m "${1:-.build/docs}")"
 modules=(ImageKernels ImageCodecs NeuralNetworks FaceDetection FaceRecognition PhotoSimilarity Catalog CatalogServer)
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-swift build -c release --product FaceSearchPackageTests >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-bin="$(swift build -c release --show-bin-path)"
+source scripts/built.sh
 # Where the modules' C dependencies are declared: the project's own shims, the packages' module maps, and those
 # SwiftPM generated for the C targets it built.
 search=(-I "$bin/Modules")

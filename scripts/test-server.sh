@@ -7,13 +7,8 @@
 # indexed) and what the pages must show of those photos: `least_people` (people seen more than once) and
 # `framed_photo` (a photo's name and its number of faces); the server stops and the folder goes when the
 # script exits.
-# Built as the README's test command builds, and only where a source is newer than the tool: `swift test` leaves
-# SwiftPM's plan out of date (its plugins run again), so a build after the tests would recompile and relink for
-# a minute and a half with nothing changed.
-cbir="$(swift build -c release --show-bin-path)/cbir"
-if [[ ! -x $cbir ]] || [[ -n $(find Sources Package.swift -newer "$cbir" -print -quit) ]]; then
-  swift build -c release --product FaceSearchPackageTests >/dev/null 2>&1 || swift build -c release --product FaceSearchPackageTests
-fi
+source scripts/built.sh
+cbir="$bin/cbir"
 work="$(mktemp -d)"
 server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
