@@ -11,6 +11,7 @@ modules=(ImageKernels ImageCodecs NeuralNetworks FaceDetection FaceRecognition P
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 source scripts/built.sh
+build_when_stale
 # Where the modules' C dependencies are declared: the project's own shims, the packages' module maps, and those
 # SwiftPM generated for the C targets it built.
 search=(-I "$bin/Modules")

@@ -8,6 +8,7 @@
 # `framed_photo` (a photo's name and its number of faces); the server stops and the folder goes when the
 # script exits.
 source scripts/built.sh
+build_when_stale
 cbir="$bin/cbir"
 work="$(mktemp -d)"
 server=""

@@ -9,6 +9,7 @@
 # Each step's seconds go to stderr. Usage: bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/built.sh
 log="$(mktemp -d)"
 trap 'rm -rf "$log"' EXIT
 timed() {
@@ -19,12 +20,11 @@ timed() {
 
 build() {
   # The tests' product and the `cbir` they run; not the benchmarks, which the tests never run.
-  if ! swift build -c release --product FaceSearchPackageTests >"$log/build" 2>&1; then
+  if ! build_for_tests >"$log/build" 2>&1; then
     cat "$log/build"
     return 1
   fi
   tail -n 1 "$log/build"
-  touch "$(swift build -c release --show-bin-path)/.built-for-tests"  # what scripts/built.sh checks
   if grep -E "^$PWD/(Sources|Tests|Benchmarks|Plugins)/[^ ]*: warning:" "$log/build" | sort -u | grep .; then
     echo "test: the project's own code has the compiler warnings above" >&2
     return 1

@@ -19,13 +19,7 @@ public enum StandardError {
 
     /// Runs `body` with descriptor 2 sent to a scratch file; returns what was written.
     public static func captured(_ body: () throws -> Void) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        let capture = try Capture()
-        let result = Result { try body() }
-        let text = capture.finish()
-        try result.get()
-        return text
+        try withCapture(body).text
     }
 
     /// Descriptor 2 moved to a scratch file until ``finish()`` puts it back.
