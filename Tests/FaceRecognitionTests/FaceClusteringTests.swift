@@ -35,13 +35,21 @@ import Testing
                 people: Int.random(in: 2...7, using: &generator), faces: Int.random(in: 3...9, using: &generator),
                 using: &generator)
             let threshold = Float.random(in: 0.3..<1.2, using: &generator)
+            let faceNeighbours = Int.random(in: 0...4, using: &generator)
+            let reach = threshold * Float.random(in: 1..<1.4, using: &generator)
             // Few neighbours and small tiles, so that candidates come over several rounds and launches.
-            let clustering = FaceClustering(threshold: threshold, minimumClusterSize: 1, neighbours: 3, tileRows: 7)
+            let clustering = FaceClustering(
+                threshold: threshold, faceNeighbours: faceNeighbours, reach: reach, minimumClusterSize: 1,
+                neighbours: 3, tileRows: 7)
             let labels = try clustering.clusters(of: rows.flatMap { $0 }, length: 16, context: context)
-            let expected = Reference.averageLinkage(rows, threshold: threshold)
+            let expected = Reference.averageLinkage(
+                rows, threshold: threshold, faceNeighbours: faceNeighbours, reach: reach)
             #expect(
                 Self.partition(labels) == Self.partition(expected),
-                "\(rows.count) faces, threshold \(threshold), \(choice), seed \(generator.seed)")
+                """
+                \(rows.count) faces, threshold \(threshold), \(faceNeighbours) face neighbours within \(reach), \
+                \(choice), seed \(generator.seed)
+                """)
             #expect(
                 try clustering.clusters(of: rows.flatMap { $0 }, length: 16, context: context) == labels,
                 "deterministic")
@@ -89,12 +97,38 @@ import Testing
             "seed \(generator.seed)")
     }
 
+    /// A person's faces far from the rest but near a few of them (profiles, say) join their person, where
+    /// plain average linkage leaves them out; a second person as far away, whose faces' nearest faces are
+    /// their own, stays apart.
+    @Test func farFacesJoinThroughTheirNearestFaces() throws {
+        // One coordinate a face: person A's core at 0…0.08, its far faces at 0.62 and 0.66; person B's
+        // faces around 1.3, beyond the reach of A's core and its far faces alike.
+        let core: [Float] = [0, 0.02, 0.04, 0.06, 0.08], far: [Float] = [0.62, 0.66],
+            other: [Float] = [1.3, 1.32, 1.34]
+        let rows = core + far + other
+        let context = RenderContext(device: .cpu)
+        let plain = try FaceClustering(threshold: 0.5, faceNeighbours: 0, minimumClusterSize: 1).clusters(
+            of: rows, length: 1, context: context)
+        let helped = try FaceClustering(threshold: 0.5, faceNeighbours: 3, reach: 0.62, minimumClusterSize: 1)
+            .clusters(of: rows, length: 1, context: context)
+        #expect(Self.partition(plain) == [Set(0..<5), Set(5..<7), Set(7..<10)])
+        #expect(Self.partition(helped) == [Set(0..<7), Set(7..<10)])
+    }
+
     @Test func badParametersAreRefused() {
         #expect(throws: RecognitionError.self) {
             try FaceClustering(threshold: .nan).clusters(of: [0, 1], length: 1, context: RenderContext(device: .cpu))
         }
         #expect(throws: RecognitionError.self) {
             try FaceClustering().clusters(of: [0, 1, 2], length: 2, context: RenderContext(device: .cpu))
+        }
+        #expect(throws: RecognitionError.self) {
+            try FaceClustering(threshold: 0.6, reach: 0.5).clusters(
+                of: [0, 1], length: 1, context: RenderContext(device: .cpu))
+        }
+        #expect(throws: RecognitionError.self) {
+            try FaceClustering(faceNeighbours: -1).clusters(
+                of: [0, 1], length: 1, context: RenderContext(device: .cpu))
         }
     }
 }

@@ -81,9 +81,20 @@ extension Reference {
 
 extension Reference {
     /// Average-linkage clustering from its definition: over every pair of groups, the mean squared distance
-    /// between their faces (double precision, every face pair), the closest pair merged while below
-    /// `threshold`², ties to the pair of lower first faces. Returns each face's group as its lowest face.
-    public static func averageLinkage(_ rows: [[Float]], threshold: Float) -> [Int] {
+    /// between their faces (double precision, every face pair); the closest pair merged while below
+    /// `threshold`² × (1 + s)² and `reach`², where s is the larger share of one group's faces' nearest faces
+    /// (each face's `faceNeighbours` nearest closer than `reach`, ``neighbours(of:in:k:radius:)``) that
+    /// lie in the other, closest first by that distance over (1 + s)², ties to the pair of lower first faces.
+    /// Returns each face's group as its lowest face.
+    public static func averageLinkage(
+        _ rows: [[Float]], threshold: Float, faceNeighbours: Int = 0, reach: Float? = nil
+    ) -> [Int] {
+        let reach = Double(reach ?? threshold), k = Double(faceNeighbours)
+        let nearest =
+            faceNeighbours > 0
+            ? neighbours(of: rows.indices, in: rows, k: faceNeighbours, radius: Float(reach)).map {
+                Set($0.map(\.row))
+            } : rows.map { _ in [] }
         var groups = rows.indices.map { [$0] }
         func meanSquared(_ a: [Int], _ b: [Int]) -> Double {
             var sum = 0.0
@@ -94,15 +105,24 @@ extension Reference {
             }
             return sum / Double(a.count * b.count)
         }
+        func share(_ a: [Int], in b: [Int]) -> Double {
+            guard k > 0 else { return 0 }
+            let members = Set(b)
+            return Double(a.reduce(0) { $0 + nearest[$1].intersection(members).count }) / (Double(a.count) * k)
+        }
         while groups.count > 1 {
-            var best: (distance: Double, a: Int, b: Int)?
+            var best: (priority: Double, a: Int, b: Int)?
             for a in groups.indices {
                 for b in a + 1..<groups.count {
-                    let distance = meanSquared(groups[a], groups[b])
-                    if distance < best?.distance ?? .infinity { best = (distance, a, b) }
+                    let squared = meanSquared(groups[a], groups[b])
+                    let s = max(share(groups[a], in: groups[b]), share(groups[b], in: groups[a]))
+                    let widening = (1 + s) * (1 + s)
+                    guard squared < Double(threshold) * Double(threshold) * widening, squared < reach * reach
+                    else { continue }
+                    if squared / widening < best?.priority ?? .infinity { best = (squared / widening, a, b) }
                 }
             }
-            guard let best, best.distance < Double(threshold) * Double(threshold) else { break }
+            guard let best else { break }
             groups[best.a] += groups[best.b]
             groups.remove(at: best.b)
         }

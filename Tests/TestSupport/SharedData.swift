@@ -33,6 +33,7 @@ public enum SharedDataset: String, Sendable, CaseIterable {
     case wildPhotos = "wild-photos"
     case ukbenchDev = "ukbench-dev"
     case caltechDev = "caltech-dev"
+    case glint24 = "glint-24"
 
     public var path: String { SharedData.root + "/" + rawValue }
     public var isPresent: Bool { FileManager.default.fileExists(atPath: path) }

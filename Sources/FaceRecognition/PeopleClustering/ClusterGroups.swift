@@ -1,8 +1,15 @@
 /// The groups of ``FaceClustering``: union-find over faces (union by size, ties to the lower root), and per
 /// group its face count, the sum of its embeddings and of their squared norms (in doubles: sums over many
-/// faces), from which the mean squared distance between two groups' faces is exact.
+/// faces), from which the mean squared distance between two groups' faces is exact; and how many of its
+/// faces' nearest faces lie in each other group.
 struct ClusterGroups {
     let length: Int
+    /// Nearest faces listed per face searched.
+    private let faceNeighbours: Int
+    /// Per group (root), the groups its faces' nearest faces lie in, with how many; and the groups whose
+    /// faces' nearest faces lie in it.
+    private var links: [[Int: Int]]
+    private var linkedFrom: [Set<Int>]
     private var parent: [Int]
     private var sizes: [Int]
     private var sums: [Double]
@@ -11,9 +18,15 @@ struct ClusterGroups {
     /// Bumped when a group grows, so queued pairs priced before are known stale.
     private var versions: [Int]
 
-    init(embeddings: [Float], length: Int, start: FaceClustering.Start) {
+    init(
+        embeddings: [Float], length: Int, start: FaceClustering.Start, nearestFaces: [(face: Int, neighbour: Int)],
+        faceNeighbours: Int
+    ) {
         let count = embeddings.count / length
         self.length = length
+        self.faceNeighbours = faceNeighbours
+        links = [[Int: Int]](repeating: [:], count: count)
+        linkedFrom = [Set<Int>](repeating: [], count: count)
         parent = Array(0..<count)
         sizes = [Int](repeating: 1, count: count)
         sums = embeddings.map(Double.init)
@@ -32,6 +45,27 @@ struct ClusterGroups {
             }
         }
         for (group, first) in firstOfGroup where start.anchored.contains(group) { anchored[root(of: first)] = true }
+        for (face, neighbour) in nearestFaces {
+            let from = root(of: face), to = root(of: neighbour)
+            guard from != to else { continue }
+            links[from][to, default: 0] += 1
+            linkedFrom[to].insert(from)
+        }
+    }
+
+    /// The pairs of groups that the nearest faces of `groups`' faces link, either way.
+    func linkedPairs(of groups: Set<Int>) -> [(Int, Int)] {
+        groups.sorted().flatMap { group in
+            (links[group].keys.sorted() + linkedFrom[group].sorted()).map { (group, $0) }
+        }
+    }
+
+    /// The larger of the two shares: of `a`'s faces' nearest faces that lie in `b`, and of `b`'s in `a`.
+    func linkShare(_ a: Int, _ b: Int) -> Double {
+        guard faceNeighbours > 0 else { return 0 }
+        let k = Double(faceNeighbours)
+        return max(
+            Double(links[a][b] ?? 0) / (Double(sizes[a]) * k), Double(links[b][a] ?? 0) / (Double(sizes[b]) * k))
     }
 
     func root(of face: Int) -> Int {
@@ -65,13 +99,33 @@ struct ClusterGroups {
         squares[keep] += squares[join]
         anchored[keep] = anchored[keep] || anchored[join]
         versions[keep] += 1
+        joinLinks(join, into: keep)
         return keep
     }
 
+    /// Moves the links from and to `join` over to `keep`; those between the two become links within one.
+    private mutating func joinLinks(_ join: Int, into keep: Int) {
+        for (other, count) in links[join] where other != keep {
+            links[keep][other, default: 0] += count
+            linkedFrom[other].remove(join)
+            linkedFrom[other].insert(keep)
+        }
+        for other in linkedFrom[join] where other != keep {
+            links[other][keep, default: 0] += links[other][join] ?? 0
+            links[other][join] = nil
+            linkedFrom[keep].insert(other)
+        }
+        links[keep][join] = nil
+        linkedFrom[keep].remove(join)
+        links[join] = [:]
+        linkedFrom[join] = []
+    }
+
     /// Merges the closest pair of groups among `pairs` (and, after each merge, the merged group with its
-    /// groups' partners) while their mean squared distance is below `limit`; two anchored groups never
-    /// merge. Returns the groups that grew.
-    mutating func merge(_ pairs: [(Int, Int)], below limit: Double) -> Set<Int> {
+    /// groups' partners) while their root-mean-square distance is below `threshold` × (1 + their link
+    /// share), and below `reach`, closest first by that distance over (1 + the share); two anchored groups
+    /// never merge. Returns the groups that grew.
+    mutating func merge(_ pairs: [(Int, Int)], threshold: Double, reach: Double) -> Set<Int> {
         var partners: [Int: Set<Int>] = [:]
         for (a, b) in pairs where a != b {
             partners[a, default: []].insert(b)
@@ -80,11 +134,11 @@ struct ClusterGroups {
         var queue = PairQueue()
         func consider(_ a: Int, _ b: Int) {
             guard !(anchored[a] && anchored[b]) else { return }
-            let distance = linkage(a, b)
-            if distance < limit {
+            let squared = linkage(a, b), share = linkShare(a, b), widening = (1 + share) * (1 + share)
+            if squared < threshold * threshold * widening && squared < reach * reach {
                 queue.push(
                     .init(
-                        distance: distance, a: min(a, b), b: max(a, b),
+                        distance: squared / widening, a: min(a, b), b: max(a, b),
                         versions: (versions[min(a, b)], versions[max(a, b)])))
             }
         }

@@ -80,9 +80,9 @@ struct PeopleCommand: AsyncParsableCommand {
             abstract: "Group the faces not yet grouped into people (all faces again with --recluster).",
             discussion: """
                 Faces join a person when the root-mean-square distance between their faces and the person's is below \
-                the threshold (average linkage on dlib's embeddings). With --recluster, each old unnamed person keeps \
-                its id \
-                for the new group holding most of its faces.
+                the threshold (average linkage on dlib's embeddings), or farther, up to 0.65 at the default threshold, \
+                where their nearest faces are the person's (a profile, a face of years before). With --recluster, each \
+                old unnamed person keeps its id for the new group holding most of its faces.
                 """)
 
         @Flag(help: "Regroup every face, except those assigned by hand and those of named people.")
