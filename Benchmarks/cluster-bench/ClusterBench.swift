@@ -6,7 +6,8 @@ import Foundation
 import ImageKernels
 
 /// `cluster-bench`: how well and how fast faces are grouped into people. Quality against folder names on
-/// ORL and any folder of person sub-folders; time and peak memory at larger sizes, the faces grown from
+/// ORL, glint-24 (hard faces) and any folder of person sub-folders, with and without the faces' nearest
+/// faces (`--face-neighbours 0` is plain average linkage); time and peak memory at larger sizes, the faces grown from
 /// ORL's by copies that are new people (each copy's embeddings turned by its own signed permutation of the
 /// coordinates, which keeps every distance within the copy, plus a little noise); and the time to add 100
 /// faces to the largest clustering.
@@ -46,9 +47,14 @@ struct ClusterBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Clustering thresholds (root-mean-square distance between two groups).")
     var thresholds: [Float] = [FaceClustering.defaultThreshold]
 
+    @Option(parsing: .upToNextOption, help: "Nearest faces counted per face (0: plain average linkage).")
+    var faceNeighbours: [Int] = [0, FaceClustering.defaultFaceNeighbours]
+
     func validate() throws {
-        guard runs >= 1, sizes.allSatisfy({ $0 >= 2 }), thresholds.allSatisfy({ $0 > 0 && $0.isFinite }) else {
-            throw ValidationError("runs ≥ 1, sizes ≥ 2 and positive thresholds, please")
+        guard runs >= 1, sizes.allSatisfy({ $0 >= 2 }), thresholds.allSatisfy({ $0 > 0 && $0.isFinite }),
+            faceNeighbours.allSatisfy({ $0 >= 0 })
+        else {
+            throw ValidationError("runs ≥ 1, sizes ≥ 2, positive thresholds and face neighbours ≥ 0, please")
         }
     }
 
@@ -58,7 +64,8 @@ struct ClusterBench: ParsableCommand {
         let context = RenderContext(device: .cpu)
         let embedder = try FaceEmbedder(context: context), finder = try detector.finder(context: context)
         var sets: [(name: String, people: [[[Float]]])] = []
-        for folder in [datasets + "/orl"] + dataset {
+        let hard = datasets + "/glint-24"
+        for folder in [datasets + "/orl"] + (FileManager.default.fileExists(atPath: hard) ? [hard] : []) + dataset {
             progress("\(folder): finding and embedding faces")
             let set = try FaceSet(folder: folder)
             sets.append((set.name, try set.withFaceBoxes(finder: finder, context: context).embeddings(embedder)))
@@ -68,16 +75,24 @@ struct ClusterBench: ParsableCommand {
             let context = RenderContext(device: device)
             for set in sets {
                 for threshold in thresholds {
-                    rows.append(
-                        try measure(GrownFaces(set.people), name: set.name, threshold: threshold, context: context))
+                    for neighbours in faceNeighbours {
+                        rows.append(
+                            try measure(
+                                GrownFaces(set.people), name: set.name,
+                                clustering: FaceClustering(threshold: threshold, faceNeighbours: neighbours),
+                                context: context))
+                    }
                 }
             }
             for size in sizes {
                 let grown = GrownFaces(sets[0].people, count: size)
-                rows.append(
-                    try measure(
-                        grown, name: "\(sets[0].name) grown", threshold: FaceClustering.defaultThreshold,
-                        context: context))
+                for neighbours in faceNeighbours {
+                    rows.append(
+                        try measure(
+                            grown, name: "\(sets[0].name) grown",
+                            clustering: FaceClustering(faceNeighbours: neighbours),
+                            context: context))
+                }
                 rows.append(try measureAddition(grown, name: "\(sets[0].name) grown", context: context))
             }
         }
@@ -94,18 +109,21 @@ struct ClusterBench: ParsableCommand {
     }
 
     /// Clusters every face from scratch: median time of the runs, peak memory, quality of the last run.
-    private func measure(_ faces: GrownFaces, name: String, threshold: Float, context: RenderContext) throws
-        -> ClusterRow
-    {
-        progress("\(name): clustering \(faces.truth.count) faces on \(context.device.kind), threshold \(threshold)")
-        let clustering = FaceClustering(threshold: threshold)
+    private func measure(
+        _ faces: GrownFaces, name: String, clustering: FaceClustering, context: RenderContext
+    ) throws -> ClusterRow {
+        progress(
+            """
+            \(name): clustering \(faces.truth.count) faces on \(context.device.kind), \
+            threshold \(clustering.threshold), \(clustering.faceNeighbours) face neighbours
+            """)
         var labels: [Int?] = []
         PeakMemory.reset()
         let seconds = try medianSeconds(runs: runs) {
             labels = try clustering.clusters(of: faces.embeddings, length: faces.length, context: context)
         }
         return ClusterRow(
-            dataset: name, device: "\(context.device.kind)", threshold: threshold, faces: faces.truth.count,
+            dataset: name, device: "\(context.device.kind)", clustering: clustering, faces: faces.truth.count,
             people: Set(faces.truth).count, quality: ClusterQuality(clusters: labels, truth: faces.truth),
             seconds: seconds, peakMemoryMB: PeakMemory.megabytes())
     }
@@ -126,7 +144,7 @@ struct ClusterBench: ParsableCommand {
             labels = try clustering.clusters(of: faces.embeddings, length: faces.length, start: start, context: context)
         }
         return ClusterRow(
-            dataset: "\(name), +\(added) added", device: "\(context.device.kind)", threshold: clustering.threshold,
+            dataset: "\(name), +\(added) added", device: "\(context.device.kind)", clustering: clustering,
             faces: faces.truth.count, people: Set(faces.truth).count,
             quality: ClusterQuality(clusters: labels, truth: faces.truth), seconds: seconds,
             peakMemoryMB: PeakMemory.megabytes())

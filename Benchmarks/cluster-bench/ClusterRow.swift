@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import FaceRecognition
 
 /// One figure of cluster-bench: a dataset (or grown gallery) clustered on a device. Field names are the
 /// JSON format other tools read: keep them.
@@ -6,6 +7,8 @@ struct ClusterRow: Encodable {
     let dataset: String
     let device: String
     let threshold: Float
+    let faceNeighbours: Int
+    let reach: Float
     let faces: Int
     let people: Int
     let clusters: Int
@@ -18,13 +21,15 @@ struct ClusterRow: Encodable {
     let peakMemoryMb: Double
 
     init(
-        dataset: String, device: String, threshold: Float, faces: Int, people: Int, quality: ClusterQuality,
+        dataset: String, device: String, clustering: FaceClustering, faces: Int, people: Int, quality: ClusterQuality,
         seconds: Double,
         peakMemoryMB: Double
     ) {
         self.dataset = dataset
         self.device = device
-        self.threshold = threshold
+        threshold = clustering.threshold
+        faceNeighbours = clustering.faceNeighbours
+        reach = clustering.reach
         self.faces = faces
         self.people = people
         clusters = quality.clusters
@@ -45,15 +50,16 @@ struct ClusterRow: Encodable {
             """,
             "",
             """
-            | dataset | device | threshold | faces | people | clusters | unassigned | pairwise P | pairwise R | \
-            pairwise F1 | BCubed F1 | seconds | peak MB |
+            | dataset | device | threshold | face neighbours | reach | faces | people | clusters | unassigned | \
+            pairwise P | pairwise R | pairwise F1 | BCubed F1 | seconds | peak MB |
             """,
-            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for row in rows {
             let cells =
                 [
-                    row.dataset, row.device, String(format: "%.2f", row.threshold), "\(row.faces)", "\(row.people)",
+                    row.dataset, row.device, String(format: "%.2f", row.threshold), "\(row.faceNeighbours)",
+                    String(format: "%.2f", row.reach), "\(row.faces)", "\(row.people)",
                     "\(row.clusters)",
                     "\(row.unassigned)",
                 ]
