@@ -19,7 +19,7 @@ struct ClusterGroups {
     private var versions: [Int]
 
     init(
-        embeddings: [Float], length: Int, start: FaceClustering.Start, nearestFaces: [(face: Int, neighbour: Int)],
+        embeddings: [Float], length: Int, start: FaceClustering.Start, nearestFaces: [(Int, Int)],
         faceNeighbours: Int
     ) {
         let count = embeddings.count / length

@@ -104,25 +104,20 @@ public struct FaceClustering: Sendable {
     /// faces: the searched faces go first in the gallery, where the search takes its queries.
     private func nearestFaces(
         of embeddings: [Float], length: Int, searched: [Int], context: RenderContext
-    ) throws(RecognitionError) -> [(face: Int, neighbour: Int)] {
+    ) throws(RecognitionError) -> [(Int, Int)] {
         let count = embeddings.count / length
         guard faceNeighbours > 0, count > 1, !searched.isEmpty else { return [] }
         let isSearched = Set(searched)
         let order = searched + (0..<count).filter { !isSearched.contains($0) }
-        var rows = [Float](repeating: 0, count: embeddings.count)
-        for (row, face) in order.enumerated() {
-            rows[row * length..<(row + 1) * length] = embeddings[face * length..<(face + 1) * length]
+        var rows = embeddings
+        if order != Array(0..<count) {  // from scratch every face is searched, in order: no copy to make
+            for (row, face) in order.enumerated() {
+                rows[row * length..<(row + 1) * length] = embeddings[face * length..<(face + 1) * length]
+            }
         }
-        do throws(RenderError) {
-            let gallery = try context.makeResidentImage(
-                ImageDescriptor(width: length, height: count, elementType: .float32), contents: rows[...])
-            return try EmbeddingNeighbours.pairs(
-                in: gallery.image, count: count, queries: searched.count, k: min(faceNeighbours, count - 1),
-                radius: reach, tileRows: tileRows, context: context
-            ).map { (order[$0.query], order[$0.neighbour]) }
-        } catch {
-            throw .render(error)
-        }
+        return try Self.neighbourPairs(
+            of: rows, length: length, rows: order, queries: searched.count, k: faceNeighbours, radius: reach,
+            tileRows: tileRows, context: context)
     }
 
     /// Each dirty group's nearest centroids closer than the threshold (a necessary condition: a pair's
@@ -138,14 +133,24 @@ public struct FaceClustering: Sendable {
         let length = groups.length
         var centroids = [Float](repeating: 0, count: ordered.count * length)
         for (row, root) in ordered.enumerated() { groups.centroid(of: root, into: &centroids, at: row * length) }
+        return try Self.neighbourPairs(
+            of: centroids, length: length, rows: ordered, queries: dirty.count, k: neighbours, radius: threshold,
+            tileRows: tileRows, context: context)
+    }
+
+    /// Each of the first `queries` of `values` (rows of `length`, row i standing for `rows[i]`) paired with
+    /// its `k` nearest other rows closer than `radius`, as the pairs of what they stand for.
+    private static func neighbourPairs(
+        of values: [Float], length: Int, rows: [Int], queries: Int, k: Int, radius: Float, tileRows: Int,
+        context: RenderContext
+    ) throws(RecognitionError) -> [(Int, Int)] {
         do throws(RenderError) {
             let gallery = try context.makeResidentImage(
-                ImageDescriptor(width: length, height: ordered.count, elementType: .float32),
-                contents: centroids[...])
+                ImageDescriptor(width: length, height: rows.count, elementType: .float32), contents: values[...])
             return try EmbeddingNeighbours.pairs(
-                in: gallery.image, count: ordered.count, queries: dirty.count, k: min(neighbours, ordered.count - 1),
-                radius: threshold, tileRows: tileRows, context: context
-            ).map { (ordered[$0.query], ordered[$0.neighbour]) }
+                in: gallery.image, count: rows.count, queries: queries, k: min(k, rows.count - 1), radius: radius,
+                tileRows: tileRows, context: context
+            ).map { (rows[$0.query], rows[$0.neighbour]) }
         } catch {
             throw .render(error)
         }
