@@ -2,7 +2,8 @@
 # The web page in a real browser: indexes real photos (the shared wild photos, else the sample photos; see
 # test-server.sh) and a copy of one, so that duplicates show, starts `cbir serve` on loopback, and drives headless
 # Chromium (Debian's chromium and chromium-driver, installed when missing) through every page with Selenium (in a
-# throw-away virtual environment): names a person, uploads a photo to search with, checks what each page shows
+# throw-away virtual environment): names a person, merges back the face split off it and adds the face
+# suggested for it in one click, uploads a photo to search with, checks what each page shows
 # and that the browser reports no error (a script error or a blocked resource), and saves a screenshot of each
 # page in $BROWSER_TEST_OUT (default .build/browser-test). Exits non-zero on the first thing that is wrong.
 set -euo pipefail
@@ -16,5 +17,6 @@ fi
 out="${BROWSER_TEST_OUT:-.build/browser-test}"
 mkdir -p "$out"
 source scripts/test-server.sh
-"$venv/bin/python" scripts/browser_test.py "$base" "$probe" "$out" "$least_people" $framed_photo \
+"$venv/bin/python" scripts/browser_test.py "$base" "$probe" "$out" "$least_people" $framed_photo "$split_person" \
+  "$lone_faces" \
   || { cat "$serve_log"; exit 1; }

@@ -1,8 +1,9 @@
 """Drives headless Chromium through the pages of `cbir serve` (see browser-test.sh).
 
-Arguments: BASE PROBE OUT LEAST_PEOPLE PHOTO FACES: the server's address, a photo of Obama to search with, where
-the screenshots go, how many people the people page must show at least, and a photo whose page must box FACES
-faces."""
+Arguments: BASE PROBE OUT LEAST_PEOPLE PHOTO FACES SPLIT LONE: the server's address, a photo of Obama to search
+with, where the screenshots go, how many people the people page must show at least, a photo whose page must box
+FACES faces, the person a face of the largest person was split off into (which that person's page must suggest
+merging back), and 1 where a face in no person must be suggested there too (else 0)."""
 import json
 import os
 import sys
@@ -16,6 +17,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 base, probe, out = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
 least_people, framed_photo, framed_faces = int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+split_person, lone_faces = sys.argv[7], int(sys.argv[8])
 options = webdriver.ChromeOptions()
 for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900", "--hide-scrollbars"]:
     options.add_argument(argument)
@@ -65,6 +67,28 @@ try:
     wait.until(shown.text_to_be_present_in_element((By.TAG_NAME, "h1"), "Barack Obama"))
     visit(None, "person.png")
     check(len(browser.find_elements(By.CSS_SELECTOR, ".faces .card")) >= 5, "the person's faces show")
+
+    def own_faces():
+        return len(browser.find_elements(By.CSS_SELECTOR, "ul.faces .card"))
+
+    def click_and_reload(button, screenshot):
+        button.click()
+        wait.until(shown.staleness_of(button))
+        visit(None, screenshot)
+
+    split = f".suggested .card:has(a[href='/people/{split_person}'])"
+    suggested = browser.find_elements(By.CSS_SELECTOR, split)
+    check(suggested and "Maybe the same person" in text(), "the person page suggests the face split off from it")
+    before = own_faces()
+    click_and_reload(suggested[0].find_element(By.TAG_NAME, "button"), "person-merged.png")
+    check(own_faces() == before + 1 and not browser.find_elements(By.CSS_SELECTOR, split),
+          f"one click merges the suggested person back ({before} faces, then {own_faces()})")
+    lone = browser.find_elements(By.CSS_SELECTOR, ".suggested form[data-api^='/api/faces/'] button")
+    check(len(lone) >= lone_faces, "the person page suggests the face in no person nearest to it")
+    if lone_faces:
+        before = own_faces()
+        click_and_reload(lone[0], "person-assigned.png")
+        check(own_faces() == before + 1, f"one click adds the suggested face ({before} faces, then {own_faces()})")
 
     visit("/people", "people-named.png")
     check("Barack Obama" in text(), "the people page shows the new name")

@@ -50,6 +50,13 @@ struct ClusterBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Nearest faces counted per face (0: plain average linkage).")
     var faceNeighbours: [Int] = [0, FaceClustering.defaultFaceNeighbours]
 
+    @Flag(
+        help: """
+            Measure a person's suggestions instead (`cbir people suggest`): how often the other part of a person \
+            that clustering split comes first, and their time for the largest person at each size.
+            """)
+    var suggestions = false
+
     func validate() throws {
         guard runs >= 1, sizes.allSatisfy({ $0 >= 2 }), thresholds.allSatisfy({ $0 > 0 && $0.isFinite }),
             faceNeighbours.allSatisfy({ $0 >= 0 })
@@ -69,6 +76,27 @@ struct ClusterBench: ParsableCommand {
             progress("\(folder): finding and embedding faces")
             let set = try FaceSet(folder: folder)
             sets.append((set.name, try set.withFaceBoxes(finder: finder, context: context).embeddings(embedder)))
+        }
+        let machine = machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none")
+        if suggestions {
+            let rows = try devices.flatMap { device in
+                let context = RenderContext(device: device)
+                return try sets.map { set in
+                    progress("\(set.name): suggestions on \(device.kind)")
+                    return try SuggestionRow(GrownFaces(set.people), name: set.name, runs: runs, context: context)
+                }
+                    + sizes.map { size in
+                        progress("\(sets[0].name) grown to \(size): suggestions on \(device.kind)")
+                        return try SuggestionRow(
+                            GrownFaces(sets[0].people, count: size), name: "\(sets[0].name) grown", runs: runs,
+                            context: context)
+                    }
+            }
+            switch format {
+            case .json: try printJSONReport(rows)
+            case .markdown: print(SuggestionRow.markdown(rows, machine: machine, runs: runs))
+            }
+            return
         }
         var rows: [ClusterRow] = []
         for device in devices {
@@ -100,11 +128,7 @@ struct ClusterBench: ParsableCommand {
         case .json:
             try printJSONReport(rows)
         case .markdown:
-            print(
-                ClusterRow.markdown(
-                    rows,
-                    machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
-                    runs: runs))
+            print(ClusterRow.markdown(rows, machine: machine, runs: runs))
         }
     }
 

@@ -31,6 +31,7 @@ final class CatalogService: Sendable {
     private let models = Mutex<Models?>(nil)
     private let duplicates = KeptUntilChanged<[DuplicateGroup]>()
     private let peopleList = KeptUntilChanged<[Person]>()
+    private let suggested = KeptUntilChanged<PersonSuggestions>()
 
     /// Opens the database for writing where it can be written and is not to be served read-only, else read-only.
     init(configuration: ServerConfiguration) throws {
@@ -84,6 +85,14 @@ final class CatalogService: Sendable {
     /// Every person, most faces first, kept until a face or a person changes.
     func people() throws -> [Person] {
         try peopleList.value(for: try catalog.peopleTag().base64EncodedString()) { try catalog.people() }
+    }
+
+    /// The people and faces most likely to be `person`, kept (for the last person asked about) until a face
+    /// or a person changes.
+    func suggestions(for person: Int64) throws -> PersonSuggestions {
+        try suggested.value(for: "\(person) \(try catalog.peopleTag().base64EncodedString())") {
+            try catalog.suggestions(for: person, context: context)
+        }
     }
 }
 

@@ -158,6 +158,35 @@ import Testing
         }
     }
 
+    /// A face split off its person by hand is suggested back to that person (and the person to it), and
+    /// merged back it is suggested no more; ids that are no person's are refused.
+    @Test(arguments: TestStore.allCases) func aPersonSplitInTwoIsSuggestedToItself(store: TestStore) async throws {
+        let configuration = try fixture.configuration(on: store)
+        let catalog = try Catalog(path: configuration.database)
+        let largest = try #require(try catalog.people().first)
+        let split = try await catalog.split(faces: [try #require(largest.representative)])
+        try await fixture.withServer(configuration) { client, _ in
+            let suggested = try await client.execute(uri: "/api/people/\(largest.id)/suggestions", method: .get) {
+                try $0.json(PersonSuggestions.self)
+            }
+            #expect(suggested.people.first?.person.id == split, "\(suggested)")
+            #expect(suggested.people.allSatisfy { $0.distance.isFinite && $0.distance >= 0 })
+            let back = try await client.execute(uri: "/api/people/\(split)/suggestions", method: .get) {
+                try $0.json(PersonSuggestions.self)
+            }
+            #expect(back.people.first?.person.id == largest.id, "\(back)")
+            _ = try await client.execute(
+                uri: "/api/people/\(split)/merge", method: .post, body: jsonBody(#"{"into": \#(largest.id)}"#))
+            let after = try await client.execute(uri: "/api/people/\(largest.id)/suggestions", method: .get) {
+                try $0.json(PersonSuggestions.self)
+            }
+            #expect(!after.people.contains { $0.person.id == split })
+            for unknown in ["/api/people/999999/suggestions", "/api/people/abc/suggestions"] {
+                #expect(try await client.execute(uri: unknown, method: .get).status == .notFound, "\(unknown)")
+            }
+        }
+    }
+
     @Test(arguments: TestStore.allCases) func photosListWithTheirFacesSimilarPhotosAndCopies(store: TestStore)
         async throws
     {

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Catalog
+import FaceRecognition
 import Foundation
 import GRDB
 import ImageKernels
@@ -136,6 +137,33 @@ import Testing
         #expect(try !catalog.people().contains { $0.id == split } && personOfFaces()[faces[0][0]] == nil)
         _ = try await catalog.clusterPeople(recluster: true, context: context)
         #expect(try personOfFaces()[faces[0][0]] == nil)
+    }
+
+    /// Suggestions: a person's faces split over two people and one face that clustering left alone; the first
+    /// person's suggestions are the other and the face, not the other people's faces; once merged and
+    /// assigned, nothing is left to suggest.
+    @Test(arguments: TestStore.allCases)
+    static func suggestions(store: TestStore) async throws {
+        try await CatalogPeopleTests(on: store).suggestAPersonsOtherFaces()
+    }
+
+    func suggestAPersonsOtherFaces() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let context = RenderContext(device: .cpu)
+        _ = try await catalog.clusterPeople(clustering: FaceClustering(minimumClusterSize: 4), context: context)
+        #expect(try catalog.people().isEmpty, "every group below the minimum size: no one")
+        let (first, second) = (
+            try await catalog.split(faces: [faces[0][0]]), try await catalog.split(faces: [faces[0][1]])
+        )
+        let suggested = try catalog.suggestions(for: first, context: context)
+        #expect(suggested.people.map(\.person.id) == [second], "\(suggested)")
+        #expect(suggested.faces.map(\.id) == [faces[0][2]] && suggested.faces.first?.path == "/photos/person0/2.jpg")
+        #expect(suggested.people.allSatisfy { $0.distance < 0.1 } && suggested.faces.allSatisfy { $0.distance < 0.1 })
+        try await catalog.merge(person: second, into: first)
+        try await catalog.assign(faces: [faces[0][2]], to: first)
+        let left = try catalog.suggestions(for: first, context: context)
+        #expect(left.people.isEmpty && left.faces.isEmpty, "\(left)")
+        #expect(throws: CatalogError.self) { try catalog.suggestions(for: 999, context: context) }
     }
 
     /// A read-only catalog (which, like any, loads no model) answers; writing to it is refused with the

@@ -89,33 +89,14 @@ extension Reference {
     public static func averageLinkage(
         _ rows: [[Float]], threshold: Float, faceNeighbours: Int = 0, reach: Float? = nil
     ) -> [Int] {
-        let reach = Double(reach ?? threshold), k = Double(faceNeighbours)
-        let nearest =
-            faceNeighbours > 0
-            ? neighbours(of: rows.indices, in: rows, k: faceNeighbours, radius: Float(reach)).map {
-                Set($0.map(\.row))
-            } : rows.map { _ in [] }
+        let reach = Double(reach ?? threshold)
+        let measure = GroupMeasure(rows, faceNeighbours: faceNeighbours, reach: Float(reach))
         var groups = rows.indices.map { [$0] }
-        func meanSquared(_ a: [Int], _ b: [Int]) -> Double {
-            var sum = 0.0
-            for i in a {
-                for j in b {
-                    for (x, y) in zip(rows[i], rows[j]) { sum += (Double(x) - Double(y)) * (Double(x) - Double(y)) }
-                }
-            }
-            return sum / Double(a.count * b.count)
-        }
-        func share(_ a: [Int], in b: [Int]) -> Double {
-            guard k > 0 else { return 0 }
-            let members = Set(b)
-            return Double(a.reduce(0) { $0 + nearest[$1].intersection(members).count }) / (Double(a.count) * k)
-        }
         while groups.count > 1 {
             var best: (priority: Double, a: Int, b: Int)?
             for a in groups.indices {
                 for b in a + 1..<groups.count {
-                    let squared = meanSquared(groups[a], groups[b])
-                    let s = max(share(groups[a], in: groups[b]), share(groups[b], in: groups[a]))
+                    let squared = measure.meanSquared(groups[a], groups[b]), s = measure.share(groups[a], groups[b])
                     let widening = (1 + s) * (1 + s)
                     guard squared < Double(threshold) * Double(threshold) * widening, squared < reach * reach
                     else { continue }
@@ -129,5 +110,57 @@ extension Reference {
         var owner = [Int](repeating: 0, count: rows.count)
         for group in groups { for face in group { owner[face] = group.min() ?? face } }
         return owner
+    }
+
+    /// The groups of `others` (each a list of rows) whose rows lie within `within` of `group`'s on average
+    /// (root-mean-square), each with that distance over (1 + their link share, as ``averageLinkage`` counts
+    /// it), nearest first: the suggestions clustering makes for a group, from their definition.
+    public static func suggestions(
+        for group: [Int], among others: [[Int]], rows: [[Float]], faceNeighbours: Int, reach: Float, within: Float
+    ) -> [(other: Int, distance: Float)] {
+        let measure = GroupMeasure(rows, faceNeighbours: faceNeighbours, reach: reach)
+        return others.indices.compactMap { other -> (other: Int, distance: Float)? in
+            let squared = measure.meanSquared(group, others[other])
+            guard squared < Double(within) * Double(within) else { return nil }
+            return (other, Float(squared.squareRoot() / (1 + measure.share(group, others[other]))))
+        }.sorted { ($0.distance, $0.other) < ($1.distance, $1.other) }
+    }
+}
+
+/// How near two groups of rows lie, as average linkage with nearest faces measures it: the mean squared
+/// distance over every pair of their rows, and the larger of the two shares of one's rows' nearest rows
+/// (the `faceNeighbours` nearest within `reach`) that lie in the other.
+private struct GroupMeasure {
+    let rows: [[Float]]
+    let nearest: [Set<Int>]
+    let k: Double
+
+    init(_ rows: [[Float]], faceNeighbours: Int, reach: Float) {
+        self.rows = rows
+        k = Double(faceNeighbours)
+        nearest =
+            faceNeighbours > 0
+            ? Reference.neighbours(of: rows.indices, in: rows, k: faceNeighbours, radius: reach).map {
+                Set($0.map(\.row))
+            } : rows.map { _ in [] }
+    }
+
+    func meanSquared(_ a: [Int], _ b: [Int]) -> Double {
+        var sum = 0.0
+        for i in a {
+            for j in b {
+                for (x, y) in zip(rows[i], rows[j]) { sum += (Double(x) - Double(y)) * (Double(x) - Double(y)) }
+            }
+        }
+        return sum / Double(a.count * b.count)
+    }
+
+    func share(_ a: [Int], _ b: [Int]) -> Double {
+        guard k > 0 else { return 0 }
+        func share(_ a: [Int], in b: [Int]) -> Double {
+            let members = Set(b)
+            return Double(a.reduce(0) { $0 + nearest[$1].intersection(members).count }) / (Double(a.count) * k)
+        }
+        return max(share(a, in: b), share(b, in: a))
     }
 }

@@ -46,34 +46,19 @@ extension Catalog {
         recluster: Bool = false, clustering: FaceClustering = FaceClustering(),
         context: RenderContext? = nil
     ) throws(CatalogError) -> ClusteringSummary {
-        let faces = try reading { connection in
-            try connection.rows(
-                """
-                SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
-                JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = \
-                person_id ORDER BY faces.id
-                """, [])
-        }
-        var ids: [Int64] = [], embeddings: [Float] = [], people: [Int64?] = [], manual: [Bool] = [], unseen: [Bool] = []
+        let faces = try clusteredFaces()
         var start = FaceClustering.Start(), changed: [Int] = []
-        for row in faces {
-            let assignment = (try row.get("assignment") as String?).flatMap(FaceAssignment.init),
-                person: Int64? = try row.get("person_id")
-            if assignment == .manual && person == nil { continue }
-            let index = ids.count, id: Int64 = try row.get("id")
-            ids.append(id)
-            embeddings += try FaceRecord.embedding(face: id, try row.get("embedding") as [Float])
-            people.append(person)
-            manual.append(assignment == .manual)
-            unseen.append(assignment == nil)
-            let named: Bool = try row.get("named")
-            let kept = !recluster || assignment == .manual || named
+        for index in faces.ids.indices {
+            let assignment = faces.assignments[index], person = faces.people[index]
+            let kept = !recluster || assignment == .manual || faces.named[index]
             let group = kept ? person.map(Int.init) : nil
             start.groups.append(group)
             if let group { start.anchored.insert(group) }
             if recluster || assignment == nil { changed.append(index) }
         }
         start.changed = changed
+        let ids = faces.ids, people = faces.people
+        let manual = faces.assignments.map { $0 == .manual }, unseen = faces.assignments.map { $0 == nil }
         guard !changed.isEmpty else {
             return ClusteringSummary(
                 faces: ids.count, changed: 0, newPeople: 0,
@@ -82,7 +67,7 @@ extension Catalog {
         let labels: [Int?]
         do {
             labels = try clustering.clusters(
-                of: embeddings, length: FaceEmbedder.length, start: start,
+                of: faces.embeddings, length: FaceEmbedder.length, start: start,
                 context: try RenderContext.orDefault(context, for: .search))
         } catch {
             throw .processing("clustering faces: \(error)")
@@ -135,6 +120,42 @@ extension Catalog {
         }
     }
 
+    /// The faces clustering groups, in id order: every face with an embedding but those taken out of every
+    /// person by hand.
+    struct ClusteredFaces {
+        var ids: [Int64] = []
+        /// Their embeddings, one after another.
+        var embeddings: [Float] = []
+        var people: [Int64?] = []
+        var assignments: [FaceAssignment?] = []
+        /// Whether each face's person has a name.
+        var named: [Bool] = []
+    }
+
+    nonisolated func clusteredFaces() throws(CatalogError) -> ClusteredFaces {
+        let rows = try reading { connection in
+            try connection.rows(
+                """
+                SELECT faces.id, embedding, person_id, assignment, name IS NOT NULL AS named FROM faces
+                JOIN \(FaceStore.embeddingsTable) ON face_id = faces.id LEFT JOIN persons ON persons.id = \
+                person_id ORDER BY faces.id
+                """, [])
+        }
+        var faces = ClusteredFaces()
+        for row in rows {
+            let assignment = (try row.get("assignment") as String?).flatMap(FaceAssignment.init),
+                person: Int64? = try row.get("person_id")
+            if assignment == .manual && person == nil { continue }
+            let id: Int64 = try row.get("id")
+            faces.ids.append(id)
+            faces.embeddings += try FaceRecord.embedding(face: id, try row.get("embedding") as [Float])
+            faces.people.append(person)
+            faces.assignments.append(assignment)
+            faces.named.append(try row.get("named"))
+        }
+        return faces
+    }
+
     /// Every person with faces, or a name, most faces first.
     public nonisolated func people() throws(CatalogError) -> [Person] {
         try readingStatement { connection in try Self.people(connection) }
@@ -158,7 +179,7 @@ extension Catalog {
     }
 
     /// People with their face counts and representatives, those matching `condition` (on `persons`).
-    private static func people(
+    static func people(
         _ connection: any StoreConnection, where condition: String = "1 = 1", _ argument: StoreValue? = nil
     ) throws -> [Person] {
         try connection.rows(

@@ -3,7 +3,8 @@ import Foundation
 import Hummingbird
 
 /// People: the grid of one face per person, a person's page with the changes made to them by hand (name,
-/// hide, merge, move a face out), and the API under `/api/people` and `/api/faces` that both pages use.
+/// hide, merge, move a face out or in) and the people and faces most likely the same person, and the API
+/// under `/api/people` and `/api/faces` that both pages use.
 struct PeopleController<Context: RequestContext>: Sendable {
     let service: CatalogService
     static var pageSize: Int { 60 }
@@ -13,6 +14,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
         router.get("/people/:id", use: personPage)
         router.get("/api/people", use: list)
         router.get("/api/people/:id", use: show)
+        router.get("/api/people/:id/suggestions", use: suggestions)
         router.post("/api/people/:id", use: update)
         router.post("/api/people/:id/merge", use: merge)
         router.post("/api/faces/:id", use: moveFace)
@@ -47,6 +49,11 @@ struct PeopleController<Context: RequestContext>: Sendable {
         return PersonDetail(
             person: person,
             faces: try paging.listing(Array(faces.dropFirst(paging.offset).prefix(paging.size)), total: faces.count))
+    }
+
+    /// The other people, and the faces in no person, most likely to be this person, nearest first.
+    @Sendable func suggestions(_ request: Request, context: Context) throws -> PersonSuggestions {
+        try service.suggestions(for: try request.id(in: context))
     }
 
     /// A change to a person: `{"name": "…"}` (null clears it), `{"hidden": true}`, or both.
@@ -168,6 +175,10 @@ struct PeopleController<Context: RequestContext>: Sendable {
         let isWritable: Bool
         /// The other named people, to merge into.
         let others: [PersonCard]
+        /// The people and faces most likely the same person, to merge or assign with one click.
+        let suggestedPeople: [PersonCard]
+        let suggestedFaces: [FaceCard]
+        let hasSuggestions: Bool
     }
 
     @Sendable func personPage(_ request: Request, context: Context) throws -> Page {
@@ -177,6 +188,7 @@ struct PeopleController<Context: RequestContext>: Sendable {
         let others = try service.people().filter { $0.id != id && $0.name != nil }.sorted {
             ($0.name ?? "") < ($1.name ?? "")
         }
+        let suggested = try service.suggestions(for: id)
         return Page(
             template: "person", title: PersonCard(person).title,
             content: PersonContent(
@@ -186,7 +198,10 @@ struct PeopleController<Context: RequestContext>: Sendable {
                         id: $0.id, image: $0.image, name: ($0.path as NSString).lastPathComponent,
                         byHand: $0.assignment == .manual)
                 }, pager: try paging.links(total: faces.count, path: "/people/\(id)"), isWritable: service.isWritable,
-                others: others.map(PersonCard.init)))
+                others: others.map(PersonCard.init), suggestedPeople: suggested.people.map { PersonCard($0.person) },
+                suggestedFaces: suggested.faces.map {
+                    FaceCard(id: $0.id, image: $0.image, name: ($0.path as NSString).lastPathComponent, byHand: false)
+                }, hasSuggestions: !suggested.people.isEmpty || !suggested.faces.isEmpty))
     }
 
     // MARK: Reading

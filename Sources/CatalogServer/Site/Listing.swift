@@ -105,4 +105,5 @@ extension Request {
 
 // The catalog's records the API returns as they are.
 extension Person: ResponseEncodable {}
+extension PersonSuggestions: ResponseEncodable {}
 extension PhotoFace: ResponseEncodable {}

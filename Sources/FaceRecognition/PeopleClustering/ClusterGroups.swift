@@ -19,7 +19,7 @@ struct ClusterGroups {
     private var versions: [Int]
 
     init(
-        embeddings: [Float], length: Int, start: FaceClustering.Start, nearestFaces: [(Int, Int)],
+        embeddings: [Float], length: Int, start: FaceClustering.Start, nearestFaces: [(Int, Int)] = [],
         faceNeighbours: Int
     ) {
         let count = embeddings.count / length
@@ -45,6 +45,11 @@ struct ClusterGroups {
             }
         }
         for (group, first) in firstOfGroup where start.anchored.contains(group) { anchored[root(of: first)] = true }
+        link(nearestFaces)
+    }
+
+    /// Counts each pair of a face and one of its nearest faces as a link between their groups.
+    mutating func link(_ nearestFaces: [(Int, Int)]) {
         for (face, neighbour) in nearestFaces {
             let from = root(of: face), to = root(of: neighbour)
             guard from != to else { continue }

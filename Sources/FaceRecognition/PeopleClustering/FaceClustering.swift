@@ -72,21 +72,7 @@ public struct FaceClustering: Sendable {
         of embeddings: [Float], length: Int, start: Start = Start(),
         context: RenderContext
     ) throws(RecognitionError) -> [Int?] {
-        guard length > 0, embeddings.count % length == 0, threshold > 0, threshold.isFinite, minimumClusterSize >= 1,
-            (1...EmbeddingNeighbours.maximumNeighbours).contains(neighbours), tileRows > 0,
-            (0...EmbeddingNeighbours.maximumNeighbours).contains(faceNeighbours), reach >= threshold, reach.isFinite
-        else {
-            throw .invalidParameters(
-                """
-                clustering \(embeddings.count) values in rows of \(length): threshold \(threshold), \
-                \(faceNeighbours) face neighbours within \(reach), minimum size \(minimumClusterSize), \
-                \(neighbours) neighbours, tiles of \(tileRows)
-                """)
-        }
-        let count = embeddings.count / length
-        guard count <= EmbeddingNeighbours.maximumRows, start.groups.isEmpty || start.groups.count == count else {
-            throw .invalidParameters("\(count) faces, \(start.groups.count) start groups")
-        }
+        let count = try faceCount(of: embeddings, length: length, groups: start.groups)
         let changed = (start.changed ?? Array(0..<count)).filter { (0..<count).contains($0) }
         var groups = ClusterGroups(
             embeddings: embeddings, length: length, start: start,
@@ -100,9 +86,30 @@ public struct FaceClustering: Sendable {
         return groups.assignments(minimumSize: minimumClusterSize)
     }
 
+    /// How many rows of `length` `embeddings` holds, once the parameters and the `groups` (one per face, or
+    /// none) are known to fit them.
+    func faceCount(of embeddings: [Float], length: Int, groups: [Int?]) throws(RecognitionError) -> Int {
+        guard length > 0, embeddings.count % length == 0, threshold > 0, threshold.isFinite, minimumClusterSize >= 1,
+            (1...EmbeddingNeighbours.maximumNeighbours).contains(neighbours), tileRows > 0,
+            (0...EmbeddingNeighbours.maximumNeighbours).contains(faceNeighbours), reach >= threshold, reach.isFinite
+        else {
+            throw .invalidParameters(
+                """
+                clustering \(embeddings.count) values in rows of \(length): threshold \(threshold), \
+                \(faceNeighbours) face neighbours within \(reach), minimum size \(minimumClusterSize), \
+                \(neighbours) neighbours, tiles of \(tileRows)
+                """)
+        }
+        let count = embeddings.count / length
+        guard count <= EmbeddingNeighbours.maximumRows, groups.isEmpty || groups.count == count else {
+            throw .invalidParameters("\(count) faces, \(groups.count) start groups")
+        }
+        return count
+    }
+
     /// The ``faceNeighbours`` nearest faces (closer than ``reach``) of each face of `searched`, as pairs of
     /// faces: the searched faces go first in the gallery, where the search takes its queries.
-    private func nearestFaces(
+    func nearestFaces(
         of embeddings: [Float], length: Int, searched: [Int], context: RenderContext
     ) throws(RecognitionError) -> [(Int, Int)] {
         let count = embeddings.count / length

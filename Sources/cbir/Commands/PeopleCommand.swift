@@ -16,7 +16,10 @@ struct PeopleCommand: AsyncParsableCommand {
             unassign, and `cbir label`) \
             are never undone by clustering.
             """,
-        subcommands: [List.self, Cluster.self, Name.self, Hide.self, Merge.self, Move.self, Split.self, Unassign.self],
+        subcommands: [
+            List.self, Cluster.self, Suggest.self, Name.self, Hide.self, Merge.self, Move.self, Split.self,
+            Unassign.self,
+        ],
         defaultSubcommand: List.self)
 
     /// `cbir people [list]`.
@@ -111,6 +114,58 @@ struct PeopleCommand: AsyncParsableCommand {
                 clustering: FaceClustering(threshold: threshold, minimumClusterSize: minimumSize),
                 context: try devices.context())
             print(summary.description)
+        }
+    }
+
+    /// `cbir people suggest`.
+    struct Suggest: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the other people, and the faces in no person, most likely to be this person.",
+            discussion: """
+                Nearest first, by the measure clustering merges by (the root-mean-square distance between the \
+                faces, over 1 + the share of their nearest faces in the other), for those within \
+                \(FaceClustering().suggestionReach) on average: what clustering left apart but may be the same \
+                person. Merge with `cbir people merge`, assign with `cbir people move`. With --json: \
+                {people: [{person, distance}], faces: [{id, image, path, distance}]}.
+                """)
+
+        @Argument(help: "The person: id or name.")
+        var person: String
+
+        @Option(help: "The most people, and the most faces, to list.")
+        var limit = 8
+
+        @Flag(help: "Print JSON (see above).")
+        var json = false
+
+        @OptionGroup var devices: DeviceOptions
+        @OptionGroup var database: DatabaseOptions
+
+        func validate() throws {
+            guard limit >= 1 else { throw ValidationError("--limit counts from 1") }
+        }
+
+        func run() throws {
+            let store = try database.open()
+            let found = try store.person(person)
+            let suggestions = try store.suggestions(for: found.id, limit: limit, context: try devices.context())
+            if json {
+                try printJSON(suggestions)
+                return
+            }
+            for suggested in suggestions.people {
+                print(
+                    String(
+                        format: "person %6lld  %.3f  %5d face%@  %@", suggested.person.id, suggested.distance,
+                        suggested.person.faces, suggested.person.faces == 1 ? " " : "s",
+                        suggested.person.name ?? "(no name)"))
+            }
+            for face in suggestions.faces {
+                print(String(format: "face %8lld  %.3f  %@", face.id, face.distance, face.path))
+            }
+            if suggestions.people.isEmpty && suggestions.faces.isEmpty {
+                print("person \(found.id): nothing else lies near enough to suggest")
+            }
         }
     }
 
