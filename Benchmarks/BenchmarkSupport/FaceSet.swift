@@ -141,6 +141,43 @@ public struct FaceSet {
         return (FaceSet(name: name + " (detected, aligned)", people: people, faces: faces), missed)
     }
 
+    /// The same faces with the whole photo as each one's box: what the landmarks find without a detector.
+    public func withWholePhotos() -> FaceSet {
+        FaceSet(
+            name: name, people: people,
+            faces: faces.map { person in
+                person.map { face in
+                    (
+                        face.photo,
+                        PixelRect(x: 0, y: 0, width: face.photo.descriptor.width, height: face.photo.descriptor.height)
+                    )
+                }
+            })
+    }
+
+    /// The same faces mirrored left to right, photos and boxes.
+    public func mirrored() throws -> FaceSet {
+        FaceSet(
+            name: name, people: people,
+            faces: try faces.map { person in
+                try person.map { face in
+                    let shape = face.photo.descriptor, width = shape.width
+                    guard shape.elementType == .uint8 else { throw ValidationFailure("\(name): a photo of \(shape)") }
+                    let photo = PixelBuffer(descriptor: shape) { bytes in
+                        for row in 0..<shape.planeCount * shape.height {
+                            for x in 0..<width {
+                                bytes[row * width + x] = face.photo.bytes[row * width + width - 1 - x]
+                            }
+                        }
+                    }
+                    let box = face.box
+                    return (
+                        photo, PixelRect(x: width - box.x - box.width, y: box.y, width: box.width, height: box.height)
+                    )
+                }
+            })
+    }
+
     /// Per person, the embeddings of its faces, 32 faces to a render.
     public func embeddings(_ embedder: FaceEmbedder) throws -> [[[Float]]] {
         try faces.map { faces in

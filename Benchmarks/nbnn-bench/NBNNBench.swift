@@ -63,6 +63,8 @@ struct NBNNBench: ParsableCommand {
         let missedDetections: Int?
         /// With --detect: the embedding's wrong answers per protocol, by the stage that failed.
         let detectionFailures: [DetectionFailures]?
+        /// The embedding's rank-1 with one stage done another way (``StageBenchmark``), on the fewest gallery faces.
+        let stages: [StageRow]
     }
 
     func run() throws {
@@ -84,7 +86,7 @@ struct NBNNBench: ParsableCommand {
             speed = try SpeedBenchmark(devices: devices, runs: runs, quick: quick, faces: faces, probe: probes).run()
         }
 
-        var accuracy: [AccuracyRow] = [], missed: Int?, failures: [DetectionFailures]?
+        var accuracy: [AccuracyRow] = [], missed: Int?, failures: [DetectionFailures]?, stages: [StageRow] = []
         if !speedOnly {
             let fastest = fastestDevice(devices, speed)
             let context = RenderContext(device: fastest)
@@ -104,13 +106,15 @@ struct NBNNBench: ParsableCommand {
                 set: set, protocols: protocols, finder: detect ? finder : nil, context: context)
             accuracy = embedding.rows
             failures = detect ? embedding.failures : nil
+            stages = try StageBenchmark.rows(
+                set: set, galleryPerPerson: protocols.min() ?? 1, embedder: try FaceEmbedder(context: context))
             accuracy += try AccuracyBenchmark(set: set, context: context, protocols: protocols, quick: quick).run()
         }
 
         let output = Output(
             machine: machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none"),
             speed: speed, embeddingSpeed: embeddingSpeed, accuracy: accuracy, missedDetections: missed,
-            detectionFailures: failures)
+            detectionFailures: failures, stages: stages)
         switch format {
         case .json:
             try printJSONReport(output)

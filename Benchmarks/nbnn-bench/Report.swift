@@ -53,6 +53,18 @@ enum Report {
             }
             lines.append("")
         }
+        if !output.stages.isEmpty {
+            lines += [
+                "## Embedding rank-1 by stage (one stage done another way)", "",
+                "| dataset | protocol | stage | probes | rank-1 |", "|---|---|---|---:|---:|",
+            ]
+            for row in output.stages {
+                lines.append(
+                    "| \(row.dataset) | \(row.protocol) | \(row.stage) | \(row.probes) | "
+                        + String(format: "%.3f", row.rank1) + " |")
+            }
+            lines.append("")
+        }
         if !output.accuracy.isEmpty {
             var matchers: [String] = []
             for row in output.accuracy where !matchers.contains(row.matcher) { matchers.append(row.matcher) }
