@@ -2,9 +2,9 @@ import FaceRecognition
 import ImageKernels
 
 /// What a person's page offers to merge or to assign: the other people, and the faces in no person, that
-/// most likely show the same person, nearest first (``FaceClustering/suggestions(for:of:length:groups:context:)``).
+/// most likely show the same person, nearest first (`FaceClustering.suggestions`).
 public struct PersonSuggestions: Sendable, Codable, Equatable {
-    /// Another person, and how near their faces lie (``FaceClustering/Suggestion/distance``).
+    /// Another person, and how near their faces lie (`FaceClustering.Suggestion.distance`).
     public struct SuggestedPerson: Sendable, Codable, Equatable {
         public let person: Person
         public let distance: Float
