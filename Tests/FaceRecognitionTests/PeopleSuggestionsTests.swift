@@ -31,16 +31,20 @@ import Testing
                 threshold: threshold, faceNeighbours: Int.random(in: 0...4, using: &generator),
                 reach: threshold * Float.random(in: 1..<1.4, using: &generator), tileRows: 5)
             guard let target = groups.compactMap({ $0 }).first else { continue }
+            let candidates = Int.random(in: 1...12, using: &generator)
             let found = try clustering.suggestions(
-                for: target, of: rows.flatMap { $0 }, length: 16, groups: groups, context: context)
+                for: target, of: rows.flatMap { $0 }, length: 16, groups: groups, candidates: candidates,
+                context: context)
             // The reference's candidates: every other group, then every lone face.
             let keys = Array(Set(groups.compactMap { $0 }).subtracting([target])).sorted()
             let lone = groups.indices.filter { groups[$0] == nil }
             let members = { (key: Int) in groups.indices.filter { groups[$0] == key } }
             let expected = Reference.suggestions(
                 for: members(target), among: keys.map(members) + lone.map { [$0] }, rows: rows,
-                faceNeighbours: clustering.faceNeighbours, reach: clustering.reach, within: clustering.suggestionReach)
-            let described = "\(rows.count) faces, \(clustering), \(choice), seed \(generator.seed)"
+                faceNeighbours: clustering.faceNeighbours, reach: clustering.reach, within: clustering.suggestionReach,
+                candidates: candidates)
+            let described =
+                "\(rows.count) faces, \(candidates) candidates, \(clustering), \(choice), seed \(generator.seed)"
             #expect(
                 found.map(\.candidate)
                     == expected.map {
@@ -70,6 +74,11 @@ import Testing
         #expect(throws: RecognitionError.self) {
             try clustering.suggestions(
                 for: 10, of: rows.flatMap { $0 }, length: 16, groups: [10], context: RenderContext(device: .cpu))
+        }
+        #expect(throws: RecognitionError.self) {
+            try clustering.suggestions(
+                for: 10, of: rows.flatMap { $0 }, length: 16, groups: groups, candidates: 0,
+                context: RenderContext(device: .cpu))
         }
     }
 }

@@ -112,18 +112,22 @@ extension Reference {
         return owner
     }
 
-    /// The groups of `others` (each a list of rows) whose rows lie within `within` of `group`'s on average
-    /// (root-mean-square), each with that distance over (1 + their link share, as ``averageLinkage`` counts
-    /// it), nearest first: the suggestions clustering makes for a group, from their definition.
+    /// Of the groups of `others` (each a list of rows) whose rows lie within `within` of `group`'s on average
+    /// (root-mean-square), the `candidates` nearest so, each with that distance over (1 + their link share, as
+    /// ``averageLinkage`` counts it), nearest first: the suggestions clustering makes for a group, from their
+    /// definition.
     public static func suggestions(
-        for group: [Int], among others: [[Int]], rows: [[Float]], faceNeighbours: Int, reach: Float, within: Float
+        for group: [Int], among others: [[Int]], rows: [[Float]], faceNeighbours: Int, reach: Float, within: Float,
+        candidates: Int
     ) -> [(other: Int, distance: Float)] {
         let measure = GroupMeasure(rows, faceNeighbours: faceNeighbours, reach: reach)
-        return others.indices.compactMap { other -> (other: Int, distance: Float)? in
-            let squared = measure.meanSquared(group, others[other])
-            guard squared < Double(within) * Double(within) else { return nil }
-            return (other, Float(squared.squareRoot() / (1 + measure.share(group, others[other]))))
-        }.sorted { ($0.distance, $0.other) < ($1.distance, $1.other) }
+        return others.indices.map { (other: $0, squared: measure.meanSquared(group, others[$0])) }
+            .filter { $0.squared < Double(within) * Double(within) }.sorted {
+                ($0.squared, $0.other) < ($1.squared, $1.other)
+            }
+            .prefix(candidates)
+            .map { ($0.other, Float($0.squared.squareRoot() / (1 + measure.share(group, others[$0.other])))) }
+            .sorted { ($0.distance, $0.other) < ($1.distance, $1.other) }
     }
 }
 

@@ -21,20 +21,25 @@ extension FaceClustering {
     public var suggestionReach: Float { reach + (reach - threshold) }
 
     /// The groups and lone faces that clustering left apart from `group` but most likely show the same
-    /// person, nearest first (ties to the lower face): those whose faces lie within ``suggestionReach`` of the
-    /// group's on average, ranked by ``Suggestion/distance``. `groups` holds each face's group, or nil for a
-    /// face in none; a group with no faces has no suggestions. Only the group's and the candidates' faces are
-    /// searched for their nearest faces, so a person's page costs their faces, not the library's.
+    /// person, nearest first (ties to the lower face): of those whose faces lie within ``suggestionReach`` of
+    /// the group's on average, the `candidates` nearest so (ties to the lower face), ranked by
+    /// ``Suggestion/distance``. `groups` holds each face's group, or nil for a face in none; a group with no
+    /// faces has no suggestions. Only the group's and the candidates' faces are searched for their nearest
+    /// faces, so a person's page costs their faces and their candidates', not the library's.
     public func suggestions(
-        for group: Int, of embeddings: [Float], length: Int, groups: [Int?], context: RenderContext
+        for group: Int, of embeddings: [Float], length: Int, groups: [Int?], candidates: Int = 32,
+        context: RenderContext
     ) throws(RecognitionError) -> [Suggestion] {
+        guard candidates >= 1 else { throw .invalidParameters("\(candidates) candidates to weigh") }
         let count = try faceCount(of: embeddings, length: length, groups: groups)
         guard groups.count == count, let first = groups.firstIndex(of: group) else { return [] }
         var clusterGroups = ClusterGroups(
             embeddings: embeddings, length: length, start: Start(groups: groups), faceNeighbours: faceNeighbours)
         let target = clusterGroups.root(of: first), farthest = Double(suggestionReach) * Double(suggestionReach)
         let candidates = Set(
-            clusterGroups.roots.filter { $0 != target && clusterGroups.linkage(target, $0) < farthest })
+            clusterGroups.roots.filter { $0 != target }.map { (squared: clusterGroups.linkage(target, $0), root: $0) }
+                .filter { $0.squared < farthest }.sorted { ($0.squared, $0.root) < ($1.squared, $1.root) }
+                .prefix(candidates).map(\.root))
         let searched = (0..<count).filter {
             let root = clusterGroups.root(of: $0)
             return root == target || candidates.contains(root)
