@@ -202,12 +202,25 @@ public actor Catalog {
     /// Writes in one transaction through the store's connection, into the file the catalog opened.
     @discardableResult
     func writing<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try checkIdentity()
+        return try storage.write(body)
+    }
+
+    /// Writes as ``writing(_:)`` does, on disk before it returns (``CatalogStore/writeDurably(_:)``): a
+    /// journal line a file is moved after.
+    @discardableResult
+    func writingDurably<T>(_ body: @Sendable (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try checkIdentity()
+        return try storage.writeDurably(body)
+    }
+
+    /// Throws where the database file is no longer the one the catalog opened.
+    private func checkIdentity() throws(CatalogError) {
         guard pool == nil || FileIdentity(path: path) == identity else {
             throw .storage(
                 path: path, reason: "the database file was deleted or replaced since it was opened; nothing was written"
             )
         }
-        return try storage.write(body)
     }
 
     /// A file's path absolute and standardised, so that any spelling of it finds its row (``storedPath(_:)``).

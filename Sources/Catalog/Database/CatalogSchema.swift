@@ -33,6 +33,7 @@ enum CatalogSchema {
         migrator.registerMigration("indexing runs", migrate: IndexingHistory.createTable)
         migrator.registerMigration("indexer faces people index", migrate: FaceStore.addPeopleIndex)
         migrator.registerMigration("library roots", migrate: LibraryRoots.createTable)
+        migrator.registerMigration("cleanup journal", migrate: CleanupJournal.createTables)
         for analysis in analyses {
             for (name, migration) in analysis.migrations {
                 migrator.registerMigration("indexer \(analysis.name) \(name)", migrate: migration)

@@ -15,6 +15,10 @@ protocol CatalogStore: Sendable {
     /// Writes in one transaction: all of it is kept, or none.
     func write<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
 
+    /// Writes in one transaction that is on disk when it returns, whatever the store's setting for other writes
+    /// (a SQLite file in WAL mode syncs at checkpoints only): what a journal needs before it acts on files.
+    func writeDurably<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
+
     /// The store's own index of its vectors, if it keeps one; nil: searches read every vector.
     var vectorIndex: (any VectorIndex)? { get }
 
@@ -24,6 +28,11 @@ protocol CatalogStore: Sendable {
 }
 
 extension CatalogStore {
+    /// A write like any other, on a store whose commits are durable (PostgreSQL's, `synchronous_commit` on).
+    func writeDurably<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        try write(body)
+    }
+
     /// In a transaction like any read, as a store whose transactions cost nothing to begin and end needs.
     func readStatement<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         try read { connection in try body(OneStatement(connection, at: location)) }

@@ -20,10 +20,14 @@ struct CatalogTable: Sendable {
     let name: String
     /// The columns, the primary key (an integer) first.
     let columns: [Column]
+    /// Which of its rows belong to an image (the image's id bound to `?`), for a table whose rows go with
+    /// a photo moved aside and come back with it (``PhotoRows``); nil for the others.
+    let ofImage: String?
 
-    init(_ name: String, _ columns: [(String, Kind)]) {
+    init(_ name: String, _ columns: [(String, Kind)], ofImage: String? = nil) {
         self.name = name
         self.columns = columns.map(Column.init)
+        self.ofImage = ofImage
     }
 
     /// The integer column the rows are ordered and paged by: the table's primary key.
@@ -73,13 +77,15 @@ extension CatalogTable.Column {
 extension CatalogTable {
     /// Every table of a catalog's, each after the tables its rows refer to.
     static let all: [CatalogTable] = [
-        CatalogTable("persons", [("id", .integer), ("name", .text), ("hidden", .boolean)]),
+        CatalogTable(
+            "persons", [("id", .integer), ("name", .text), ("hidden", .boolean)],
+            ofImage: "id IN (SELECT person_id FROM faces WHERE image_id = ?)"),
         CatalogTable(
             "images",
             [
                 ("id", .integer), ("path", .text), ("size", .integer), ("modified", .real), ("hash", .text),
                 ("width", .integer), ("height", .integer), ("status", .text), ("error", .text),
-            ]),
+            ], ofImage: "id = ?"),
         CatalogTable(
             "faces",
             [
@@ -87,18 +93,20 @@ extension CatalogTable {
                 ("height", .integer), ("angle", .real), ("left_eye_x", .real), ("left_eye_y", .real),
                 ("right_eye_x", .real), ("right_eye_y", .real), ("neighbours", .integer), ("thumbnail", .blob),
                 ("person_id", .integer), ("assignment", .text),
-            ]),
+            ], ofImage: "image_id = ?"),
         CatalogTable(
-            "face_descriptors", [("face_id", .integer), ("parameters", .text), ("descriptor", .blob)]),
+            "face_descriptors", [("face_id", .integer), ("parameters", .text), ("descriptor", .blob)],
+            ofImage: facesOfImage),
         CatalogTable(
             "face_embeddings",
-            [("face_id", .integer), ("embedding", .vector(length: FaceEmbedder.length, halfPrecision: false))]),
+            [("face_id", .integer), ("embedding", .vector(length: FaceEmbedder.length, halfPrecision: false))],
+            ofImage: facesOfImage),
         CatalogTable(
             "photo_prints",
             [
                 ("image_id", .integer), ("print", .vector(length: PhotoPrinter.length, halfPrecision: true)),
                 ("hash", .integer), ("sharpness", .real),
-            ]),
+            ], ofImage: "image_id = ?"),
         CatalogTable(
             "indexing_runs",
             [
@@ -107,5 +115,20 @@ extension CatalogTable {
             ]),
         CatalogTable(
             "library_roots", [("id", .integer), ("library", .text), ("machine", .text), ("folder", .text)]),
+        CatalogTable(
+            CleanupJournal.runs,
+            [
+                ("id", .integer), ("machine", .text), ("action", .text), ("destination", .text), ("started", .real),
+                ("finished", .real), ("undone", .real),
+            ]),
+        CatalogTable(
+            CleanupJournal.moves,
+            [
+                ("id", .integer), ("run_id", .integer), ("image_id", .integer), ("photo", .text), ("source", .text),
+                ("destination", .text), ("trash_info", .text), ("keeper", .text), ("size", .integer),
+                ("hash", .text), ("state", .text), ("note", .text), ("rows", .blob),
+            ]),
     ]
+
+    private static let facesOfImage = "face_id IN (SELECT id FROM faces WHERE image_id = ?)"
 }

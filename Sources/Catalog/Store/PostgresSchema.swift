@@ -104,6 +104,7 @@ enum PostgresSchema {
                 """
             ]
         ),
+        ("cleanup-journal", CleanupJournal.postgresStatements),
     ]
 
     /// Checks pgvector and brings the tables up to date (a writer), or checks they are (a reader), in one

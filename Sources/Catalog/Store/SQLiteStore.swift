@@ -21,6 +21,25 @@ struct SQLiteStore: CatalogStore {
             throw .storage(error, path: location)
         }
     }
+
+    /// A transaction committed with `synchronous = FULL`: its WAL frames synced before it returns.
+    func writeDurably<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                var result: T?
+                try db.inTransaction {
+                    result = try body(SQLiteConnection(db: db))
+                    return .commit
+                }
+                guard let result else { throw StoreDamage(reason: "a transaction ended without its result") }
+                return result
+            }
+        } catch {
+            throw .storage(error, path: location)
+        }
+    }
 }
 
 /// A SQLite connection inside a transaction: vectors bound as little-endian Float32 bytes, flags as 0 or 1.

@@ -36,3 +36,6 @@ extension StoreValue {
         }
     }
 }
+
+/// A value kept as it is in the journal of moved photos (``PhotoRows``).
+extension StoreValue: Codable {}

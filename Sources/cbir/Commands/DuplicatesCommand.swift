@@ -7,7 +7,7 @@ import PhotoSimilarity
 
 /// `cbir duplicates`: groups of copies among the indexed photos, and which copy to keep; or groups of other
 /// shots of one scene.
-struct DuplicatesCommand: ParsableCommand {
+struct DuplicatesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "duplicates",
         abstract: "Group the indexed photos that are copies of one photo, and name the copy to keep.",
@@ -28,6 +28,15 @@ struct DuplicatesCommand: ParsableCommand {
             not copies, never to delete as such. Photos whose files changed or went since they were indexed are \
             left out, and listed on stderr. Groups come largest saving first. With --json, prints [{best, photos: \
             [{image, path, distance}], bytes}]: image ids, print distances to the kept one, bytes the others take.
+
+            --apply trash (or --apply move-to DIR) acts on the groups shown with the same options: in each group \
+            the copy to keep stays and the others move to your trash (the freedesktop.org trash your file manager \
+            restores from) or under DIR at their paths inside the folder they were indexed from. Without --yes it \
+            only says what it would do. --keep-in FOLDER keeps a copy under FOLDER where a group has one, \
+            --keep-oldest the one taken first, --keep PATH that copy. A file is never deleted, the last copy never \
+            moved, and a copy changed since indexing is left alone. Every move is journalled in the catalog \
+            before it is made: --runs lists the runs, --undo [RUN] puts a run's files back with their faces, names \
+            and prints (by default the latest), and a run that was killed is completed or reversed by the next.
             """)
 
     @Option(help: "With --similar: the cosine distance within which photos are other shots of one scene (0 to 2).")
@@ -42,6 +51,32 @@ struct DuplicatesCommand: ParsableCommand {
     @Option(help: "Write a PNG sheet: each group's photos in a row, the copy to keep first.")
     var sheet: String?
 
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp("Move each group's other copies: trash, or move-to DIR.", valueName: "trash|move-to DIR"))
+    var apply: [String] = []
+
+    @Flag(help: "With --apply: move the files (without it, only say what would move).")
+    var yes = false
+
+    @Option(help: "With --apply: keep a copy under this folder where a group has one (repeatable).")
+    var keepIn: [String] = []
+
+    @Flag(help: "With --apply: keep the copy taken first (its Exif date, else its file's time).")
+    var keepOldest = false
+
+    @Option(help: "With --apply: keep this copy in its group (repeatable).")
+    var keep: [String] = []
+
+    @Flag(help: "Put back the files a run moved (the run given, else the latest).")
+    var undo = false
+
+    @Argument(help: "With --undo: the run to undo (see --runs).")
+    var run: Int64?
+
+    @Flag(help: "List the runs that moved copies, newest first.")
+    var runs = false
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var deviceOptions: DeviceOptions
 
@@ -50,10 +85,24 @@ struct DuplicatesCommand: ParsableCommand {
             throw ValidationError("--threshold must be a cosine distance from 0 to 2")
         }
         if threshold != nil && !similar { throw ValidationError("--threshold sets --similar's distance: give both") }
+        if !apply.isEmpty && apply != ["trash"] && !(apply.count == 2 && apply[0] == "move-to") {
+            throw ValidationError("--apply takes trash, or move-to DIR")
+        }
+        if apply.isEmpty && (yes || !keepIn.isEmpty || keepOldest || !keep.isEmpty) {
+            throw ValidationError("--yes, --keep-in, --keep-oldest and --keep go with --apply")
+        }
+        if [!apply.isEmpty, undo, runs].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --apply, --undo and --runs")
+        }
+        if (undo || runs) && (similar || sheet != nil) {
+            throw ValidationError("--undo and --runs take no groups' options")
+        }
+        if run != nil && !undo { throw ValidationError("a run number goes with --undo") }
     }
 
-    func run() throws {
-        let store = try database.open()
+    func run() async throws {
+        if undo || runs { return try await journal() }
+        let store = try database.open(access: apply.isEmpty ? .readOnly : .readWrite)
         let context = try deviceOptions.context() ?? RenderContext.orDefault(nil, for: .search)
         if try store.statistics().printedImages == 0 {
             note("no photo is printed yet: `cbir index <folder> --db \(database.shown)` prints them")
@@ -70,7 +119,9 @@ struct DuplicatesCommand: ParsableCommand {
                     + stale.prefix(20).map { "  \(FileSystemPath.displayed($0.path)): \($0.reason)\n" }.joined()
                     + (stale.count > 20 ? "  and \(stale.count - 20) more\n" : ""))
         }
-        if json {
+        if !apply.isEmpty {
+            try await cleanUp(groups, in: store)
+        } else if json {
             try printJSON(groups)
         } else {
             for group in groups {
@@ -94,7 +145,7 @@ struct DuplicatesCommand: ParsableCommand {
     }
 
     /// A line for the person at the terminal, on stderr: stdout holds the groups alone.
-    private func note(_ text: String) {
+    func note(_ text: String) {
         FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     }
 
