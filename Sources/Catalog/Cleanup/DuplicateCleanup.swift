@@ -3,7 +3,7 @@ import ImageKernels
 
 /// Where a cleanup moves the copies it does not keep.
 public enum CleanupDestination: Sendable, Equatable {
-    /// The user's trash (``Trash``: the freedesktop.org layout), where a desktop's file manager lists and
+    /// The user's trash (`Trash`: the freedesktop.org layout), where a desktop's file manager lists and
     /// restores them.
     case trash
     /// Under a folder (absolute), each copy at its path inside the folder it was indexed from.
@@ -146,7 +146,7 @@ extension Catalog {
     }
 
     /// Moves the plan's copies, `cleanupBatch` at a time: each copy checked again to be the photo indexed (and its
-    /// keeper too), journalled durably, moved (``FileMove``; into the trash with its `.trashinfo` written first),
+    /// keeper too), journalled durably, moved (`FileMove`; into the trash with its `.trashinfo` written first),
     /// then its rows taken out of the catalog into the journal, in one transaction with the line marked done.
     /// A run killed at any point is completed or reversed by the next call of any cleanup (``recoverCleanup()``).
     public func applyCleanup(_ plan: CleanupPlan, to destination: CleanupDestination) throws(CatalogError)
