@@ -26,11 +26,11 @@ extension Catalog {
             // Where the file is to end up, and the other place.
             let (target, origin) = forward ? (destination, source) : (source, destination)
             let (atTarget, atOrigin) = forward ? (atDestination, atSource) : (atSource, atDestination)
-            _ = FileSystemPath.withCString(FileMove.partial(target)) { unlink($0) }
+            FileMove.removeName(FileMove.partial(target))
             if atTarget && holds(target) {
-                if atOrigin { _ = FileSystemPath.withCString(origin) { unlink($0) } }
+                if atOrigin { FileMove.removeName(origin) }
                 try? FileMove.syncFolders(of: [origin, target])
-                if !forward, let info = line.trashInfo { _ = FileSystemPath.withCString(info) { unlink($0) } }
+                if !forward, let info = line.trashInfo { FileMove.removeName(info) }
                 try writingDurably { connection in
                     if forward {
                         try Self.takeOut(image: line.image, line: line.id, connection)
@@ -43,7 +43,7 @@ extension Catalog {
                 if forward, let info = line.trashInfo, let recorded = Trash.recordedPath(in: info),
                     recorded == source || source.hasSuffix("/" + recorded)
                 {
-                    _ = FileSystemPath.withCString(info) { unlink($0) }
+                    FileMove.removeName(info)
                 }
                 try writingDurably { connection in
                     try CleanupJournal.setState(
@@ -119,7 +119,7 @@ extension Catalog {
                 do {
                     try FileMove.makeFolders(for: line.source)
                     try FileMove.move(line.destination, to: line.source, size: line.size, hash: line.hash)
-                    if let info = line.trashInfo { _ = FileSystemPath.withCString(info) { unlink($0) } }
+                    if let info = line.trashInfo { FileMove.removeName(info) }
                     back.append(line)
                 } catch {
                     failed.append((line, error.description))

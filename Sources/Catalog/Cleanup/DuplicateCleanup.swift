@@ -160,18 +160,15 @@ extension Catalog {
         }
         let run = try writingDurably { connection in
             try connection.integer(
-                "INSERT INTO \(CleanupJournal.runs) (machine, action, destination, started) VALUES (?, ?, ?, ?) "
-                    + "RETURNING id",
-                [
-                    .text(LibraryRoots.machine), .text(destination == .trash ? "trash" : "move-to"), .text(shown),
-                    .real(Date().timeIntervalSince1970),
-                ]) ?? -1
+                "INSERT INTO \(CleanupJournal.runs) (machine, destination, started) VALUES (?, ?, ?) RETURNING id",
+                [.text(LibraryRoots.machine), .text(shown), .real(Date().timeIntervalSince1970)]) ?? -1
         }
         var moved: [CleanupPlan.Move] = [], leftAlone = plan.leftAlone
         for start in stride(from: 0, to: plan.moves.count, by: Self.cleanupBatch) {
             let batch = plan.moves[start..<min(plan.moves.count, start + Self.cleanupBatch)]
             let records = try records(of: batch.flatMap { [$0.image, $0.keeperImage] })
-            var lines: [(move: CleanupPlan.Move, record: ImageRecord, to: String, info: String?)] = []
+            var lines:
+                [(move: CleanupPlan.Move, record: ImageRecord, to: String, info: (trash: Trash, path: String)?)] = []
             var named: Set<String> = []
             for move in batch {
                 guard let record = records[move.image], record.path == move.path, let keeper = records[move.keeperImage]
@@ -186,9 +183,10 @@ extension Catalog {
                 do throws(FileMove.Failure) {
                     switch destination {
                     case .trash:
-                        let name = try Trash.for(move.path).freeName(for: move.path, excluding: named)
+                        let trash = try Trash.for(move.path)
+                        let name = try trash.freeName(for: move.path, excluding: named)
                         named.insert(name.file)
-                        lines.append((move, record, name.file, name.info))
+                        lines.append((move, record, name.file, (trash, name.info)))
                     case .folder:
                         guard !FileMove.exists(move.destination) else {
                             throw FileMove.Failure(description: "\(move.destination) is already there")
@@ -210,7 +208,7 @@ extension Catalog {
                         """,
                         [
                             .integer(run), .integer(line.move.image), .text(photo), .text(line.move.path),
-                            .text(line.to), line.info.map(StoreValue.text) ?? .null, .text(line.move.keeper),
+                            .text(line.to), line.info.map { .text($0.path) } ?? .null, .text(line.move.keeper),
                             .integer(line.record.size), .text(line.record.hash),
                             .text(CleanupJournal.State.moving.rawValue), .blob(Data()),
                         ]) ?? -1
@@ -249,12 +247,13 @@ extension Catalog {
 
     /// Moves a journalled file to `destination` (into the trash: its `.trashinfo` written first); returns why
     /// it did not move, having put back what it had done, or nil.
-    static func move(_ source: String, to destination: String, trashInfo info: String?, record: ImageRecord) -> String?
-    {
+    static func move(
+        _ source: String, to destination: String, trashInfo info: (trash: Trash, path: String)?, record: ImageRecord
+    ) -> String? {
         var wroteInfo = false
         do {
             if let info {
-                try Trash.for(source).writeInfo(info, for: source)
+                try info.trash.writeInfo(info.path, for: source)
                 wroteInfo = true
             } else {
                 try FileMove.makeFolders(for: destination)
@@ -265,8 +264,8 @@ extension Catalog {
             if !FileMove.exists(source), FileMove.holds(destination, size: record.size, hash: record.hash) {
                 return nil  // moved; only a sync afterwards failed
             }
-            if FileMove.sameFile(source, destination) { _ = FileSystemPath.withCString(destination) { unlink($0) } }
-            if wroteInfo, let info { _ = FileSystemPath.withCString(info) { unlink($0) } }
+            if FileMove.sameFile(source, destination) { FileMove.removeName(destination) }
+            if wroteInfo, let info { FileMove.removeName(info.path) }
             return error.description
         }
     }

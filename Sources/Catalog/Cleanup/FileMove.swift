@@ -30,7 +30,7 @@ enum FileMove {
             guard link(partial(destination), destination) == 0 else {
                 throw failure("cannot name the copy \(destination)", errno)
             }
-            _ = FileSystemPath.withCString(partial(destination)) { unlink($0) }
+            removeName(partial(destination))
             try syncFolders(of: [destination])
             guard FileSystemPath.withCString(source, { unlink($0) }) == 0 else {
                 throw failure("copied to \(destination) but cannot remove \(source)", errno)
@@ -72,9 +72,15 @@ enum FileMove {
 
     /// Whether the regular file at `path` holds `size` bytes that hash to `hash`.
     static func holds(_ path: String, size: Int64, hash: String) -> Bool {
-        guard let file = try? RegularFile.open(path) else { return false }
-        defer { close(file.descriptor) }
-        return Int64(file.size) == size && (try? ContentHash.ofFile(file.descriptor)) == hash
+        var status = stat()
+        return FileSystemPath.withCString(path, { stat($0, &status) }) == 0 && Int64(status.st_size) == size
+            && Catalog.contentHash(of: path) == hash
+    }
+
+    /// Removes a name, if it is there: one this program made (a `.trashinfo`, a partial copy, a second link to a
+    /// file), or a file's first place once its destination holds it whole.
+    static func removeName(_ path: String) {
+        _ = FileSystemPath.withCString(path) { unlink($0) }
     }
 
     /// Creates the folders `path` lies in, as far as they are missing.
@@ -101,7 +107,7 @@ enum FileMove {
         var written = false
         defer {
             close(output)
-            if !written { _ = FileSystemPath.withCString(destination) { unlink($0) } }
+            if !written { removeName(destination) }
         }
         var buffer = [UInt8](repeating: 0, count: IndexedFile.chunkSize), offset: off_t = 0
         while true {

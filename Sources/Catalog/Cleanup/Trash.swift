@@ -81,7 +81,7 @@ struct Trash: Sendable, Equatable {
         guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count,
             fsync(descriptor) == 0
         else {
-            _ = FileSystemPath.withCString(info) { unlink($0) }
+            FileMove.removeName(info)
             throw FileMove.Failure(description: "cannot write \(info): \(String(cString: strerror(errno)))")
         }
         try FileMove.syncFolders(of: [info])

@@ -118,8 +118,8 @@ extension CatalogTable {
         CatalogTable(
             CleanupJournal.runs,
             [
-                ("id", .integer), ("machine", .text), ("action", .text), ("destination", .text), ("started", .real),
-                ("finished", .real), ("undone", .real),
+                ("id", .integer), ("machine", .text), ("destination", .text), ("started", .real), ("finished", .real),
+                ("undone", .real),
             ]),
         CatalogTable(
             CleanupJournal.moves,
