@@ -34,6 +34,7 @@ enum CatalogSchema {
         migrator.registerMigration("indexer faces people index", migrate: FaceStore.addPeopleIndex)
         migrator.registerMigration("library roots", migrate: LibraryRoots.createTable)
         migrator.registerMigration("cleanup journal", migrate: CleanupJournal.createTables)
+        migrator.registerMigration("cleanup runs without action", migrate: CleanupJournal.dropAction)
         for analysis in analyses {
             for (name, migration) in analysis.migrations {
                 migrator.registerMigration("indexer \(analysis.name) \(name)", migrate: migration)

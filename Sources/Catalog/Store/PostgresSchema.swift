@@ -105,6 +105,7 @@ enum PostgresSchema {
             ]
         ),
         ("cleanup-journal", CleanupJournal.postgresStatements),
+        ("cleanup-runs-without-action", CleanupJournal.postgresDropAction),
     ]
 
     /// Checks pgvector and brings the tables up to date (a writer), or checks they are (a reader), in one
