@@ -59,6 +59,56 @@ import Testing
         }
     }
 
+    /// Byte-identical files are copies without prints: a folder indexed with --no-photos holds a byte copy of a
+    /// printed photo (it joins that photo, kept), two byte copies of another photo (a group of their own, the
+    /// first by path kept) and a half-size copy, which only a print could find; --apply plans them all.
+    @Test(arguments: TestStore.allCases) func byteCopiesAreGroupedWithoutPrints(store: TestStore) throws {
+        let folder = temporaryPath("unprinted"), printed = folder + "/printed", unprinted = folder + "/unprinted"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for place in [printed, unprinted] {
+            try FileManager.default.createDirectory(atPath: place, withIntermediateDirectories: true)
+        }
+        func source(_ number: Int) -> String {
+            SharedData.root + "/ukbench-dev/" + String(format: "ukbench%05d.jpg", number)
+        }
+        for number in [0, 4] {
+            try FileManager.default.copyItem(atPath: source(number), toPath: printed + "/\(number).jpg")
+        }
+        for name in ["copy-of-0.jpg"] {
+            try FileManager.default.copyItem(atPath: source(0), toPath: unprinted + "/" + name)
+        }
+        for name in ["b.jpg", "a.jpg"] {
+            try FileManager.default.copyItem(atPath: source(8), toPath: unprinted + "/" + name)
+        }
+        let pixels = try ImageDecoder.decode(contentsOf: source(4))
+        let half = try RenderContext(device: .cpu).render(
+            Image(pixels).resized(
+                width: pixels.descriptor.width / 2, height: pixels.descriptor.height / 2, method: .area))
+        try ImageEncoder.write(half, to: unprinted + "/half-of-4.jpg", quality: 90)
+
+        let cbir = try CommandRunner(product: "cbir"), database = try store.catalog(in: folder, name: "unprinted")
+        #expect(try cbir.run(["index", printed, "--db", database, "--no-faces"]).status == 0)
+        #expect(try cbir.run(["index", unprinted, "--db", database, "--no-photos"]).status == 0)
+        let output = try cbir.run(["duplicates", "--db", database, "--json"])
+        #expect(output.status == 0, "\(output.standardError)")
+        let groups = try JSONDecoder().decode([Group].self, from: Data(output.standardOutput.utf8))
+        let size = try FileManager.default.attributesOfItem(atPath: source(8))[.size] as? Int ?? 0
+        #expect(groups.count == 2 && !groups.contains { $0.photos.contains { $0.path.hasSuffix("half-of-4.jpg") } })
+        #expect(
+            groups.contains {
+                $0.best == printed + "/0.jpg"
+                    && $0.photos.map(\.path) == [printed + "/0.jpg", unprinted + "/copy-of-0.jpg"]
+            }, "\(groups)")
+        #expect(
+            groups.contains {
+                $0.best == unprinted + "/a.jpg"
+                    && $0.photos.map(\.path) == [unprinted + "/a.jpg", unprinted + "/b.jpg"]
+                    && $0.bytes == size && $0.photos.allSatisfy { $0.distance == 0 }
+            }, "\(groups)")
+        let plan = try cbir.run(["duplicates", "--db", database, "--apply", "trash"])
+        #expect(plan.status == 0 && plan.standardOutput.contains("would move 2 copies"), "\(plan)")
+    }
+
     /// Look-alikes are not copies, and never chain: caltech-dev's motorbikes in one pose on white and cars from
     /// the side (before, 18 motorbikes made one group of "copies", and 5 cars another), with a half-size copy
     /// and a crop by a tenth of one motorbike, give one group: that motorbike and its two copies.

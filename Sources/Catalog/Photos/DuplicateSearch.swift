@@ -51,7 +51,7 @@ extension Catalog {
 
     /// The groups of `kind` among the indexed photos (`DuplicateGroups`: each a photo and the photos linked
     /// to it, never grown through a member's own links), the images `excluded` left out
-    /// (``stalePrintedPhotos()``: files no longer what was indexed, which no group may advise on). Copies are
+    /// (``staleDuplicateCandidates()``: files no longer what was indexed, which no group may advise on). Copies are
     /// compared by their files' pixels, read as they were indexed. Groups come largest saving first.
     public nonisolated func duplicateGroups(
         _ kind: DuplicateKind, context: RenderContext, excluding excluded: Set<Int64> = []
@@ -66,9 +66,10 @@ extension Catalog {
         }
         let records = try records(of: photos.map(\.entry.image))
         let files = photos.map { records[$0.entry.image] }
-        let links: [(Int, Int)]
+        var links: [(Int, Int)] = []
         do {
             switch kind {
+            case _ where photos.isEmpty: break  // only unprinted copies, if any
             case .copies:
                 let identical = Dictionary(grouping: photos.indices) { photos[$0].contents }
                     .values.flatMap { same in same.dropFirst().map { (same[0], $0) } }
@@ -88,7 +89,7 @@ extension Catalog {
         func member(_ index: Int, distance: Float) -> DuplicateGroup.Member {
             DuplicateGroup.Member(image: photos[index].entry.image, path: photos[index].path, distance: distance)
         }
-        return DuplicateGroups.groups(links: links, copies: copies, rule: kind.rule).map { group in
+        let groups = DuplicateGroups.groups(links: links, copies: copies, rule: kind.rule).map { group in
             let best = group[0]
             // Byte-identical files lie 0 apart, whatever precision the store keeps prints in.
             func distance(_ index: Int) -> Float {
@@ -101,7 +102,72 @@ extension Catalog {
                 best: photos[best].path,
                 photos: [member(best, distance: 0)] + others.map { member($0.index, distance: $0.distance) },
                 bytes: others.reduce(0) { $0 + photos[$1.index].size })
-        }.sorted { ($0.bytes, $1.best) > ($1.bytes, $0.best) }
+        }
+        let all = kind == .copies ? try joiningUnprintedCopies(groups, printed: photos, excluding: excluded) : groups
+        return all.sorted { ($0.bytes, $1.best) > ($1.bytes, $0.best) }
+    }
+
+    /// `groups` with the byte-identical copies that have no print (indexed with `--no-photos`, or before prints
+    /// were made), except `excluded`: each joins the group of a printed photo with its bytes, or a group with
+    /// such a photo in no group yet, else its copies make a group of their own, the first by path kept.
+    private nonisolated func joiningUnprintedCopies(
+        _ groups: [DuplicateGroup], printed: [PhotoStore.PrintedPhoto], excluding excluded: Set<Int64>
+    ) throws(CatalogError) -> [DuplicateGroup] {
+        let unprinted = Dictionary(
+            grouping: try unprintedCopies().filter { !excluded.contains($0.image) }, by: \.contents)
+        guard !unprinted.isEmpty else { return groups }
+        let contents = Dictionary(printed.map { ($0.entry.image, $0.contents) }) { first, _ in first }
+        var joined: Set<String> = []
+        func joining(_ group: DuplicateGroup) -> DuplicateGroup {
+            let extra = group.photos.compactMap { contents[$0.image] }.filter { joined.insert($0).inserted }
+                .flatMap { unprinted[$0] ?? [] }
+            return DuplicateGroup(
+                best: group.best,
+                photos: group.photos + extra.map { DuplicateGroup.Member(image: $0.image, path: $0.path, distance: 0) },
+                bytes: group.bytes + extra.reduce(0) { $0 + $1.size })
+        }
+        var all = groups.map(joining)
+        let grouped = Set(groups.flatMap { $0.photos.map(\.image) })
+        for photo in printed where !grouped.contains(photo.entry.image) && unprinted[photo.contents] != nil {
+            let alone = DuplicateGroup(
+                best: photo.path, photos: [.init(image: photo.entry.image, path: photo.path, distance: 0)], bytes: 0)
+            all.append(joining(alone))
+        }
+        for (key, copies) in unprinted where !joined.contains(key) && copies.count > 1 {
+            all.append(
+                DuplicateGroup(
+                    best: copies[0].path,
+                    photos: copies.map { DuplicateGroup.Member(image: $0.image, path: $0.path, distance: 0) },
+                    bytes: copies.dropFirst().reduce(0) { $0 + $1.size }))
+        }
+        return all
+    }
+
+    /// An indexed photo without a print whose bytes another indexed photo shares, by path.
+    struct UnprintedCopy {
+        let image: Int64
+        let path: String
+        let size: Int
+        let contents: String
+    }
+
+    /// The indexed photos without a print whose bytes (content hash and size) another indexed photo shares.
+    nonisolated func unprintedCopies() throws(CatalogError) -> [UnprintedCopy] {
+        try reading { connection in
+            try connection.rows(
+                """
+                SELECT id, path, size, hash FROM images WHERE status = 'indexed' AND hash != '' \
+                AND id NOT IN (SELECT image_id FROM \(PhotoStore.table)) AND (hash, size) IN \
+                (SELECT hash, size FROM images WHERE status = 'indexed' AND hash != '' GROUP BY hash, size \
+                HAVING COUNT(*) > 1) ORDER BY path
+                """, []
+            ).map { row throws(CatalogError) in
+                let size: Int = try row.get(2)
+                return UnprintedCopy(
+                    image: try row.get(0), path: localPath(try row.get(1)), size: size,
+                    contents: PhotoStore.contents(hash: try row.get(3), size: size))
+            }
+        }
     }
 
     /// Those of `similar` (photos found like the image `id`, with their print distances) that are copies of it

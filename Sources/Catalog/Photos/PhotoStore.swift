@@ -98,9 +98,11 @@ public struct PhotoStore: Sendable {
         let contentHash: String
         let pixels: Int
 
-        /// What byte-identical files share: their content hash and size.
-        var contents: String { "\(contentHash) \(size)" }
+        var contents: String { PhotoStore.contents(hash: contentHash, size: size) }
     }
+
+    /// What byte-identical files share: their content hash and size.
+    static func contents(hash: String, size: Int) -> String { "\(hash) \(size)" }
 
     /// Every printed photo, by stored path, with its path on this machine.
     func printedPhotos(_ connection: any StoreConnection, localPath: (String) -> String) throws -> [PrintedPhoto] {

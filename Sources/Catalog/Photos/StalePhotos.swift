@@ -17,10 +17,12 @@ extension Catalog {
         }.sorted { $0.path < $1.path }
     }
 
-    /// The printed photos whose files are no longer the photos that were indexed.
-    public nonisolated func stalePrintedPhotos() throws(CatalogError) -> [StalePhoto] {
+    /// The photos duplicate groups weigh (the printed ones, and those without a print whose bytes another photo
+    /// shares) whose files are no longer the photos that were indexed.
+    public nonisolated func staleDuplicateCandidates() throws(CatalogError) -> [StalePhoto] {
         try stalePhotos(
-            among: try readingStatement { connection in try PhotoStore().imageIDs(connection) })
+            among: try readingStatement { connection in try PhotoStore().imageIDs(connection) }
+                .union(try unprintedCopies().map(\.image)))
     }
 
     /// The stored records of images by id, read 500 to a statement.

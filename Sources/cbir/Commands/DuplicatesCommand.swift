@@ -105,9 +105,11 @@ struct DuplicatesCommand: AsyncParsableCommand {
         let store = try database.open(access: apply.isEmpty ? .readOnly : .readWrite)
         let context = try deviceOptions.context() ?? RenderContext.orDefault(nil, for: .search)
         if try store.statistics().printedImages == 0 {
-            note("no photo is printed yet: `cbir index <folder> --db \(database.shown)` prints them")
+            note(
+                "no photo is printed yet, so only byte-identical copies are grouped: "
+                    + "`cbir index <folder> --db \(database.shown)` prints them")
         }
-        let stale = try store.stalePrintedPhotos()
+        let stale = try store.staleDuplicateCandidates()
         let kind: DuplicateKind =
             similar ? .shots(threshold: threshold ?? DuplicateGroups.similarThreshold) : .copies
         let groups = try store.duplicateGroups(kind, context: context, excluding: Set(stale.map(\.image)))
