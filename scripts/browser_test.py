@@ -1,9 +1,10 @@
 """Drives headless Chromium through the pages of `cbir serve` (see browser-test.sh).
 
-Arguments: BASE PROBE OUT LEAST_PEOPLE PHOTO FACES SPLIT LONE: the server's address, a photo of Obama to search
+Arguments: BASE PROBE OUT LEAST_PEOPLE PHOTO FACES SPLIT LONE WORK: the server's address, a photo of Obama to search
 with, where the screenshots go, how many people the people page must show at least, a photo whose page must box
 FACES faces, the person a face of the largest person was split off into (which that person's page must suggest
-merging back), and 1 where a face in no person must be suggested there too (else 0)."""
+merging back), 1 where a face in no person must be suggested there too (else 0), and the scratch folder (photos/
+holds the photos, "biden copy.jpg" a copy of train/biden/biden.jpg; xdg/Trash is the server's trash)."""
 import json
 import os
 import sys
@@ -17,7 +18,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 base, probe, out = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
 least_people, framed_photo, framed_faces = int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
-split_person, lone_faces = sys.argv[7], int(sys.argv[8])
+split_person, lone_faces, work = sys.argv[7], int(sys.argv[8]), sys.argv[9]
 options = webdriver.ChromeOptions()
 for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900", "--hide-scrollbars"]:
     options.add_argument(argument)
@@ -102,7 +103,41 @@ try:
     check("Similar photos" in text(), "the photo page lists similar photos")
 
     visit("/duplicates", "duplicates.png")
-    check("keep this one" in text() and "biden copy.jpg" in text(), "the copy of a photo is grouped with it")
+    check("the best copy" in text() and "biden copy.jpg" in text(), "the copy of a photo is grouped with it")
+    original, copy = f"{work}/photos/train/biden/biden.jpg", f"{work}/photos/biden copy.jpg"
+    trashed = f"{work}/xdg/Trash/files/biden.jpg"
+    with open(original, "rb") as file:
+        before = file.read()
+    # The copy kept instead of the original, every other group left alone: the confirmation counts the others.
+    moving = 0
+    for group in browser.find_elements(By.CSS_SELECTOR, "section.group"):
+        card = group.find_elements(By.XPATH, ".//li[.//span[@class='name' and text()='biden copy.jpg']]")
+        if card:
+            card[0].find_element(By.CSS_SELECTOR, "input[type=radio]").click()
+            moving = len(group.find_elements(By.CSS_SELECTOR, "input[type=radio]")) - 1
+        else:
+            group.find_element(By.CSS_SELECTOR, "input[data-leave]").click()
+    files = "1 file" if moving == 1 else f"{moving} files"
+    browser.find_element(By.CSS_SELECTOR, "form[data-cleanup] button").click()
+    confirmation = wait.until(shown.alert_is_present())
+    said = confirmation.text
+    confirmation.accept() if said.startswith(f"Move {files} ") else confirmation.dismiss()
+    check(said.startswith(f"Move {files} "), f"the confirmation counts the files ({said})")
+    wait.until(shown.url_contains("/duplicates/runs"))
+    visit(None, "cleanup-runs.png")
+    check(f"{moving} cop" in text() and "in the trash" in text(), f"the run is listed ({text()})")
+    check(not os.path.exists(original) and os.path.exists(copy) and os.path.exists(trashed)
+          and os.path.exists(f"{work}/xdg/Trash/info/biden.jpg.trashinfo"),
+          "the original is in the trash with its .trashinfo, the copy kept")
+    visit("/photos", "photos-cleaned.png")
+    check(f"{images - moving} photos" in text(), "the photos moved leave the photos page")
+    visit("/duplicates/runs", "cleanup-runs-before-undo.png")
+    click_and_reload(browser.find_element(By.CSS_SELECTOR, "form[data-undo] button"), "cleanup-undone.png")
+    check("undone" in text() and not os.listdir(f"{work}/xdg/Trash/files"), f"the undo empties the trash ({text()})")
+    with open(original, "rb") as file:
+        check(file.read() == before, "the undo puts the original back, byte for byte")
+    visit("/duplicates", "duplicates-again.png")
+    check("biden copy.jpg" in text(), "the group is back after the undo")
 
     visit("/search", "search-form.png")
     browser.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(probe)

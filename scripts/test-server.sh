@@ -3,7 +3,7 @@
 # there on a random loopback port. The photos are the shared wild photos (train/ and misc/: nine people, one
 # photo of two) where `../shared/datasets` (or $SHARED_DATASETS) has them, else the sample photos
 # scripts/setup.sh fetches (Obama and Biden); with FACESEARCH_REQUIRE_DATASETS set the wild photos must be there.
-# Sets `work` (the folder), `base` (the server's address), `serve_log`, `probe` (a photo of Obama that is not
+# Sets `work` (the folder: the photos in photos/, the server's trash under xdg/Trash), `base` (the server's address), `serve_log`, `probe` (a photo of Obama that is not
 # indexed) and what the pages must show of those photos: `least_people` (people seen more than once) and
 # `framed_photo` (a photo's name and its number of faces), `split_person` (a face of the largest person split off
 # into a person of its own) and `lone_faces` (1 where a face in no person lies near the largest person, else 0);
@@ -39,6 +39,7 @@ split_person=$("$cbir" people split "$largest_face" --db "$work/cbir.sqlite" | s
 port=$((20000 + RANDOM % 20000))
 base="http://127.0.0.1:$port"
 serve_log="$work/serve.log"
-"$cbir" serve --db "$work/cbir.sqlite" --port "$port" 2>"$serve_log" &
+# The server's trash (where the duplicates page's cleanup moves copies) is the scratch folder's own.
+XDG_DATA_HOME="$work/xdg" "$cbir" serve --db "$work/cbir.sqlite" --port "$port" 2>"$serve_log" &
 server=$!
 for _ in $(seq 50); do curl -sf "$base/api/stats" >/dev/null && break; sleep 0.2; done

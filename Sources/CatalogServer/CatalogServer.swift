@@ -38,5 +38,6 @@ public func buildRouter(_ configuration: ServerConfiguration) throws -> Router<B
     PhotosController(service: service).addRoutes(to: router)
     SearchController(service: service).addRoutes(to: router)
     DuplicatesController(service: service).addRoutes(to: router)
+    CleanupController(service: service).addRoutes(to: router)
     return router
 }

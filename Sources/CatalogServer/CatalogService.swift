@@ -72,7 +72,7 @@ final class CatalogService: Sendable {
     /// The groups of `kind` among the photos whose files are as they were indexed, kept until a print changes or
     /// another file is found changed, and the photos left out for their files.
     func duplicateGroups(_ kind: DuplicateKind) throws -> (groups: [DuplicateGroup], stale: [StalePhoto]) {
-        let stale = try catalog.stalePrintedPhotos()
+        let stale = try catalog.staleDuplicateCandidates()
         let key =
             "\(kind) \(try catalog.printsTag().base64EncodedString()) "
             + ContentHash.of(stale.map { String($0.image) }.joined(separator: ",").utf8)

@@ -237,6 +237,66 @@ import Testing
         }
     }
 
+    /// The cleanup's routes plan what the page chose and refuse what it could not have chosen: a group named
+    /// otherwise than it is, a group given twice, none; moving and undoing on a database opened read-only.
+    /// (The moves themselves, and their undo, are `cbir serve`'s test: they need a trash of the test's own.)
+    @Test(arguments: TestStore.allCases) func cleanupsArePlannedAsChosenAndRefusedOtherwise(store: TestStore)
+        async throws
+    {
+        try await fixture.withServer(try fixture.configuration(on: store)) { client, _ in
+            let duplicates = try await client.execute(uri: "/api/duplicates", method: .get) {
+                try $0.json(Duplicates.self)
+            }
+            let group = try #require(
+                duplicates.groups.items.first { $0.photos.contains { $0.path.hasSuffix("biden copy.jpg") } })
+            let copy = try #require(group.photos.first { $0.path.hasSuffix("biden copy.jpg") })
+            let original = try #require(group.photos.first { $0 != copy })
+            let plan = try await client.execute(
+                uri: "/api/duplicates/plan", method: .post,
+                body: jsonBody(#"{"groups": [{"keep": \#(copy.image), "move": [\#(original.image)]}]}"#)
+            ) { try $0.json(CleanupPlan.self) }
+            #expect(plan.moves.map(\.path) == [original.path] && plan.moves.first?.keeper == copy.path)
+            #expect(plan.leftAlone.isEmpty && plan.bytes > 0)
+            for (body, status) in [
+                (#"{"groups": [{"keep": \#(copy.image), "move": []}]}"#, HTTPResponse.Status.conflict),
+                (#"{"groups": [{"keep": 999999, "move": [\#(original.image)]}]}"#, .conflict),
+                (
+                    #"{"groups": [{"keep": \#(copy.image), "move": [\#(original.image), \#(original.image)]}]}"#,
+                    .conflict
+                ),
+                (
+                    #"{"groups": [{"keep": \#(copy.image), "move": [\#(original.image)]}, "#
+                        + #"{"keep": \#(original.image), "move": [\#(copy.image)]}]}"#, .badRequest
+                ),
+                (#"{"groups": []}"#, .badRequest), (#"{"groups": "all"}"#, .badRequest), ("", .badRequest),
+            ] {
+                let refused = try await client.execute(uri: "/api/duplicates/plan", method: .post, body: jsonBody(body))
+                #expect(refused.status == status, "\(body): \(refused.text)")
+            }
+            let unsaid = try await client.execute(
+                uri: "/api/duplicates/plan?threshold=0.3", method: .post,
+                body: jsonBody(#"{"groups": [{"keep": \#(copy.image), "move": [\#(original.image)]}]}"#))
+            #expect(unsaid.status == .badRequest && unsaid.text.contains("similar=true"), "\(unsaid.text)")
+            let runs = try await client.execute(uri: "/api/duplicates/runs", method: .get) {
+                try $0.json([CleanupRun].self)
+            }
+            #expect(runs.isEmpty)
+            #expect(
+                try await client.execute(uri: "/api/duplicates/runs/999999/undo", method: .post).status == .notFound)
+        }
+        try await fixture.withServer(try fixture.configuration(readOnly: true)) { client, _ in
+            let duplicates = try await client.execute(uri: "/api/duplicates", method: .get) {
+                try $0.json(Duplicates.self)
+            }
+            let group = try #require(duplicates.groups.items.first)
+            let body =
+                #"{"groups": [{"keep": \#(group.photos[0].image), "move": \#(group.photos.dropFirst().map(\.image))}]}"#
+            let refused = try await client.execute(uri: "/api/duplicates/cleanup", method: .post, body: jsonBody(body))
+            #expect(refused.status == .forbidden && refused.text.contains("read-only"), "\(refused.text)")
+            #expect(try await client.execute(uri: "/api/duplicates/runs/1/undo", method: .post).status == .forbidden)
+        }
+    }
+
     @Test func filesAreServedByIdWithTagsAndThumbnailsMadeOnTheKernels() async throws {
         try await fixture.withServer { client, configuration in
             let photos = try await client.execute(uri: "/api/photos", method: .get) {

@@ -92,6 +92,8 @@ import Testing
             let page = try await client.execute(
                 uri: "/people/\(person.id)", method: .get, headers: [.accept: "text/html"])
             #expect(page.status == .ok && page.text.contains("read-only") && !page.text.contains("data-api"))
+            let duplicates = try await client.execute(uri: "/duplicates", method: .get, headers: [.accept: "text/html"])
+            #expect(duplicates.text.contains("biden copy.jpg") && !duplicates.text.contains("type=\"radio\""))
         }
     }
 

@@ -11,7 +11,7 @@ enum Assets {
         "photo": PackageResources.photo_mustache, "search": PackageResources.search_mustache,
         "duplicates": PackageResources.duplicates_mustache, "status": PackageResources.status_mustache,
         "sign-in": PackageResources.sign_in_mustache, "error": PackageResources.error_mustache,
-        "pager": PackageResources.pager_mustache,
+        "pager": PackageResources.pager_mustache, "cleanup-runs": PackageResources.cleanup_runs_mustache,
     ]
 
     /// The static files under `/assets/`, with their media types.

@@ -107,3 +107,6 @@ extension Request {
 extension Person: ResponseEncodable {}
 extension PersonSuggestions: ResponseEncodable {}
 extension PhotoFace: ResponseEncodable {}
+extension CleanupPlan: ResponseEncodable {}
+extension CleanupReport: ResponseEncodable {}
+extension UndoReport: ResponseEncodable {}

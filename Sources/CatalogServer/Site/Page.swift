@@ -31,6 +31,13 @@ struct Page: ResponseGenerator {
         ("/status", "Status"),
     ]
 
+    /// A moment (seconds since 1970) as pages show it: "2026-12-02 13:05:41", in the server's time zone.
+    static func time(_ seconds: Double) -> String {
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return format.string(from: Date(timeIntervalSince1970: seconds))
+    }
+
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let frame: [String: Any] = [
             "title": title,

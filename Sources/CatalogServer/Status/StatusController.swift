@@ -43,17 +43,15 @@ struct StatusController<Context: RequestContext>: Sendable {
 
     @Sendable func statusPage(_ request: Request, context: Context) throws -> Page {
         let stats = try stats(request, context: context)
-        let format = DateFormatter()
-        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        func date(_ seconds: Double) -> String { format.string(from: Date(timeIntervalSince1970: seconds)) }
         return Page(
             template: "status", title: "Status",
             content: StatusContent(
                 stats: stats,
                 run: stats.lastRun.map {
                     RunContent(
-                        folder: $0.folder, started: date($0.started),
-                        finished: $0.finished.map(date) ?? "not finished (running, or stopped)", indexed: $0.indexed,
+                        folder: $0.folder, started: Page.time($0.started),
+                        finished: $0.finished.map(Page.time) ?? "not finished (running, or stopped)",
+                        indexed: $0.indexed,
                         unchanged: $0.unchanged, failed: $0.failed, upgraded: $0.upgraded, removed: $0.removed)
                 }, hint: stats.printedImages < stats.images ? service.printingHint : nil))
     }
