@@ -8,9 +8,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 examples=${1:-200}
 bash scripts/install-packages.sh python3-venv
-venv="${API_FUZZ_VENV:-$HOME/.cache/facesearch/api-fuzz-venv}"
+# CPython before 3.11.8 and 3.12.2 can raise "SystemError: AST constructor recursion depth mismatch" from deep
+# inside hypothesis (CPython gh-106905), which schemathesis reports as a flaky runtime error: take a 3.13 or
+# later where the machine has one (pyenv's), else python3.
+python=python3
+for candidate in "$HOME"/.pyenv/versions/3.1[3-9]*/bin/python3 /usr/bin/python3.1[3-9]; do
+  if [ -x "$candidate" ]; then python=$candidate; break; fi
+done
+version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+venv="${API_FUZZ_VENV:-$HOME/.cache/facesearch/api-fuzz-venv-$version}"
 if [ ! -x "$venv/bin/schemathesis" ]; then
-  python3 -m venv "$venv"
+  "$python" -m venv "$venv"
   "$venv/bin/pip" install --quiet "schemathesis==4.*"
 fi
 source scripts/test-server.sh
