@@ -150,6 +150,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], path: "Benchmarks/photo-bench", exclude: ["search-latency.sh"]),
         .executableTarget(
+            name: "cleanup-bench",
+            dependencies: [
+                "Catalog", "ImageCodecs", "ImageKernels", "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/cleanup-bench"),
+        .executableTarget(
             name: "nbnn-bench",
             dependencies: [
                 "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters",

@@ -2,9 +2,9 @@ import Foundation
 import ImageCodecs
 import ImageKernels
 
-/// The transformed copies photo-bench makes of a photo to measure near-duplicate grouping: what a photo
-/// becomes when it is shared, edited or saved again.
-enum PhotoCopy: String, CaseIterable, Encodable {
+/// The transformed copies the benchmarks make of a photo to measure near-duplicate grouping and cleanup: what a
+/// photo becomes when it is shared, edited or saved again.
+public enum PhotoCopy: String, CaseIterable, Encodable, Sendable {
     /// Resized to half its width and height (area averaging).
     case half
     /// Re-encoded as a JPEG of quality 30.
@@ -23,10 +23,10 @@ enum PhotoCopy: String, CaseIterable, Encodable {
     case halfSide
 
     /// The copies the near-duplicate target is measured over.
-    static let targeted: [PhotoCopy] = [.half, .jpeg30, .crop10, .brighter25]
+    public static let targeted: [PhotoCopy] = [.half, .jpeg30, .crop10, .brighter25]
 
     /// This copy of a uint8 planar photo.
-    func make(of photo: PixelBuffer, context: RenderContext) throws -> PixelBuffer {
+    public func make(of photo: PixelBuffer, context: RenderContext) throws -> PixelBuffer {
         let width = photo.descriptor.width, height = photo.descriptor.height
         switch self {
         case .half:
