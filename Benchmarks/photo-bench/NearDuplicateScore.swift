@@ -1,3 +1,5 @@
+import BenchmarkSupport
+
 /// How well groups of photos match the copies made on purpose: among originals (one view of each object),
 /// their transformed copies and the other views of the objects (distractors). Two photos belong together
 /// when one is a copy of the other or both are copies of one original. A copy grouped with another view of
