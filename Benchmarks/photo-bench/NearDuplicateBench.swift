@@ -69,9 +69,7 @@ struct NearDuplicateSet {
         for agreement: Float in [0.94, 0.95, 0.96, 0.97] {
             var rule = DuplicateGroups.rule
             rule.agreement = agreement
-            let links = compared.filter { rule.isCopy(distance: $0.distance, agreement: $0.agreement) }.map {
-                ($0.first, $0.second)
-            }
+            let links = compared.filter { rule.isCopy($0.agreement) }.map { ($0.first, $0.second) }
             let standard = agreement == DuplicateGroups.rule.agreement
             rows.append(
                 row(

@@ -13,7 +13,6 @@ public enum DuplicateGroups {
     public static var printThreshold: Float { rule.printThreshold }
     public static var hashDistance: Int { rule.hashDistance }
     public static var agreementThreshold: Float { rule.agreement }
-    public static var printAloneThreshold: Float { rule.printAlone }
     /// The cosine distance within which photos are other shots of one object or scene (`--similar`).
     public static let similarThreshold: Float = 0.35
     /// How far apart in time two photos whose times are known may be taken to be shots of one scene.
@@ -24,7 +23,8 @@ public enum DuplicateGroups {
     /// When two photos are copies: which pairs are compared, and what makes a compared pair copies.
     public struct CopyRule: Sendable {
         /// The cosine distance of prints within which two photos are compared (a copy of a photo small enough
-        /// to be blurred by halving lies up to about 0.1 off, one cropped to half the frame often further).
+        /// to be blurred by halving lies up to about 0.1 off, one cropped to half the frame often further), and
+        /// compared turned too where they do not agree as they lie (``agreement(of:_:distance:)``).
         public var printThreshold: Float
         /// The Hamming distance of perceptual hashes within which two photos are compared too (strong JPEG
         /// compression moves a small photo's print further than it moves the hash), with prints at most
@@ -35,39 +35,43 @@ public enum DuplicateGroups {
         /// (where both have colour) below which they are not, whatever their luma.
         public var agreement: Float
         public var colourAgreement: Float
-        /// The cosine distance of prints within which two compared photos are copies where their pixels agree
-        /// at all, from `printAloneAgreement` (a copy turned by a few degrees, whose pixels no longer line up;
-        /// not two photos of noise, or tiny strips, that a print cannot tell apart).
-        public var printAlone: Float
-        public var printAloneAgreement: Float
 
         /// The thresholds photo-bench calibrated on its copies of UKBench and Caltech-101 photos: every copy
         /// of the kinds it targets found (resized, re-encoded, cropped by a tenth, brightened), no two
         /// different photos joined, and grouping as fast as before.
         public static let standard = CopyRule(
-            printThreshold: 0.15, hashDistance: 8, hashPrintBound: 0.4, agreement: 0.96, colourAgreement: 0.5,
-            printAlone: 0.06, printAloneAgreement: 0.5)
+            printThreshold: 0.15, hashDistance: 8, hashPrintBound: 0.4, agreement: 0.96, colourAgreement: 0.5)
 
         public init(
-            printThreshold: Float, hashDistance: Int, hashPrintBound: Float, agreement: Float, colourAgreement: Float,
-            printAlone: Float, printAloneAgreement: Float
+            printThreshold: Float, hashDistance: Int, hashPrintBound: Float, agreement: Float, colourAgreement: Float
         ) {
             self.printThreshold = printThreshold
             self.hashDistance = hashDistance
             self.hashPrintBound = hashPrintBound
             self.agreement = agreement
             self.colourAgreement = colourAgreement
-            self.printAlone = printAlone
-            self.printAloneAgreement = printAloneAgreement
         }
 
-        /// Whether two compared photos, their prints `distance` apart, are copies by their pixels (their
-        /// ``PixelAgreement``; nil where a file could not be read, which makes no copy): luma that agrees from
-        /// `agreement` and colour, where both have colour, from `colourAgreement`; or, prints within
-        /// `printAlone`, luma from `printAloneAgreement`.
-        public func isCopy(distance: Float, agreement measured: PixelAgreement.Agreement?) -> Bool {
+        /// How two compared photos, their prints `distance` apart, agree by their pixels: as they lie
+        /// (``PixelAgreement/agreement(_:_:)``), or where that falls short of `agreement` and their prints lie
+        /// within `printThreshold`, turned (``PixelAgreement/turnedAgreement(_:_:)``: a copy turned by a few
+        /// degrees) if that agrees better. Before, prints within 0.06 made a copy where the luma agreed from 0.5,
+        /// and parts of one page of text, at one line spacing, were copies of one another.
+        public func agreement(of a: PixelAgreement.Plane, _ b: PixelAgreement.Plane, distance: Float)
+            -> PixelAgreement.Agreement
+        {
+            let lying = PixelAgreement.agreement(a, b)
+            guard lying.luma < agreement, distance <= printThreshold, let turned = PixelAgreement.turnedAgreement(a, b),
+                turned.luma > lying.luma
+            else { return lying }
+            return turned
+        }
+
+        /// Whether two compared photos are copies by how their pixels agree (``agreement(of:_:distance:)``; nil
+        /// where a file could not be read, which makes no copy): luma that agrees from `agreement`, and colour,
+        /// where both have colour, from `colourAgreement`.
+        public func isCopy(_ measured: PixelAgreement.Agreement?) -> Bool {
             guard let measured else { return false }
-            if distance <= printAlone { return measured.luma >= printAloneAgreement }
             return measured.luma >= agreement && (measured.colour ?? 1) >= colourAgreement
         }
     }
@@ -149,21 +153,20 @@ public enum DuplicateGroups {
 
     /// The pairs of copies among the photos of `prints` (``PhotoPrinter/length`` values each) and `hashes` by
     /// `rule`: `identical` (byte-identical files), and of the pairs ``compared(prints:hashes:context:rule:plane:)``
-    /// those that ``CopyRule/isCopy(distance:agreement:)``.
+    /// those that ``CopyRule/isCopy(_:)``.
     public static func copies(
         prints: [Float], hashes: [PerceptualHash], identical: [(Int, Int)], context: RenderContext,
         rule: CopyRule = .standard, plane: @Sendable (Int) -> PixelAgreement.Plane?
     ) throws(PhotoError) -> [(Int, Int)] {
         let compared = try compared(prints: prints, hashes: hashes, context: context, rule: rule, plane: plane)
         return identical
-            + compared.filter { rule.isCopy(distance: $0.distance, agreement: $0.agreement) }.map {
-                ($0.first, $0.second)
-            }
+            + compared.filter { rule.isCopy($0.agreement) }.map { ($0.first, $0.second) }
     }
 
     /// The pairs `rule` compares: within its print threshold by print, or within its Hamming distance by hash
-    /// and its bound by print, each once, with their pixels' agreement. `plane` gives a photo's planes (nil
-    /// where it cannot be read); the planes are read, and the pairs compared, in parallel.
+    /// and its bound by print, each once, with how their pixels agree (``CopyRule/agreement(of:_:distance:)``).
+    /// `plane` gives a photo's planes (nil where it cannot be read); the planes are read, and the pairs compared,
+    /// in parallel.
     public static func compared(
         prints: [Float], hashes: [PerceptualHash], context: RenderContext, rule: CopyRule = .standard,
         plane: @Sendable (Int) -> PixelAgreement.Plane?
@@ -181,7 +184,7 @@ public enum DuplicateGroups {
         let planes = Dictionary(uniqueKeysWithValues: zip(photos, CPUParallel.map(photos, plane)))
         let agreements = CPUParallel.map(candidates) { pair -> PixelAgreement.Agreement? in
             guard let a = planes[pair.first] ?? nil, let b = planes[pair.second] ?? nil else { return nil }
-            return PixelAgreement.agreement(a, b)
+            return rule.agreement(of: a, b, distance: pair.distance)
         }
         return zip(candidates, agreements).map { pair, agreement in
             ComparedPair(first: pair.first, second: pair.second, distance: pair.distance, agreement: agreement)

@@ -1,3 +1,4 @@
+import Foundation
 import ImageKernels
 
 /// Whether two photos hold the same pixels, one perhaps a part of the other: the normalised cross-correlation
@@ -6,8 +7,9 @@ import ImageKernels
 /// copy agrees with its original (resized, re-encoded, brightened, cropped to a tenth or to half the frame:
 /// luma 0.96 and more), while two photos of look-alike objects do not (two motorbikes in one pose on white, two
 /// cameras, two cars: 0.96 and less), however close their prints or hashes; a photo recoloured (one catalogue
-/// shot of a motorbike in blue and in purple) agrees in luma but not in colour. The print says which photos to
-/// compare; this says which of them are copies.
+/// shot of a motorbike in blue and in purple) agrees in luma but not in colour. A copy turned by a few degrees
+/// agrees once turned back (``turnedAgreement(_:_:)``), where two pages of text, alike in every print and at the
+/// same line spacing, do not. The print says which photos to compare; this says which of them are copies.
 public enum PixelAgreement {
     /// A photo as the agreement reads it: its luma and colour (Y, Cb, Cr: BT.601, a byte each) with a long
     /// side of ``side`` pixels or fewer, and how many pixels the photo itself has (the one with fewer is
@@ -40,6 +42,33 @@ public enum PixelAgreement {
         }
 
         private var lumaSum: Int { samples.prefix(width * height).reduce(0) { $0 + Int($1) } }
+
+        /// This plane turned by `degrees` (counter-clockwise on screen) about its centre, its size kept: each
+        /// pixel read bilinearly from where the turn brings it from, the edges carried outward.
+        func turned(by degrees: Float) -> Plane {
+            let (cosine, sine) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
+            let count = width * height, centre = (x: Float(width) / 2, y: Float(height) / 2)
+            var channels = [[Float]](repeating: [Float](repeating: 0, count: count), count: 3)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let (dx, dy) = (Float(x) + 0.5 - centre.x, Float(y) + 0.5 - centre.y)
+                    let u = min(max(0, centre.x + cosine * dx - sine * dy - 0.5), Float(width - 1))
+                    let v = min(max(0, centre.y + sine * dx + cosine * dy - 0.5), Float(height - 1))
+                    let (left, top) = (min(Int(u), width - 1), min(Int(v), height - 1))
+                    let (right, bottom) = (min(left + 1, width - 1), min(top + 1, height - 1))
+                    let (across, down) = (u - Float(left), v - Float(top))
+                    for channel in 0..<3 {
+                        let base = channel * count, offset: Float = channel == 0 ? 0 : 128
+                        func at(_ column: Int, _ row: Int) -> Float { Float(samples[base + row * width + column]) }
+                        let upper = at(left, top) + (at(right, top) - at(left, top)) * across
+                        let lower = at(left, bottom) + (at(right, bottom) - at(left, bottom)) * across
+                        channels[channel][y * width + x] = upper + (lower - upper) * down - offset
+                    }
+                }
+            }
+            return Plane(
+                width: width, height: height, luma: channels[0], blue: channels[1], red: channels[2], pixels: pixels)
+        }
     }
 
     /// A plane's channels as summed-area tables, made for a comparison, so that any region is averaged over
@@ -96,6 +125,12 @@ public enum PixelAgreement {
     /// The variance of luma (grey levels squared) below which a region is flat: its correlation says nothing
     /// (and the summed-area tables' rounding would make one up).
     static let flatVariance: Float = 0.25
+    /// The turns ``turnedAgreement(_:_:)`` tries, in degrees either way, and the share of each side it leaves
+    /// out at every edge (where a turn brings in what lay outside the frame).
+    static let turns = 1...7
+    static let turnMargin: Float = 0.1
+    /// The least side, in pixels of the planes, of a photo turned back: a turn of a strip says nothing.
+    static let turnedSide = 8
 
     /// The planes of a uint8 photo (grey, RGB or RGBA; decoded at any reduction), area-resized on `context` to
     /// a long side of ``side``; `pixels` is the photo's own count (as stored: width × height).
@@ -139,6 +174,36 @@ public enum PixelAgreement {
         guard one.luma < wholeEnough else { return one }
         let other = agreement(of: second, within: first)
         return other.luma > one.luma ? other : one
+    }
+
+    /// How `a` and `b` agree where one is the other, perhaps resized, turned about its centre by up to
+    /// ``turns`` degrees: their central parts (less ``turnMargin`` at each edge), one turned back, at the best
+    /// turn; nil where their shapes differ or either is too small to turn. The same, in either order.
+    public static func turnedAgreement(_ a: Plane, _ b: Plane) -> Agreement? {
+        let (still, turning) = a.precedes(b) ? (a, b) : (b, a)
+        let (aspect, other) = (Float(still.width) / Float(still.height), Float(turning.width) / Float(turning.height))
+        guard min(still.width, still.height, turning.width, turning.height) >= turnedSide,
+            abs(aspect - other) <= 0.03 * aspect
+        else { return nil }
+        func inner(_ plane: Tables) -> (x: Float, y: Float, width: Float, height: Float) {
+            let (width, height) = (Float(plane.width), Float(plane.height))
+            return (
+                turnMargin * width, turnMargin * height, (1 - 2 * turnMargin) * width, (1 - 2 * turnMargin) * height
+            )
+        }
+        let tables = Tables(still), part = inner(tables)
+        let grid = Grid(aspect: aspect, longSide: fineSide, of: tables, region: part)
+        var best: (luma: Float, plane: Tables)?
+        for degrees in turns.flatMap({ [Float($0), -Float($0)] }) {
+            let turned = Tables(turning.turned(by: degrees)), region = inner(turned)
+            let luma = grid.luma(with: turned, x: region.x, y: region.y, width: region.width, height: region.height)
+            if luma > best?.luma ?? -.infinity { best = (luma, turned) }
+        }
+        guard let best else { return nil }
+        let region = inner(best.plane)
+        return Agreement(
+            luma: best.luma,
+            colour: grid.colour(with: best.plane, x: region.x, y: region.y, width: region.width, height: region.height))
     }
 
     /// The best luma correlation of `part`, whole, with a region of `whole` of `part`'s shape, and the colours'
@@ -211,14 +276,19 @@ public enum PixelAgreement {
         let blue: [Float]
         let red: [Float]
 
-        init(aspect: Float, longSide: Int, of part: Tables) {
+        /// The grid of `part` whole, or of its `region` (x, y, width, height).
+        init(
+            aspect: Float, longSide: Int, of part: Tables,
+            region: (x: Float, y: Float, width: Float, height: Float)? = nil
+        ) {
             let (width, height) =
                 aspect >= 1
                 ? (longSide, max(4, Int((Float(longSide) / aspect).rounded())))
                 : (max(4, Int((Float(longSide) * aspect).rounded())), longSide)
             (self.width, self.height) = (width, height)
+            let area = region ?? (0, 0, Float(part.width), Float(part.height))
             let sampler = Sampler(
-                plane: part, x: 0, y: 0, width: Float(part.width), height: Float(part.height), gridWidth: width,
+                plane: part, x: area.x, y: area.y, width: area.width, height: area.height, gridWidth: width,
                 gridHeight: height)
             luma = Self.normalised(sampler.values(of: part.luma))
             blue = sampler.values(of: part.blue)

@@ -75,6 +75,25 @@ import Testing
         #expect((recoloured.colour ?? 1) < DuplicateGroups.rule.colourAgreement, "\(recoloured)")
     }
 
+    /// A copy turned 5° (and one halved too) agrees once turned back, in either order, where it did not as it
+    /// lay; another scene, turned or not, does not; a strip too thin to turn says nothing.
+    @Test func turnedCopiesAgreeTurnedBack() throws {
+        let scene = try Self.scene(width: 480, height: 360, seed: 1), original = try plane(scene)
+        let turned = try context.render(Image(scene).rotated(by: 5 * .pi / 180, about: (x: 239.5, y: 179.5)))
+        let halfTurned = try context.render(Image(turned).resized(width: 240, height: 180, method: .area))
+        for (name, copy) in [("turned", turned), ("half, turned", halfTurned)] {
+            let agreement = try #require(PixelAgreement.turnedAgreement(original, try plane(copy)))
+            #expect(agreement.luma >= DuplicateGroups.agreementThreshold, "\(name): \(agreement)")
+            #expect((agreement.colour ?? 0) >= 0.9, "\(name): \(agreement)")
+            #expect(PixelAgreement.turnedAgreement(try plane(copy), original) == agreement, "\(name): either order")
+            #expect(PixelAgreement.agreement(original, try plane(copy)).luma < agreement.luma, "\(name)")
+        }
+        let other = try plane(try Self.scene(width: 480, height: 360, seed: 2))
+        #expect(try #require(PixelAgreement.turnedAgreement(original, other)).luma < 0.8)
+        let strip = try plane(try Self.scene(width: 300, height: 4, seed: 3))
+        #expect(PixelAgreement.turnedAgreement(strip, strip) == nil)
+    }
+
     /// The smallest and the most oblong photos a catalog takes (1 × 1, and 100 times as wide as high) agree with
     /// their copies and give a correlation for any other, never a crash or a number out of range.
     @Test func tinyAndOblongPhotosAgreeWithinRange() throws {

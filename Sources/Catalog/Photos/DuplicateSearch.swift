@@ -172,7 +172,7 @@ extension Catalog {
 
     /// Those of `similar` (photos found like the image `id`, with their print distances) that are copies of it
     /// by the rule groups use: byte-identical files (both still as indexed), and by
-    /// `DuplicateGroups.CopyRule.isCopy(distance:agreement:)` those whose pixels agree, compared where their
+    /// `DuplicateGroups.CopyRule.isCopy(_:)` those whose pixels agree, compared where their
     /// prints lie within `DuplicateGroups.printThreshold`.
     public nonisolated func copies(of id: Int64, among similar: [SimilarPhoto], context: RenderContext)
         throws(CatalogError) -> [SimilarPhoto]
@@ -189,9 +189,10 @@ extension Catalog {
                 return IndexedFile.staleness(of: record) == nil
             }
             return DuplicateGroups.rule.isCopy(
-                distance: photo.distance,
-                agreement: ownPlane.flatMap { own in
-                    Self.plane(of: record, context: context).map { PixelAgreement.agreement(own, $0) }
+                ownPlane.flatMap { own in
+                    Self.plane(of: record, context: context).map {
+                        DuplicateGroups.rule.agreement(of: own, $0, distance: photo.distance)
+                    }
                 })
         }
     }

@@ -15,13 +15,12 @@ struct DuplicatesCommand: AsyncParsableCommand {
             A copy is the same photo resized, re-encoded, brightened, cropped (down to half the frame) or turned a \
             little: photos whose prints lie within \(DuplicateGroups.printThreshold) (a cosine distance) or whose \
             perceptual hashes differ in at most \(DuplicateGroups.hashDistance) bits are compared by their pixels, \
-            read from the files, and are copies where one, placed over the other or over a part of it, agrees \
-            from \(DuplicateGroups.agreementThreshold) (from \(DuplicateGroups.rule.printAloneAgreement) where \
-            their prints lie within \(DuplicateGroups.printAloneThreshold)); byte-identical files are copies. Two \
-            photos of look-alike things are not copies, however close. Each group is one photo, the copy to keep, \
-            and its copies: a group never grows through a copy of a copy. The copy to keep has the most pixels, \
-            then is the clearly \
-            less compressed, then the sharpest (the Laplacian's variance). With --similar, groups are other shots \
+            read from the files, and are copies where one, placed over the other or over a part of it (or, their \
+            prints that close, turned back by a few degrees), agrees from \(DuplicateGroups.agreementThreshold); \
+            byte-identical files are copies. Two photos of look-alike things (or parts of one page of text) are not \
+            copies, however close. Each group is one photo, the copy to keep, and its copies: a group never grows \
+            through a copy of a copy. The copy to keep has the most pixels, then is the clearly less compressed, \
+            then the sharpest (the Laplacian's variance). With --similar, groups are other shots \
             of one object or scene instead (bursts, views a step apart): prints within \
             \(DuplicateGroups.similarThreshold) (--threshold sets another), taken within \
             \(Int(DuplicateGroups.burstWindow / 60)) minutes of each other where both photos' Exif dates say when; \
