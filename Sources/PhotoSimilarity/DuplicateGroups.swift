@@ -95,7 +95,7 @@ public enum DuplicateGroups {
     public enum Rule: String, Sendable, CaseIterable {
         /// Photos linked to the centre: every member is a copy of that one photo, whatever the copies are of
         /// one another (a crop and a half-size copy of one photo need not agree with each other). Groups of
-        /// copies use it: linked to every member, photo-bench finds 0.74-0.78 of the copies it finds so.
+        /// copies use it: linked to every member, photo-bench finds 0.69-0.75 of the copies it finds so.
         case linkedToCentre
         /// Photos linked to every member already in: groups of shots use it, where links are loose enough that
         /// a centre's neighbours may be far apart from one another.

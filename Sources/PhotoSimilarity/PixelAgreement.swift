@@ -42,33 +42,6 @@ public enum PixelAgreement {
         }
 
         private var lumaSum: Int { samples.prefix(width * height).reduce(0) { $0 + Int($1) } }
-
-        /// This plane turned by `degrees` (counter-clockwise on screen) about its centre, its size kept: each
-        /// pixel read bilinearly from where the turn brings it from, the edges carried outward.
-        func turned(by degrees: Float) -> Plane {
-            let (cosine, sine) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
-            let count = width * height, centre = (x: Float(width) / 2, y: Float(height) / 2)
-            var channels = [[Float]](repeating: [Float](repeating: 0, count: count), count: 3)
-            for y in 0..<height {
-                for x in 0..<width {
-                    let (dx, dy) = (Float(x) + 0.5 - centre.x, Float(y) + 0.5 - centre.y)
-                    let u = min(max(0, centre.x + cosine * dx - sine * dy - 0.5), Float(width - 1))
-                    let v = min(max(0, centre.y + sine * dx + cosine * dy - 0.5), Float(height - 1))
-                    let (left, top) = (min(Int(u), width - 1), min(Int(v), height - 1))
-                    let (right, bottom) = (min(left + 1, width - 1), min(top + 1, height - 1))
-                    let (across, down) = (u - Float(left), v - Float(top))
-                    for channel in 0..<3 {
-                        let base = channel * count, offset: Float = channel == 0 ? 0 : 128
-                        func at(_ column: Int, _ row: Int) -> Float { Float(samples[base + row * width + column]) }
-                        let upper = at(left, top) + (at(right, top) - at(left, top)) * across
-                        let lower = at(left, bottom) + (at(right, bottom) - at(left, bottom)) * across
-                        channels[channel][y * width + x] = upper + (lower - upper) * down - offset
-                    }
-                }
-            }
-            return Plane(
-                width: width, height: height, luma: channels[0], blue: channels[1], red: channels[2], pixels: pixels)
-        }
     }
 
     /// A plane's channels as summed-area tables, made for a comparison, so that any region is averaged over
@@ -177,13 +150,14 @@ public enum PixelAgreement {
     }
 
     /// How `a` and `b` agree where one is the other, perhaps resized, turned about its centre by up to
-    /// ``turns`` degrees: their central parts (less ``turnMargin`` at each edge), one turned back, at the best
-    /// turn; nil where their shapes differ or either is too small to turn. The same, in either order.
+    /// ``turns`` degrees: their central parts (less ``turnMargin`` at each edge) on the fine grid, the other's
+    /// cells read turned, at the best turn; nil where their shapes differ or either is too small to turn. The
+    /// same, in either order.
     public static func turnedAgreement(_ a: Plane, _ b: Plane) -> Agreement? {
         let (still, turning) = a.precedes(b) ? (a, b) : (b, a)
-        let (aspect, other) = (Float(still.width) / Float(still.height), Float(turning.width) / Float(turning.height))
+        let aspect = Float(still.width) / Float(still.height)
         guard min(still.width, still.height, turning.width, turning.height) >= turnedSide,
-            abs(aspect - other) <= 0.03 * aspect
+            abs(aspect - Float(turning.width) / Float(turning.height)) <= 0.03 * aspect
         else { return nil }
         func inner(_ plane: Tables) -> (x: Float, y: Float, width: Float, height: Float) {
             let (width, height) = (Float(plane.width), Float(plane.height))
@@ -191,19 +165,22 @@ public enum PixelAgreement {
                 turnMargin * width, turnMargin * height, (1 - 2 * turnMargin) * width, (1 - 2 * turnMargin) * height
             )
         }
-        let tables = Tables(still), part = inner(tables)
+        let tables = Tables(still), other = Tables(turning), part = inner(tables), region = inner(other)
         let grid = Grid(aspect: aspect, longSide: fineSide, of: tables, region: part)
-        var best: (luma: Float, plane: Tables)?
-        for degrees in turns.flatMap({ [Float($0), -Float($0)] }) {
-            let turned = Tables(turning.turned(by: degrees)), region = inner(turned)
-            let luma = grid.luma(with: turned, x: region.x, y: region.y, width: region.width, height: region.height)
-            if luma > best?.luma ?? -.infinity { best = (luma, turned) }
-        }
+        let best = turns.flatMap { [Float($0), -Float($0)] }.map { degrees in
+            (
+                luma: grid.luma(
+                    with: other, x: region.x, y: region.y, width: region.width, height: region.height,
+                    turnedBy: degrees),
+                degrees: degrees
+            )
+        }.max { $0.luma < $1.luma }
         guard let best else { return nil }
-        let region = inner(best.plane)
         return Agreement(
             luma: best.luma,
-            colour: grid.colour(with: best.plane, x: region.x, y: region.y, width: region.width, height: region.height))
+            colour: grid.colour(
+                with: other, x: region.x, y: region.y, width: region.width, height: region.height,
+                turnedBy: best.degrees))
     }
 
     /// The best luma correlation of `part`, whole, with a region of `whole` of `part`'s shape, and the colours'
@@ -295,13 +272,15 @@ public enum PixelAgreement {
             red = sampler.values(of: part.red)
         }
 
-        /// The luma correlation of this grid with the region of `plane` at (x, y) of `width` × `height`.
-        func luma(with plane: Tables, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float)
-            -> Float
-        {
+        /// The luma correlation of this grid with the region of `plane` at (x, y) of `width` × `height`, its
+        /// cells turned by `degrees` about the plane's centre.
+        func luma(
+            with plane: Tables, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float,
+            turnedBy degrees: Float = 0
+        ) -> Float {
             let sampler = Sampler(
                 plane: plane, x: x, y: y, width: regionWidth, height: regionHeight, gridWidth: width,
-                gridHeight: height)
+                gridHeight: height, turnedBy: degrees)
             // Σ g (s − mean s) = Σ g s, since the grid's values sum to 0.
             var product: Float = 0, sum: Float = 0, squares: Float = 0
             sampler.forEach(plane.luma) { index, value in
@@ -315,13 +294,15 @@ public enum PixelAgreement {
         }
 
         /// The colours' correlation (Cb and Cr together, each less its mean) with the region; nil where either
-        /// is nearly grey (spread under ``PixelAgreement/greySpread``).
-        func colour(with plane: Tables, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float)
-            -> Float?
-        {
+        /// is nearly grey (spread under ``PixelAgreement/greySpread``); the cells turned by `degrees` as in
+        /// ``luma(with:x:y:width:height:turnedBy:)``.
+        func colour(
+            with plane: Tables, x: Float, y: Float, width regionWidth: Float, height regionHeight: Float,
+            turnedBy degrees: Float = 0
+        ) -> Float? {
             let sampler = Sampler(
                 plane: plane, x: x, y: y, width: regionWidth, height: regionHeight, gridWidth: width,
-                gridHeight: height)
+                gridHeight: height, turnedBy: degrees)
             let mine = [blue, red].map(Self.centred),
                 theirs = [plane.blue, plane.red].map { Self.centred(sampler.values(of: $0)) }
             let count = Float(2 * blue.count)
@@ -352,7 +333,8 @@ public enum PixelAgreement {
     }
 
     /// A region of a plane cut into a grid's cells, each averaged over its area from a summed-area table (its
-    /// edges interpolated between pixels), so that a region of many pixels and one of few compare alike.
+    /// edges interpolated between pixels), so that a region of many pixels and one of few compare alike. Turned
+    /// by a few degrees, each cell is averaged over a box of its size about where the turn takes its centre.
     struct Sampler {
         let gridWidth: Int
         let gridHeight: Int
@@ -360,36 +342,73 @@ public enum PixelAgreement {
         /// Each cell edge across, then down: the table column (row) before it, and its weight on the next.
         let columns: [(Int, Float)]
         let rows: [(Int, Float)]
+        /// Where turned, each cell's box, row by row: its left and right edges' columns before them and weights
+        /// on the next, then its top and bottom edges' rows.
+        let turnedCells: [(left: (Int, Float), right: (Int, Float), top: (Int, Float), bottom: (Int, Float))]?
         /// The area of a cell, in pixels.
         let area: Float
 
-        init(plane: Tables, x: Float, y: Float, width: Float, height: Float, gridWidth: Int, gridHeight: Int) {
-            func edges(_ start: Float, _ length: Float, _ cells: Int, _ size: Int) -> [(Int, Float)] {
-                (0...cells).map { edge in
-                    let at = min(max(0, start + Float(edge) * length / Float(cells)), Float(size))
-                    let low = min(Int(at), size - 1)
-                    return (low, at - Float(low))
-                }
+        init(
+            plane: Tables, x: Float, y: Float, width: Float, height: Float, gridWidth: Int, gridHeight: Int,
+            turnedBy degrees: Float = 0
+        ) {
+            func edge(_ at: Float, _ size: Int) -> (Int, Float) {
+                let at = min(max(0, at), Float(size)), low = min(Int(at), size - 1)
+                return (low, at - Float(low))
+            }
+            func edges(_ start: Float, _ length: Float, _ cells: Int) -> [Float] {
+                (0...cells).map { start + Float($0) * length / Float(cells) }
             }
             self.gridWidth = gridWidth
             self.gridHeight = gridHeight
             tableWidth = plane.width + 1
-            columns = edges(x, width, gridWidth, plane.width)
-            rows = edges(y, height, gridHeight, plane.height)
+            let (across, down) = (edges(x, width, gridWidth), edges(y, height, gridHeight))
+            columns = across.map { edge($0, plane.width) }
+            rows = down.map { edge($0, plane.height) }
+            if degrees == 0 {
+                turnedCells = nil
+            } else {
+                let (cosine, sine) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
+                let centre = (x: Float(plane.width) / 2, y: Float(plane.height) / 2)
+                let half = (width: width / Float(gridWidth) / 2, height: height / Float(gridHeight) / 2)
+                turnedCells = (0..<gridHeight).flatMap { row in
+                    (0..<gridWidth).map { column in
+                        let dx = (across[column] + across[column + 1]) / 2 - centre.x
+                        let dy = (down[row] + down[row + 1]) / 2 - centre.y
+                        let (x, y) = (centre.x + cosine * dx - sine * dy, centre.y + sine * dx + cosine * dy)
+                        return (
+                            edge(x - half.width, plane.width), edge(x + half.width, plane.width),
+                            edge(y - half.height, plane.height), edge(y + half.height, plane.height)
+                        )
+                    }
+                }
+            }
             area = max(1e-3, width / Float(gridWidth) * height / Float(gridHeight))
         }
 
         /// Calls `body` with each cell's index (row by row) and its average of the values `table` sums.
         func forEach(_ table: [Float], _ body: (Int, Float) -> Void) {
             table.withUnsafeBufferPointer { table in
+                func at(_ column: (Int, Float), _ row: (Int, Float)) -> Float {
+                    let (left, across) = column, upper = row.0 * tableWidth, lower = upper + tableWidth
+                    let above = table[upper + left] + (table[upper + left + 1] - table[upper + left]) * across
+                    let below = table[lower + left] + (table[lower + left + 1] - table[lower + left]) * across
+                    return above + (below - above) * row.1
+                }
+                if let turnedCells {
+                    for (index, cell) in turnedCells.enumerated() {
+                        let sum =
+                            at(cell.right, cell.bottom) - at(cell.left, cell.bottom) - at(cell.right, cell.top)
+                            + at(cell.left, cell.top)
+                        body(index, sum / area)
+                    }
+                    return
+                }
                 // The table at every corner of the cells, interpolated between its entries.
                 var corners = [Float](repeating: 0, count: (gridWidth + 1) * (gridHeight + 1))
-                for (row, (top, down)) in rows.enumerated() {
-                    let upper = top * tableWidth, lower = upper + tableWidth
-                    for (column, (left, across)) in columns.enumerated() {
-                        let above = table[upper + left] + (table[upper + left + 1] - table[upper + left]) * across
-                        let below = table[lower + left] + (table[lower + left + 1] - table[lower + left]) * across
-                        corners[row * (gridWidth + 1) + column] = above + (below - above) * down
+                for (row, down) in rows.enumerated() {
+                    for (column, across) in columns.enumerated() {
+                        corners[row * (gridWidth + 1) + column] = at(across, down)
                     }
                 }
                 for row in 0..<gridHeight {
