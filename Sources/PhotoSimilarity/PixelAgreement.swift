@@ -150,7 +150,7 @@ public enum PixelAgreement {
     }
 
     /// How `a` and `b` agree where one is the other, perhaps resized, turned about its centre by up to
-    /// ``turns`` degrees: their central parts (less ``turnMargin`` at each edge) on the fine grid, the other's
+    /// `turns` degrees: their central parts (less `turnMargin` at each edge) on the fine grid, the other's
     /// cells read turned, at the best turn; nil where their shapes differ or either is too small to turn. The
     /// same, in either order.
     public static func turnedAgreement(_ a: Plane, _ b: Plane) -> Agreement? {
