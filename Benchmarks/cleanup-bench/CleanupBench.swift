@@ -63,11 +63,12 @@ struct CleanupBench: AsyncParsableCommand {
         progress(String(format: "indexed in %.0f s", Date().timeIntervalSince(start)))
 
         var rows: [CleanupBenchReport.Row] = []
+        let made = library.madePairs
         for destination in [CleanupDestination.trash, .folder(work + "/aside")] {
             var measured: [CleanupBenchReport.Measurement] = []
             for round in 1...runs {
                 progress("\(Self.name(destination)): run \(round) of \(runs)")
-                measured.append(try await measure(catalog, to: destination, library: library, context: context))
+                measured.append(try await measure(catalog, to: destination, made: made, context: context))
             }
             rows.append(.init(destination: Self.name(destination), measured))
         }
@@ -80,9 +81,10 @@ struct CleanupBench: AsyncParsableCommand {
         }
     }
 
-    /// One look, apply and undo, checked: the undo puts back every file the apply moved.
+    /// One look, apply and undo, checked: the undo puts back every file the apply moved. `made` holds the copies
+    /// made, with their originals (``CleanupLibrary/madePairs``).
     func measure(
-        _ catalog: Catalog, to destination: CleanupDestination, library: CleanupLibrary, context: RenderContext
+        _ catalog: Catalog, to destination: CleanupDestination, made: Set<[String]>, context: RenderContext
     ) async throws -> CleanupBenchReport.Measurement {
         PeakMemory.reset()
         var clock = Date()
@@ -101,16 +103,15 @@ struct CleanupBench: AsyncParsableCommand {
             throw ValidationFailure(
                 "the undo put back \(back) of \(done.moved.count) files: \(undone.refused.prefix(3))")
         }
-        let made = Set(library.pairs.flatMap { [[$0.copy, $0.original], [$0.original, $0.copy]] })
         let others = done.moved.filter { !made.contains([$0.path, $0.keeper]) }
         for move in others.prefix(5) {
             let names = [move.path, move.keeper].map { $0.split(separator: "/").suffix(2).joined(separator: "/") }
             progress("moved \(names[0]), no copy made of \(names[1])")
         }
-        let found = done.moved.count - others.count
         return .init(
-            groups: groups.count, moved: done.moved.count, leftAlone: done.leftAlone.count, copiesMoved: found,
-            othersMoved: done.moved.count - found, lookSeconds: look, lookPeakMB: lookMemory, applySeconds: apply,
+            groups: groups.count, moved: done.moved.count, leftAlone: done.leftAlone.count,
+            copiesMoved: done.moved.count - others.count, othersMoved: others.count, lookSeconds: look,
+            lookPeakMB: lookMemory, applySeconds: apply,
             applyPeakMB: applyMemory, undoSeconds: undo)
     }
 

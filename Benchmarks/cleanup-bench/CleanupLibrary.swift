@@ -18,6 +18,8 @@ struct CleanupLibrary {
     let folder: String
     /// Each copy made and the photo it is a copy of, both paths.
     let pairs: [(copy: String, original: String)]
+    /// Each pair both ways, [copy, original] and [original, copy]: a move of one kept by the other is a copy's.
+    var madePairs: Set<[String]> { Set(pairs.flatMap { [[$0.copy, $0.original], [$0.original, $0.copy]] }) }
     let distinct: Int
     /// How many photos of the collections the tiles were cut from.
     let sources: Int
@@ -35,7 +37,8 @@ struct CleanupLibrary {
         for file in try files(in: collections) where made.count < distinct {
             guard let photo = try? ImageDecoder.decode(contentsOf: file) else { continue }
             sources += 1
-            for rect in tiles(of: photo) where made.count < distinct {
+            for rect in PhotoTiles.withDetail(of: photo, width: tile.width, height: tile.height, deviation: detail)
+            where made.count < distinct {
                 let enlarged = try context.render(
                     Image(photo).cropped(to: rect)
                         .resized(
@@ -70,28 +73,6 @@ struct CleanupLibrary {
             }
             return names.filter { [".jpg", ".jpeg", ".png"].contains(where: $0.lowercased().hasSuffix) }.sorted()
                 .map { folder + "/" + $0 }
-        }
-    }
-
-    /// The tiles of the photo's grid that have detail.
-    private static func tiles(of photo: PixelBuffer) -> [PixelRect] {
-        let width = photo.descriptor.width, height = photo.descriptor.height
-        return (0..<height / tile.height).flatMap { row in
-            (0..<width / tile.width).map { column in
-                PixelRect(x: column * tile.width, y: row * tile.height, width: tile.width, height: tile.height)
-            }
-        }
-        .filter { rect in
-            var sum = 0.0, squares = 0.0
-            for y in rect.y..<rect.y + rect.height {
-                for x in rect.x..<rect.x + rect.width {
-                    let value = Double(photo.bytes[y * width + x])
-                    sum += value
-                    squares += value * value
-                }
-            }
-            let count = Double(rect.width * rect.height), mean = sum / count
-            return (squares / count - mean * mean).squareRoot() >= detail
         }
     }
 

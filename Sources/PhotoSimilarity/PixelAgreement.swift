@@ -339,7 +339,8 @@ public enum PixelAgreement {
         let gridWidth: Int
         let gridHeight: Int
         let tableWidth: Int
-        /// Each cell edge across, then down: the table column (row) before it, and its weight on the next.
+        /// Each cell edge across, then down: the table column (row) before it, and its weight on the next
+        /// (empty where turned).
         let columns: [(Int, Float)]
         let rows: [(Int, Float)]
         /// Where turned, each cell's box, row by row: its left and right edges' columns before them and weights
@@ -363,11 +364,12 @@ public enum PixelAgreement {
             self.gridHeight = gridHeight
             tableWidth = plane.width + 1
             let (across, down) = (edges(x, width, gridWidth), edges(y, height, gridHeight))
-            columns = across.map { edge($0, plane.width) }
-            rows = down.map { edge($0, plane.height) }
             if degrees == 0 {
+                columns = across.map { edge($0, plane.width) }
+                rows = down.map { edge($0, plane.height) }
                 turnedCells = nil
             } else {
+                (columns, rows) = ([], [])
                 let (cosine, sine) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
                 let centre = (x: Float(plane.width) / 2, y: Float(plane.height) / 2)
                 let half = (width: width / Float(gridWidth) / 2, height: height / Float(gridHeight) / 2)

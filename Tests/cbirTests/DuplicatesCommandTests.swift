@@ -156,22 +156,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let page = try ImageDecoder.decode(
             contentsOf: SharedData.root + "/caltech-dev/BACKGROUND_Google/image_0079.jpg")
-        let context = RenderContext(device: .cpu), width = page.descriptor.width
+        let context = RenderContext(device: .cpu)
         var tiles: [String] = []
-        for row in 0..<page.descriptor.height / 96 {
-            for column in 0..<width / 128 {
-                let rect = PixelRect(x: column * 128, y: row * 96, width: 128, height: 96)
-                let values = (rect.y..<rect.y + 96).flatMap { y in
-                    (rect.x..<rect.x + 128).map { Double(page.bytes[y * width + $0]) }
-                }
-                let mean = values.reduce(0, +) / Double(values.count)
-                guard values.reduce(0, { $0 + ($1 - mean) * ($1 - mean) }) / Double(values.count) >= 1600 else {
-                    continue
-                }
-                let name = String(format: "r%02dc%d", row, column)
-                try ImageEncoder.write(try context.render(Image(page).cropped(to: rect)), to: photos + "/\(name).png")
-                tiles.append(name)
-            }
+        for rect in PhotoTiles.withDetail(of: page, width: 128, height: 96, deviation: 40) {
+            let name = String(format: "r%02dc%d", rect.y / 96, rect.x / 128)
+            try ImageEncoder.write(try context.render(Image(page).cropped(to: rect)), to: photos + "/\(name).png")
+            tiles.append(name)
         }
         let copied = stride(from: 0, to: tiles.count, by: 5).map { tiles[$0] }
         for name in copied {
