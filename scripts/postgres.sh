@@ -14,10 +14,21 @@
 # user can reach: a cache under root's home is closed to it. The server listens on 127.0.0.1 only, at
 # $FACESEARCH_PG_PORT (default 54329), and asks for a password (scram-sha-256) even there; the password, made at
 # initialisation, is kept in $FACESEARCH_PG_ROOT/pgpass (mode 600, the format of ~/.pgpass: point PGPASSFILE at it).
+# With FACESEARCH_PG_INSTANCE=NAME (and a FACESEARCH_PG_PORT of its own) every command works on another server of
+# the same installation, its data in $FACESEARCH_PG_ROOT/instances/NAME, with the same password: the tests that
+# stop a server mid-run stop one of their own.
 set -euo pipefail
 
 root=${FACESEARCH_PG_ROOT:-/var/lib/facesearch-postgres}
 port=${FACESEARCH_PG_PORT:-54329}
+instance=${FACESEARCH_PG_INSTANCE:-}
+if [[ -n $instance ]]; then
+    [[ $instance =~ ^[a-z0-9-]{1,32}$ ]] || { echo "postgres.sh: an instance name of a-z, 0-9 and -" >&2; exit 1; }
+    [[ -n ${FACESEARCH_PG_PORT:-} ]] || { echo "postgres.sh: instance $instance needs a FACESEARCH_PG_PORT" >&2; exit 1; }
+    home=$root/instances/$instance
+else
+    home=$root
+fi
 user=facesearch-pg
 role=facesearch
 database=facesearch
@@ -26,7 +37,7 @@ version=18.6.3
 # The URL of the server: at the port it runs on, if it runs (line 4 of postmaster.pid), else at $port.
 url() {
     local running_port
-    running_port=$(sed -n 4p "$root/data/postmaster.pid" 2>/dev/null || true)
+    running_port=$(sed -n 4p "$home/data/postmaster.pid" 2>/dev/null || true)
     echo "postgres://$role@127.0.0.1:${running_port:-$port}/$database"
 }
 
@@ -59,18 +70,20 @@ install() {
 }
 
 initialise() {
-    [[ -f $root/data/PG_VERSION ]] && return
+    [[ -f $home/data/PG_VERSION ]] && return
+    # Every instance takes the password of the first, so that one password file serves them all.
     local password
-    password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
-    mkdir -p "$root/data" "$root/run"
-    chown "$user" "$root/data" "$root/run"
-    chmod 700 "$root/data"
+    password=$(sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" 2>/dev/null | head -1)
+    [[ -n $password ]] || password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
+    mkdir -p "$home/data" "$home/run"
+    chown "$user" "$home/data" "$home/run"
+    chmod 700 "$home/data"
     local pwfile
-    pwfile=$(mktemp -p "$root/run")
+    pwfile=$(mktemp -p "$home/run")
     echo "$password" >"$pwfile"
     chown "$user" "$pwfile"
-    as_user "$(bin)/initdb" --pgdata="$root/data" --username="$role" --pwfile="$pwfile" \
-        --auth-local=scram-sha-256 --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$root/initdb.log"
+    as_user "$(bin)/initdb" --pgdata="$home/data" --username="$role" --pwfile="$pwfile" \
+        --auth-local=scram-sha-256 --auth-host=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$home/initdb.log"
     rm -f "$pwfile"
     (
         umask 077
@@ -78,7 +91,7 @@ initialise() {
     )
 }
 
-running() { as_user "$(bin)/pg_ctl" status --pgdata="$root/data" >/dev/null 2>&1; }
+running() { as_user "$(bin)/pg_ctl" status --pgdata="$home/data" >/dev/null 2>&1; }
 
 # psql on the running server as the catalog's role, the password from the pgpass file.
 psql_on() {
@@ -88,13 +101,26 @@ psql_on() {
         --host=127.0.0.1 --port="$(url | sed 's|.*:\([0-9]*\)/.*|\1|')" --username="$role" --dbname="$database" "$@"
 }
 
+# Closes every descriptor but the standard three: the server must not keep one its starter inherited open (a
+# program that watches its children by a socket, as Foundation's Process does, would never see this script end).
+close_inherited() {
+    local fd
+    for fd in /proc/$BASHPID/fd/*; do
+        fd=${fd##*/}
+        if ((fd > 2)); then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+}
+
 start() {
     install
     initialise
     if ! running; then
-        as_user "$(bin)/pg_ctl" start --pgdata="$root/data" --log="$root/run/server.log" --wait --timeout=60 \
-            --options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$root/run" \
-            >/dev/null || fail "the server did not start: $(tail -5 "$root/run/server.log")"
+        (
+            close_inherited
+            as_user "$(bin)/pg_ctl" start --pgdata="$home/data" --log="$home/run/server.log" --wait --timeout=60 \
+                --options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$home/run" \
+                >/dev/null
+        ) || fail "the server did not start: $(tail -5 "$home/run/server.log")"
     fi
     if ! psql_on postgres --tuples-only --command="SELECT 1 FROM pg_database WHERE datname = '$database'" | grep -q 1
     then
@@ -117,12 +143,12 @@ new_database() {
 case ${1:-} in
 start) start ;;
 stop)
-    [[ -f $root/data/PG_VERSION ]] || fail "no server was initialised in $root"
-    if running; then as_user "$(bin)/pg_ctl" stop --pgdata="$root/data" --mode=fast --wait >/dev/null; fi
+    [[ -f $home/data/PG_VERSION ]] || fail "no server was initialised in $home"
+    if running; then as_user "$(bin)/pg_ctl" stop --pgdata="$home/data" --mode=fast --wait >/dev/null; fi
     ;;
 url) url ;;
 status)
-    if [[ -f $root/data/PG_VERSION ]] && running; then echo "running: $(url)"; else
+    if [[ -f $home/data/PG_VERSION ]] && running; then echo "running: $(url)"; else
         echo "stopped"
         exit 3
     fi

@@ -6,6 +6,9 @@ import GRDB
 public enum CatalogError: Error, Sendable, CustomStringConvertible {
     /// The database file could not be opened, migrated, read or written.
     case storage(path: String, reason: String)
+    /// The database server could not be reached, or the connection to it was lost: nothing of the unfinished
+    /// transaction was kept, and trying again later may work (a server restarting, a network gone for a while).
+    case unreachable(path: String, reason: String)
     /// The database cannot be written: its permissions, an immutable flag, a read-only file system. Reading
     /// commands open it read-only and work.
     case readOnly(path: String)
@@ -16,6 +19,9 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
     case unrepairable(path: String, reason: String)
     /// Another process kept the database locked for longer than writers wait.
     case busy(path: String)
+    /// Other workers index the folder with another build or other analyses: this worker's rows would be of
+    /// another kind, so it does not join them.
+    case refusedWorker(folder: String, reason: String)
     /// The folder to index cannot be read.
     case unreadableFolder(path: String, reason: String)
     /// No such face or image in the database.
@@ -33,7 +39,7 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .storage(let path, let reason): "\(path): database error: \(reason)"
+        case .storage(let path, let reason), .unreachable(let path, let reason): "\(path): database error: \(reason)"
         case .readOnly(let path): "the database is read-only: \(path)"
         case .damaged(let path, let reason): "\(path): the database is damaged (\(reason)). \(Self.recovery(path))"
         case .unrepairable(let path, let reason):
@@ -44,6 +50,7 @@ public enum CatalogError: Error, Sendable, CustomStringConvertible {
         case .busy(let path):
             "\(path): another process has kept the database locked for \(Int(Catalog.busyTimeout)) s; try again later"
         case .unreadableFolder(let path, let reason): "\(path): cannot index: \(reason)"
+        case .refusedWorker(let folder, let reason): "\(folder): this worker does not join the others: \(reason)"
         case .notFound(let what): "not found: \(what)"
         case .mismatch(let reason): "descriptor mismatch: \(reason)"
         case .invalidQuery(let reason): "invalid query: \(reason)"

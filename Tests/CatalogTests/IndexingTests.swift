@@ -11,6 +11,7 @@ import Testing
 /// A user-defined analysis, from outside the module, with a table of its own: each photo's mean colour.
 struct MeanColourAnalysis: PhotoAnalysis {
     var name: String { "mean colour" }
+    var version: String { "mean of each channel over every pixel" }
 
     var migrations: [(name: String, migrate: @Sendable (Database) throws -> Void)] {
         [

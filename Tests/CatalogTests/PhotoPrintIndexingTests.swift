@@ -110,6 +110,7 @@ struct CountingAnalysis<Inner: PhotoAnalysis>: PhotoAnalysis {
     }
 
     var name: String { inner.name }
+    var version: String { inner.version }
 
     func analyze(_ photo: Photo) throws -> Inner.Analysis {
         photos.add(1)

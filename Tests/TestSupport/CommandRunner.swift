@@ -51,3 +51,54 @@ public struct CommandRunner {
             standardError: String(decoding: stderr, as: UTF8.self))
     }
 }
+
+/// A program running in the background, what it prints going to a log file (a pipe nobody reads would fill
+/// and stop it).
+public final class BackgroundCommand {
+    public let process = Process()
+    public let log: String
+
+    /// Starts `runner`'s program with `arguments`, logging to `log`.
+    public init(_ runner: CommandRunner, _ arguments: [String], environment: [String: String] = [:], log: String)
+        throws
+    {
+        self.log = log
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.executableURL = runner.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try handle.close()
+    }
+
+    /// Kills it if it still runs when the test is done with it.
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// What it printed so far.
+    public var output: String {
+        (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    }
+
+    /// Waits for it to end, up to `seconds`; its exit status, or nil (it is then killed) where it ran on.
+    public func finish(within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        guard !process.isRunning else {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    /// Kills it with SIGKILL, as a power cut would stop it.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}

@@ -41,9 +41,30 @@ public enum TestPostgres {
         return scans
     }
 
-    private static func script(_ arguments: [String]) throws -> String {
+    /// A server of a test's own beside the shared one (`FACESEARCH_PG_INSTANCE`), which the test may stop and
+    /// start: its data apart, the same installation and password, on loopback at `port`.
+    public struct Instance: Sendable {
+        public let name: String
+        public let port: Int
+
+        public init(_ name: String, port: Int) {
+            self.name = name
+            self.port = port
+        }
+
+        public func start() throws { _ = try script(["start"], instance: self) }
+        public func stop() throws { _ = try script(["stop"], instance: self) }
+
+        /// The URL of a new, empty database `name` on it.
+        public func database(_ name: String) throws -> String {
+            try script(["database", name], instance: self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    private static func script(_ arguments: [String], instance: Instance? = nil) throws -> String {
+        let environment = instance.map { ["FACESEARCH_PG_INSTANCE": $0.name, "FACESEARCH_PG_PORT": "\($0.port)"] }
         let output = try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(
-            [Repository.root + "/scripts/postgres.sh"] + arguments)
+            [Repository.root + "/scripts/postgres.sh"] + arguments, environment: environment ?? [:])
         guard output.status == 0 else { throw ScriptFailure(description: output.standardError) }
         return output.standardOutput
     }

@@ -94,7 +94,9 @@ import Testing
         #expect(
             check.status == 0 && check.standardOutput.contains("sound"),
             "seed \(seed): \(check.standardOutput) \(check.standardError)")
-        let (stored, storedAlone) = (try contents(try file(of: concurrent)), try contents(try file(of: serial)))
+        let (stored, storedAlone) = (
+            try CatalogContents.lines(of: concurrent, cbir: cbir, in: folder),
+            try CatalogContents.lines(of: serial, cbir: cbir, in: folder))
         #expect(
             stored.count >= 392 && stored == storedAlone,
             """
@@ -116,15 +118,6 @@ import Testing
         let copied = try cbir.run(["copy", "--from", base, "--to", db])
         try #require(copied.status == 0, "\(copied.standardError)")
         return db
-    }
-
-    /// A SQLite file that holds the catalog `db`'s rows: the file itself, or a copy of a PostgreSQL catalog.
-    func file(of db: String) throws -> String {
-        guard db.hasPrefix("postgres://") else { return db }
-        let file = folder + "/" + (db.split(separator: "/").last.map(String.init) ?? "copy") + ".sqlite"
-        let copied = try cbir.run(["copy", "--from", db, "--to", file])
-        try #require(copied.status == 0, "\(copied.standardError)")
-        return file
     }
 
     /// What the starting database holds that commands can name.
@@ -220,39 +213,5 @@ import Testing
             if newPeople[id] == nil { newPeople[id] = newPeople.count + 1 }
             return "new\(newPeople[id] ?? 0)"
         }
-    }
-
-    /// Everything stored, without row ids: a line a face (or a photo without faces) with its photo's record,
-    /// box, descriptor, embedding, person's name, hidden flag, assignment, and its person as the first of
-    /// that person's faces.
-    func contents(_ path: String) throws -> [String] {
-        let rows = try DatabaseQueue(path: path).read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT images.path || ' ' || status || ' ' || IFNULL(error, '') || ' ' || size || ' ' || hash || \
-                    ' ' || images.width
-                           || 'x' || images.height || ' ' || IFNULL(x || ',' || y || ',' || faces.width || ',' || \
-                           faces.height, '') AS face,
-                           IFNULL(hex(d.descriptor), '') || ' ' || IFNULL(hex(e.embedding), '') || ' ' || \
-                           IFNULL(name, '-') || ' '
-                           || IFNULL(hidden, '-') || ' ' || IFNULL(assignment, '-') AS stored,
-                           person_id
-                    FROM images LEFT JOIN faces ON faces.image_id = images.id LEFT JOIN face_descriptors d ON \
-                    d.face_id = faces.id
-                    LEFT JOIN face_embeddings e ON e.face_id = faces.id LEFT JOIN persons ON persons.id = person_id
-                    """)
-        }
-        var firstFace: [Int64: String] = [:]
-        for row in rows {
-            guard let person = row["person_id"] as Int64? else { continue }
-            firstFace[person] = min(firstFace[person] ?? row["face"], row["face"])
-        }
-        return rows.map { row in
-            """
-            \(row["face"] as String) \(row["stored"] as String) \
-            \((row["person_id"] as Int64?).flatMap { firstFace[$0] } ?? "-")
-            """
-        }.sorted()
     }
 }

@@ -35,6 +35,7 @@ enum CatalogSchema {
         migrator.registerMigration("library roots", migrate: LibraryRoots.createTable)
         migrator.registerMigration("cleanup journal", migrate: CleanupJournal.createTables)
         migrator.registerMigration("cleanup runs without action", migrate: CleanupJournal.dropAction)
+        migrator.registerMigration("indexing queue", migrate: IndexingQueue.createTables)
         for analysis in analyses {
             for (name, migration) in analysis.migrations {
                 migrator.registerMigration("indexer \(analysis.name) \(name)", migrate: migration)

@@ -24,6 +24,16 @@ public struct FaceAnalysis: PhotoAnalysis {
 
     public var name: String { "faces" }
 
+    /// Which detector finds the faces.
+    public let detector: DetectorChoice
+
+    public var version: String {
+        """
+        faces by \(detector) from \(minimumFaceSize) px, margin \(margin); LBP \(describer.parameters); \
+        embeddings \(embedder == nil ? "none" : FaceEmbedder.modelFile)
+        """
+    }
+
     /// The statements on the faces' tables.
     private let store = FaceStore()
     /// The context every stage renders on, when one was given; nil when each stage renders on the device
@@ -46,6 +56,7 @@ public struct FaceAnalysis: PhotoAnalysis {
             embedder = embeddings ? try FaceEmbedder(context: context) : nil
         } catch { throw .processing("cannot set up face indexing: \(error)") }
         self.context = context
+        self.detector = detector
         self.minimumFaceSize = minimumFaceSize
         self.margin = margin
     }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ImageCodecs
 import ImageKernels
+import NIOConcurrencyHelpers
 
 /// Where an indexing run stands.
 public struct IndexingProgress: Sendable {
@@ -27,8 +28,13 @@ public struct IndexingProgress: Sendable {
     /// The file looked at last, and why it failed if it did.
     public let file: String?
     public let error: String?
+    /// What the run waits for, when it waits (a database server that does not answer).
+    public let notice: String?
+    /// Whether this run ended the folder's indexing: where several workers index one folder, the last to finish
+    /// (the one that groups the new faces into people).
+    public internal(set) var endedRun: Bool
 
-    /// Files per second so far.
+    /// Files per second so far: this worker's, where several index one folder.
     public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
     /// Seconds left at the rate so far.
     public var remaining: Double? { rate > 0 ? Double(total - done) / rate : nil }
@@ -51,42 +57,207 @@ extension Catalog {
     /// stored, in the order they finish. Every file of the batches in flight is held decoded until its batch
     /// is stored, so `concurrency` and `batch` are held within ``maximumIndexingConcurrency``,
     /// ``maximumIndexingBatch`` and ``maximumFilesInFlight``. Honours task cancellation between batches.
+    ///
+    /// Runs of the same folder on several machines at once (against one PostgreSQL catalog) share the work
+    /// (``IndexingQueue``): the first lists the folder and queues its batches, and each claims them one at a
+    /// time under a lease of `lease` seconds that it renews while it works; a batch whose worker dies is claimed
+    /// again when the lease runs out, and none is stored twice. A worker waits for others' batches before it
+    /// returns, and the last to finish says so (``IndexingProgress/endedRun``). A server that cannot be reached is
+    /// tried again, waiting longer each time, for up to `patience` seconds in all.
     public nonisolated func index(
         folder: String, analyses: [any PhotoAnalysis], context: RenderContext? = nil, keepMissing: Bool = false,
         concurrency: Int = Catalog.indexingConcurrency, batch: Int = Catalog.indexingBatch,
-        progress: @Sendable (IndexingProgress) -> Void = { _ in }
+        lease: Double = Catalog.indexingLease, patience: Double = Catalog.serverPatience,
+        progress: @escaping @Sendable (IndexingProgress) -> Void = { _ in }
     ) async throws -> IndexingProgress {
         try await prepare(analyses)
         let run = IndexingRun(
             catalog: self, analyses: analyses, context: try RenderContext.orDefault(context, for: .search))
-        let listing = try FolderListing(folder, excluding: self.files.identities())
-        let files = listing.files
+        let worker = IndexingWorker(lease: lease, patience: patience)
+        let concurrency = min(max(1, concurrency), Self.maximumIndexingConcurrency)
+        let batch = min(max(1, batch), Self.maximumIndexingBatch, Self.maximumFilesInFlight / concurrency)
+        let excluded = files.identities()
+        _ = try FolderListing.root(folder)  // a missing folder is said before any worker joins
         let start = DispatchTime.now().uptimeNanoseconds
-        let record = try await writing { connection in
-            try IndexingHistory.start(folder: storedPath(folder), connection)
-        }
-        let found = try filesGone(under: folder, listing: listing)
-        let (moved, gone) = try await move(found.gone, to: found.new)
-        let removed = keepMissing ? 0 : gone.count, removedLabels = keepMissing ? nil : try await remove(gone)
-        let total = files.count + listing.unreadableFolders.count + listing.unusableEntries.count
-        var indexed = 0, unchanged = 0, failed = 0, upgraded = 0, done = 0
-        func now(_ file: IndexingRun.FileWrite?) -> IndexingProgress {
-            IndexingProgress(
-                done: done, total: total, indexed: indexed, unchanged: unchanged, failed: failed, upgraded: upgraded,
-                moved: moved, removed: removed, removedLabels: removedLabels,
-                elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path,
-                error: file?.outcome.error)
+        // What the run did so far; batches in flight read it to report a wait.
+        let tally = NIOLockedValueBox(Tally())
+        @Sendable func now(_ file: IndexingRun.FileWrite? = nil, notice: String? = nil) -> IndexingProgress {
+            tally.withLockedValue { tally in
+                IndexingProgress(
+                    done: tally.done, total: tally.total, indexed: tally.counts.indexed,
+                    unchanged: tally.counts.unchanged, failed: tally.counts.failed, upgraded: tally.counts.upgraded,
+                    moved: tally.moved, removed: tally.removed, removedLabels: tally.removedLabels,
+                    elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path,
+                    error: file?.outcome.error, notice: notice, endedRun: false)
+            }
         }
         func report(_ file: IndexingRun.FileWrite) {
-            switch file.outcome {
-            case .indexed: indexed += 1
-            case .unchanged: unchanged += 1
-            case .upgraded: upgraded += 1
-            case .failed: failed += 1
+            tally.withLockedValue { tally in
+                tally.counts.add(file.outcome)
+                tally.done += 1
             }
-            done += 1
             progress(now(file))
         }
+        @Sendable func patiently<T>(_ body: () async throws(CatalogError) -> T) async throws(CatalogError) -> T {
+            try await worker.patiently({ progress(now(notice: "waiting for the database: \($0)")) }, body)
+        }
+
+        let signature = indexingSignature(analyses), stored = storedPath(folder)
+        let job = try await patiently { () throws(CatalogError) in
+            try await writing { connection in
+                try IndexingQueue.join(
+                    folder: stored, signature: signature, worker: worker.name, lease: lease, connection)
+            }
+        }
+        let renewal = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(lease / 4 * 1e9))
+                _ = try? await writing { connection in
+                    try IndexingQueue.renew(
+                        job: job.id, worker: worker.name, lease: lease, limit: worker.batchLimit, connection)
+                }
+            }
+        }
+        defer { renewal.cancel() }
+        let record = try await patiently { () throws(CatalogError) in
+            try await writing { connection in try IndexingHistory.start(folder: stored, connection) }
+        }
+        do {
+            var lists = job.lists
+            waiting: while true {
+                if lists {
+                    let listed = try await list(folder, excluding: excluded, keepMissing: keepMissing, batch: batch)
+                    let queued = try await patiently { () throws(CatalogError) in
+                        try await writing { connection in
+                            try IndexingQueue.enqueue(
+                                listed.batches, files: listed.total, job: job.id, worker: worker.name, connection)
+                        }
+                    }
+                    guard queued else {  // another worker took the listing over
+                        lists = false
+                        continue
+                    }
+                    tally.withLockedValue { tally in
+                        (tally.total, tally.moved, tally.removed, tally.removedLabels) =
+                            (listed.total, listed.moved, listed.removed, listed.removedLabels)
+                    }
+                    try await patiently { () throws(CatalogError) in _ = try await commit(listed.failures) }
+                    listed.failures.forEach(report)
+                    break
+                }
+                switch try await patiently({ () throws(CatalogError) in
+                    try await writing { connection in
+                        try IndexingQueue.listing(job: job.id, worker: worker.name, lease: lease, connection)
+                    }
+                }) {
+                case .queued(let files):
+                    tally.withLockedValue { $0.total = files }
+                    break waiting
+                case .takenOver: lists = true
+                case .listing: try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
+                case .ended: break waiting
+                }
+            }
+            try await withThrowingTaskGroup(of: [IndexingRun.FileWrite]?.self) { group in
+                var inFlight = 0
+                while true {
+                    while inFlight < concurrency,
+                        let claim = try await patiently({ () throws(CatalogError) in
+                            try await writing { connection in
+                                try IndexingQueue.claim(job: job.id, worker: worker.name, lease: lease, connection)
+                            }
+                        })
+                    {
+                        inFlight += 1
+                        let files = claim.files.map { file in
+                            FolderListing.File(path: localPath(file.path), size: file.size, modified: file.modified)
+                        }
+                        group.addTask {
+                            do {
+                                return try await patiently { () throws(CatalogError) in
+                                    try await run.index(files, claim: claim)
+                                }
+                            } catch {
+                                _ = try? await self.writing { connection in
+                                    try IndexingQueue.fail(claim, reason: "\(error)", connection)
+                                }
+                                throw error
+                            }
+                        }
+                    }
+                    if inFlight == 0 {
+                        // Nothing left to claim: wait while other workers hold batches, which they finish or leave.
+                        let unfinished = try await patiently { () throws(CatalogError) in
+                            try readingStatement { connection in try IndexingQueue.unfinished(job: job.id, connection) }
+                        }
+                        guard unfinished > 0 else { break }
+                        try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
+                        continue
+                    }
+                    let stored = try await group.next()
+                    inFlight -= 1
+                    try Task.checkCancellation()
+                    stored??.forEach(report)
+                }
+            }
+        } catch {
+            _ = try? await writing { connection in
+                try IndexingQueue.release(job: job.id, worker: worker.name, connection)
+            }
+            throw error
+        }
+        let ended = try await patiently { () throws(CatalogError) in
+            try await writing { connection in try IndexingQueue.end(job: job.id, connection) }
+        }
+        var result = now()
+        result.endedRun = ended
+        let finished = result
+        try await patiently { () throws(CatalogError) in
+            try await writing { connection in try IndexingHistory.finish(record, finished, connection) }
+        }
+        return result
+    }
+
+    /// What a worker's rows are made with: the store's schema and each analysis's version, which every worker
+    /// of a job shares.
+    nonisolated func indexingSignature(_ analyses: [any PhotoAnalysis]) -> String {
+        (["schema \(storage.schemaVersion)"] + analyses.map { "\($0.name): \($0.version)" }.sorted())
+            .joined(separator: "; ")
+    }
+
+    /// Seconds a worker's claim on a batch lasts unless renewed: long enough that a slow batch on a busy machine
+    /// or a server restarting does not lose it, short enough that a dead worker's batch is soon taken over.
+    public static let indexingLease: Double = 20
+
+    /// Seconds a worker keeps trying a server that does not answer (restarting, cut off) before it gives up.
+    public static let serverPatience: Double = 300
+
+    /// What an indexing run did so far.
+    struct Tally {
+        var counts = IndexingQueue.Counts(), done = 0, total = 0, moved = 0, removed = 0
+        var removedLabels: String?
+    }
+
+    /// A folder listed for its job: the stored files gone from it moved or removed, its files in batches to
+    /// queue, and the failures its listing met (folders that could not be listed, entries that are no photos).
+    struct ListedFolder {
+        var batches: [[IndexingQueue.File]]
+        var failures: [IndexingRun.FileWrite]
+        var total: Int
+        var moved: Int
+        var removed: Int
+        var removedLabels: String?
+    }
+
+    /// Lists `folder` for its job, as its lister: stored files gone from it whose bytes lie at a new path take that
+    /// path, the rest gone are removed (unless `keepMissing`), and its files go in batches of `batch`.
+    nonisolated func list(_ folder: String, excluding excluded: Set<FileIdentity>, keepMissing: Bool, batch: Int)
+        async throws(CatalogError) -> ListedFolder
+    {
+        let listing = try FolderListing(folder, excluding: excluded)
+        let found = try filesGone(under: folder, listing: listing)
+        let (moved, gone) = try await move(found.gone, to: found.new)
+        let removedLabels = keepMissing ? nil : try await remove(gone)
         let unlisted =
             listing.unreadableFolders.map { ($0.path, "cannot list the folder: \($0.reason)") }
             + listing.unusableEntries
@@ -96,28 +267,13 @@ extension Catalog {
                 error: error)
             return IndexingRun.FileWrite(path: path, outcome: .failed(error), write: replacement(record, writes: []))
         }
-        try await commit(failures)
-        failures.forEach(report)
-        let concurrency = min(max(1, concurrency), Self.maximumIndexingConcurrency)
-        let batch = min(max(1, batch), Self.maximumIndexingBatch, Self.maximumFilesInFlight / concurrency)
-        try await withThrowingTaskGroup(of: [IndexingRun.FileWrite].self) { group in
-            var next = 0
-            func startNext() {
-                guard next < files.count else { return }
-                let files = Array(files[next..<min(next + batch, files.count)])
-                next += files.count
-                group.addTask { try await run.index(files) }
-            }
-            for _ in 0..<concurrency { startNext() }
-            while let stored = try await group.next() {
-                try Task.checkCancellation()
-                startNext()
-                stored.forEach(report)
-            }
+        let files = listing.files.map { file in
+            IndexingQueue.File(path: storedPath(file.path), size: file.size, modified: file.modified)
         }
-        let result = now(nil)
-        try await writing { connection in try IndexingHistory.finish(record, result, connection) }
-        return result
+        return ListedFolder(
+            batches: stride(from: 0, to: files.count, by: batch).map { Array(files[$0..<min($0 + batch, files.count)]) },
+            failures: failures, total: files.count + failures.count, moved: moved,
+            removed: keepMissing ? 0 : gone.count, removedLabels: removedLabels)
     }
 
     /// Batches in flight at once by default: one a core, at least two (one is read and decoded while another
@@ -132,12 +288,19 @@ extension Catalog {
     /// up to about 10 MB each, a few MB for most photos).
     public static let maximumIndexingConcurrency = 16, maximumIndexingBatch = 64, maximumFilesInFlight = 256
 
-    /// Stores a batch's writes in one transaction.
-    func commit(_ writes: [IndexingRun.FileWrite]) throws(CatalogError) {
-        let writes = writes.compactMap(\.write)
-        guard !writes.isEmpty else { return }
-        try writing { connection in
-            for write in writes { try write(connection) }
+    /// Stores a batch's writes in one transaction, marking its claim done there where it has one; false where the
+    /// claim was lost (nothing is stored then).
+    func commit(_ writes: [IndexingRun.FileWrite], finishing claim: IndexingQueue.Claim? = nil)
+        throws(CatalogError) -> Bool
+    {
+        let stores = writes.compactMap(\.write)
+        guard claim != nil || !stores.isEmpty else { return true }
+        var counts = IndexingQueue.Counts()
+        for write in writes { counts.add(write.outcome) }
+        return try writing { [counts] connection in
+            if let claim, try !IndexingQueue.finish(claim, counts, connection) { return false }
+            for store in stores { try store(connection) }
+            return true
         }
     }
 

@@ -24,11 +24,7 @@ struct FolderListing: Sendable {
     /// Lists `folder` without the files `excluded` names; an error only when the folder itself is missing
     /// or cannot be listed.
     init(_ folder: String, excluding excluded: Set<FileIdentity> = []) throws(CatalogError) {
-        let root = Catalog.standardisedPath(folder)
-        var status = stat()
-        guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            throw .unreadableFolder(path: folder, reason: "no such folder")
-        }
+        let root = try Self.root(folder)
         var files: [File] = [], unreadable: [(path: String, reason: String)] = [],
             unusable: [(path: String, reason: String)] = []
         var pending = [root]
@@ -67,6 +63,16 @@ struct FolderListing: Sendable {
         self.files = files.sorted { $0.path < $1.path }
         unreadableFolders = unreadable.sorted { $0.path < $1.path }
         unusableEntries = unusable.sorted { $0.path < $1.path }
+    }
+
+    /// The folder as listed (absolute, standardised); an error where it is not a folder.
+    static func root(_ folder: String) throws(CatalogError) -> String {
+        let root = Catalog.standardisedPath(folder)
+        var status = stat()
+        guard FileSystemPath.withCString(root, { stat($0, &status) }) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw .unreadableFolder(path: folder, reason: "no such folder")
+        }
+        return root
     }
 
     /// The names in a folder ("." and ".." among them), or nil with `errno` set when it cannot be listed.

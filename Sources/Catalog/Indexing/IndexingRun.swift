@@ -28,8 +28,10 @@ struct IndexingRun: Sendable {
         let write: (@Sendable (any StoreConnection) throws -> Void)?
     }
 
-    /// Indexes a batch of files: read and decoded side by side, analysed together, stored in one transaction.
-    func index(_ files: [FolderListing.File]) async throws(CatalogError) -> [FileWrite] {
+    /// Indexes a claimed batch of files: read and decoded side by side, analysed together, stored in one
+    /// transaction with the batch marked done. Nil where the claim was lost before it could be marked (its lease
+    /// ran out and another worker claimed the batch): then nothing is stored.
+    func index(_ files: [FolderListing.File], claim: IndexingQueue.Claim) async throws(CatalogError) -> [FileWrite]? {
         let loaded = await withTaskGroup(of: (Int, Result<LoadedFile, CatalogError>).self) { group in
             for (index, file) in files.enumerated() {
                 group.addTask { (index, Result { () throws(CatalogError) in try load(file) }) }
@@ -41,7 +43,7 @@ struct IndexingRun: Sendable {
         var entries: [(path: String, file: LoadedFile)] = []
         for (file, result) in zip(files, loaded) { entries.append((file.path, try result.get())) }
         let writes = try self.writes(for: entries)
-        try await catalog.commit(writes)
+        guard try await catalog.commit(writes, finishing: claim) else { return nil }
         return writes
     }
 

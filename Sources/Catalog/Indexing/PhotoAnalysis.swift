@@ -13,6 +13,10 @@ public protocol PhotoAnalysis: Sendable {
     /// Unique among the analyses of a run; names the migrations of its own tables.
     var name: String { get }
 
+    /// What the analysis's rows are made with (its models and their settings), in a few words: workers that
+    /// index one folder together must agree on it, or their rows would be of different kinds.
+    var version: String { get }
+
     /// The analysis's own tables, made and then changed in place, oldest first: each runs once per catalog
     /// (as the migration "indexer <name> <migration>") before the first run that indexes with it. Tables
     /// the catalog knows (faces, people) are not among them: they are there without any analysis.

@@ -15,6 +15,10 @@ public struct PhotoPrintAnalysis: PhotoAnalysis {
 
     public var name: String { "photos" }
 
+    public var version: String {
+        "prints by \(PhotoPrinter.modelFile) at \(printer.inputSize) px; 64-bit DCT hashes; Laplacian sharpness"
+    }
+
     /// What the analysis makes of one photo; the image id is filled in when it is written.
     public struct Analysis: Sendable {
         public let print: [Float]

@@ -19,6 +19,9 @@ protocol CatalogStore: Sendable {
     /// (a SQLite file in WAL mode syncs at checkpoints only): what a journal needs before it acts on files.
     func writeDurably<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T
 
+    /// The newest migration of the store's tables this build knows: workers that index together agree on it.
+    var schemaVersion: String { get }
+
     /// The store's own index of its vectors, if it keeps one; nil: searches read every vector.
     var vectorIndex: (any VectorIndex)? { get }
 

@@ -36,6 +36,9 @@ final class OneStatement: StoreConnection {
         try connection.keysInserted(table: table, key: key)
     }
 
+    var clock: String { connection.clock }
+    var skippingLocked: String { connection.skippingLocked }
+
     private func send() throws(CatalogError) {
         guard !sent else {
             throw .storage(path: location, reason: "a read of one statement sent a second (a defect of the catalog)")

@@ -106,6 +106,7 @@ enum PostgresSchema {
         ),
         ("cleanup-journal", CleanupJournal.postgresStatements),
         ("cleanup-runs-without-action", CleanupJournal.postgresDropAction),
+        ("indexing-queue", IndexingQueue.postgresStatements),
     ]
 
     /// Checks pgvector and brings the tables up to date (a writer), or checks they are (a reader), in one
@@ -115,8 +116,9 @@ enum PostgresSchema {
         try connection.execute(access == .readWrite ? "BEGIN" : "BEGIN READ ONLY", [])
         do {
             if access == .readWrite {
-                try checkVector(connection, access: access, location: location)
+                // Before the extension too: writers that open a new database at once would both create it.
                 try connection.execute("SELECT pg_advisory_xact_lock(7295814036517)", [])
+                try checkVector(connection, access: access, location: location)
                 try connection.execute(
                     """
                     CREATE TABLE IF NOT EXISTS catalog_migrations (identifier text PRIMARY KEY, \

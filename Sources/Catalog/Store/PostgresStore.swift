@@ -18,6 +18,7 @@ final class PostgresStore: CatalogStore {
     private let vectorTypes: PostgresVectorTypes
     let vectorIndex: (any VectorIndex)? = PgvectorIndex()
     let waitsOnRoundTrips = true
+    var schemaVersion: String { PostgresSchema.migrations.last?.identifier ?? "" }
     private static let logger = Logger(label: "facesearch.catalog.postgres") { _ in SwiftLogNoOpLogHandler() }
 
     /// Connects to the catalog at `url` for `access`: a reader needs its tables up to date, a writer makes them.
@@ -74,8 +75,26 @@ final class PostgresStore: CatalogStore {
             throw error
         } catch let damage as StoreDamage {
             throw .damaged(path: location, reason: damage.reason)
+        } catch where Self.isUnreachable(error) {
+            throw .unreachable(path: location, reason: Self.reason(error))
         } catch {
             throw .storage(path: location, reason: Self.reason(error))
+        }
+    }
+
+    /// Whether `error` says the server could not be reached or the connection was lost (the server shut down or
+    /// restarting, the network gone), rather than that it refused what was asked: what is worth trying again.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        if error is ConnectionLost || error is NIOConnectionError || error is IOError || error is ChannelError {
+            return true
+        }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return true
+        default:
+            // Class 08, connection exceptions; 57P01-57P03, the server shutting down or starting up.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return error.serverInfo?[.severity] == "FATAL" || state.hasPrefix("08") || state.hasPrefix("57P")
         }
     }
 
@@ -119,7 +138,10 @@ final class PostgresStore: CatalogStore {
         case (.sslUnsupported, _): reason = "sslmode=\(url.encryption.rawValue), but the server does not offer TLS"
         case (.server, _): reason = Self.reason(error)
         default:  // the connection was not made, or lost as it was made
-            reason = "no PostgreSQL server answers at \(url.host):\(url.port) (\(connectionProblem(error.underlying)))"
+            return .unreachable(
+                path: place,
+                reason:
+                    "no PostgreSQL server answers at \(url.host):\(url.port) (\(connectionProblem(error.underlying)))")
         }
         return .storage(path: place, reason: reason)
     }

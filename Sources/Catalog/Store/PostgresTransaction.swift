@@ -37,6 +37,11 @@ struct PostgresTransaction: StoreConnection {
             [.text(table), .text(key)])
     }
 
+    /// The server's clock, which moves on within a transaction (`now()` stays at its start).
+    let clock = "extract(epoch FROM clock_timestamp())::float8"
+
+    let skippingLocked = "FOR UPDATE SKIP LOCKED"
+
     /// Whether the server closed the connection: a statement sent on it now would never be answered.
     var isClosed: Bool { connection.isClosed }
 

@@ -9,6 +9,7 @@ struct SQLiteStore: CatalogStore {
     /// None: the device galleries search every vector, faster here than any index SQLite could keep.
     var vectorIndex: (any VectorIndex)? { nil }
     var waitsOnRoundTrips: Bool { false }
+    var schemaVersion: String { CatalogSchema.migrator().migrations.last ?? "" }
 
     func read<T>(_ body: (any StoreConnection) throws -> T) throws(CatalogError) -> T {
         do { return try pool.read { db in try body(SQLiteConnection(db: db)) } } catch {
@@ -82,6 +83,11 @@ struct SQLiteConnection: StoreConnection {
 
     /// SQLite's keys (`AUTOINCREMENT`) already follow the largest one inserted.
     func keysInserted(table: String, key: String) throws {}
+
+    let clock = "((julianday('now') - 2440587.5) * 86400.0)"
+
+    /// One writer at a time holds the whole file: nothing it picks is held by another.
+    let skippingLocked = ""
 
     private static func arguments(_ values: [StoreValue]) -> StatementArguments {
         StatementArguments(

@@ -18,6 +18,15 @@ public protocol StoreConnection {
 
     /// After rows were inserted into `table` with their keys (`key`) given: keys made later come after theirs.
     func keysInserted(table: String, key: String) throws
+
+    /// The store's clock, in seconds since 1970, as an SQL expression: a server's own, so that workers on
+    /// machines whose clocks differ agree on when a lease runs out.
+    var clock: String { get }
+
+    /// What ends a query that picks rows to change so that rows another transaction holds are passed over, not
+    /// waited for (PostgreSQL's `FOR UPDATE SKIP LOCKED`); empty where one writer holds the whole store at a
+    /// time (SQLite).
+    var skippingLocked: String { get }
 }
 
 extension StoreConnection {

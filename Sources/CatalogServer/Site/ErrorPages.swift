@@ -64,8 +64,8 @@ struct ErrorPages<Context: RequestContext>: RouterMiddleware {
         case .invalidQuery, .invalidName: .badRequest
         case .probe: .unprocessableContent
         case .readOnly: .forbidden
-        case .busy: .serviceUnavailable
-        case .mismatch: .conflict
+        case .busy, .unreachable: .serviceUnavailable
+        case .mismatch, .refusedWorker: .conflict
         case .storage, .damaged, .unrepairable, .unreadableFolder, .processing: .internalServerError
         }
     }

@@ -31,10 +31,28 @@ struct IndexCommand: AsyncParsableCommand {
             --no-faces and --no-photos skip either analysis. Progress goes to stderr (one updating line on a \
             terminal, plain lines otherwise), the \
             summary to stdout.
+
+            Several machines can index one library together: run the same command, with the same --library name \
+            and --db postgres://…, on each. The first lists the folder and queues its files in batches; every \
+            worker claims batches one at a time under a lease (--lease) that it renews while it works, so a \
+            worker that dies leaves its batch to another once the lease runs out, and no photo is stored twice. \
+            Workers of another build, or with other analyses (--detector, --no-faces, --no-photos), are refused. \
+            A database server that stops answering is tried again, waiting longer each time, for up to 5 minutes. \
+            The last worker to finish groups the new faces into people. --status shows the queue: batches done, \
+            claimed and by whom, left, failed with why, and each worker's photos a second.
             """)
 
-    @Argument(help: "The folder of photos.")
-    var folder: String
+    @Argument(help: "The folder of photos (with --status, only that folder's indexing is shown).")
+    var folder: String?
+
+    @Flag(help: "Show where indexing stands, in the queue that workers share, and index nothing.")
+    var status = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds a worker's claim on a batch lasts unless renewed (renewed every quarter of it).",
+            valueName: "seconds"))
+    var lease = Catalog.indexingLease
 
     @Option(
         help: ArgumentHelp(
@@ -63,6 +81,8 @@ struct IndexCommand: AsyncParsableCommand {
     @OptionGroup var deviceOptions: DeviceOptions
 
     func validate() throws {
+        guard status || folder != nil else { throw ValidationError("Missing expected argument '<folder>'") }
+        guard (1...3600).contains(lease) else { throw ValidationError("--lease must be 1 to 3600 seconds") }
         guard !(noFaces && noPhotos) else { throw ValidationError("--no-faces and --no-photos leave nothing to do") }
         let (mostJobs, mostFiles) = (Catalog.maximumIndexingConcurrency, Catalog.maximumIndexingBatch)
         guard (1...mostJobs).contains(jobs) else {
@@ -78,6 +98,8 @@ struct IndexCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if status { return try showStatus() }
+        guard let folder else { return }
         let store = try database.open(access: .readWrite, create: true), context = try deviceOptions.context()
         let analyses: [any PhotoAnalysis] =
             (noFaces ? [] : [try detector.faces(context: context)])
@@ -87,15 +109,16 @@ struct IndexCommand: AsyncParsableCommand {
         let step = ProgressLines(terminal: terminal)
         let run = try await store.index(
             folder: folder, analyses: analyses, context: context, keepMissing: keepMissing, concurrency: jobs,
-            batch: batch
+            batch: batch, lease: lease
         ) { progress in step.show(progress) }
         step.finish()
         let statistics = try store.statistics()
         print(
             String(
                 format: "%@: %d files in %.1f s (%.1f/s): %d indexed, %d unchanged, %d failed",
-                FileSystemPath.displayed(folder), run.total, run.elapsed, run.rate, run.indexed, run.unchanged,
+                FileSystemPath.displayed(folder), run.done, run.elapsed, run.rate, run.indexed, run.unchanged,
                 run.failed)
+                + (run.done < run.total ? " (of \(run.total) in the folder: other workers did the rest)" : "")
                 + (run.upgraded > 0 ? ", \(run.upgraded) completed (embeddings or prints added)" : "")
                 + (run.moved > 0 ? ", \(run.moved) moved or renamed (found by their bytes)" : "")
                 + (run.removed > 0 ? ", \(run.removed) gone from the folder removed" : ""))
@@ -106,7 +129,53 @@ struct IndexCommand: AsyncParsableCommand {
             \(counted(statistics.printedImages, "photo")) printed, \(counted(statistics.failedImages, "failed file"))
             """
         )
-        if !noFaces { print("people: \(try await store.clusterPeople(context: context))") }
+        guard !noFaces else { return }
+        if run.endedRun {
+            print("people: \(try await store.clusterPeople(context: context))")
+        } else {
+            print("people: grouped by the worker that finishes the folder")
+        }
+    }
+
+    /// Prints where indexing stands: each folder's queue, its workers and its failed batches.
+    func showStatus() throws {
+        let store = try database.open(access: .readOnly)
+        let jobs = try store.indexingStatus(folder: folder)
+        guard !jobs.isEmpty else {
+            print(folder.map { "\(FileSystemPath.displayed($0)): never indexed" } ?? "nothing indexed yet")
+            return
+        }
+        let time = DateFormatter()
+        time.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        for job in jobs {
+            let state =
+                switch job.state {
+                case "listing": "being listed"
+                case "queued": "being indexed"
+                case "abandoned": "left unfinished (every worker stopped)"
+                default: "finished " + time.string(from: Date(timeIntervalSince1970: job.finished ?? job.started))
+                }
+            print(
+                """
+                \(FileSystemPath.displayed(job.folder)): \(state); started \
+                \(time.string(from: Date(timeIntervalSince1970: job.started))), \(counted(job.files, "file"))
+                """)
+            print(
+                """
+                  batches: \(job.done) done (\(counted(job.filesDone, "file"))), \(job.claimed) claimed, \
+                \(job.queued) left, \(job.failed) failed
+                """)
+            for worker in job.workers {
+                print(
+                    String(
+                        format: "  worker %@: %d batches, %d files, %.1f photos/s%@", worker.name, worker.batches,
+                        worker.files, worker.photosPerSecond,
+                        worker.holding > 0 ? ", holding \(counted(worker.holding, "batch", "batches"))" : ""))
+            }
+            for failure in job.failures {
+                print("  failed: batch \(failure.batch) (\(counted(failure.files, "file"))): \(failure.reason)")
+            }
+        }
     }
 }
 
@@ -120,6 +189,9 @@ final class ProgressLines: Sendable {
     }
 
     func show(_ progress: IndexingProgress) {
+        if let notice = progress.notice {
+            return write((terminal ? "\r\u{1B}[K" : "") + notice + "\n")
+        }
         if let file = progress.file, let error = progress.error {
             let line = error.contains(file) ? error : "\(file): \(error)"
             write((terminal ? "\r\u{1B}[K" : "") + "failed: \(FileSystemPath.displayed(line))\n")
