@@ -51,11 +51,19 @@ enum CatalogContents {
         return try lines(file)
     }
 
+    /// How two catalogs' lines differ: their counts and the first lines either lacks, shortened.
+    static func difference(_ one: [String], _ other: [String]) -> String {
+        let differing = Set(one).symmetricDifference(other).sorted().prefix(4).map { $0.prefix(160) }
+        return "\(one.count) and \(other.count) lines; differing: \(differing.joined(separator: "\n"))"
+    }
+
     /// A print's little-endian Float32 bytes as Float16 ones, in hex.
     private static func halfPrecision(_ bytes: Data?) -> String {
         guard let bytes else { return "-" }
         let values = bytes.withUnsafeBytes { raw in
-            (0..<bytes.count / 4).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
+            (0..<bytes.count / 4).map {
+                Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)))
+            }
         }
         return values.map { String(format: "%04x", Float16($0).bitPattern) }.joined()
     }

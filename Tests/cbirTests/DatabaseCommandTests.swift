@@ -250,9 +250,9 @@ import Testing
     }
 
     /// On PostgreSQL, indexing whose connection the server drops in the middle of a batch's transaction
-    /// (`pg_terminate_backend`) stops saying the connection was lost, keeps every batch it stored before, and
-    /// run again ends with the photos and faces of a run never interrupted.
-    @Test func aLostConnectionKeepsWhatWasStoredAndIndexingResumes() throws {
+    /// (`pg_terminate_backend`) says the connection was lost, connects again and goes on: it ends with the photos
+    /// and faces of a run never interrupted, every batch stored once.
+    @Test func aLostConnectionIsMadeAgainAndIndexingGoesOn() throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let url = try TestStore.postgres.catalog(in: folder, name: "lost")
@@ -274,17 +274,12 @@ import Testing
             """, in: name)
         seen += String(decoding: progress.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus != 0, "the run finished before its connections were dropped")
-        #expect(seen.contains("the connection to the server was lost"), "\(seen.suffix(500))")
-        let partial = Int(
-            try TestPostgres.run("SELECT count(*) FROM images", in: name).trimmingCharacters(
-                in: .whitespacesAndNewlines))
-        #expect(partial.map { $0 >= 5 && $0 < 25 } == true, "\(String(describing: partial)) photos kept")
-
-        let again = try cbir.run(["index", gallery, "--db", url, "--device", Self.device])
+        #expect(process.terminationStatus == 0, "\(seen.suffix(500))")
         #expect(
-            again.status == 0 && again.standardOutput.contains("\(partial ?? -1) unchanged"),
-            "\(again.standardOutput) \(again.standardError)")
+            seen.contains("waiting for the database: ") && seen.contains("the connection to the server was lost"),
+            "\(seen.suffix(500))")
+        let status = try cbir.run(["index", "--status", "--db", url]).standardOutput
+        #expect(status.contains("batches: 25 done (25 files), 0 claimed, 0 left, 0 failed"), "\(status)")
         let stats = ["stats", "--json"]
         let expected = try JSONDecoder().decode(
             Statistics.self, from: Data(try cbir.run(stats + ["--db", whole]).standardOutput.utf8))

@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Several `cbir index` workers on one folder and one catalog, as several machines would run them: they share its
-/// batches through the catalog's queue; a worker killed with SIGKILL while it holds batches leaves them to the other
-/// once its lease runs out; a worker that would make rows of another kind is refused; a PostgreSQL server stopped
+/// Several `cbir index` workers on one folder and one catalog, as several machines would run them (each its own
+/// `FACESEARCH_MACHINE`): they share its batches through the catalog's queue; a worker killed with SIGKILL while it
+/// holds batches leaves them to the other once its lease runs out; a worker that would make rows of another kind is refused; a PostgreSQL server stopped
 /// for 10 s mid-run is waited for. Each time the catalog ends holding what one process indexing ORL alone stores:
 /// the same photos, faces, descriptors, embeddings, prints and people (up to row ids), nothing lost or doubled.
 @Suite(.serialized, .needs(.orl)) struct SharedIndexingTests {
@@ -33,10 +33,11 @@ import Testing
         let description: String
     }
 
-    /// Starts a worker indexing ORL into `db`.
+    /// Starts a worker indexing ORL into `db`, as if on the machine `name`.
     func worker(_ db: String, _ name: String, _ options: [String] = []) throws -> BackgroundCommand {
         try BackgroundCommand(
-            cbir, ["index", Self.orl, "--db", db, "--device", "cpu"] + options, log: "\(folder)/\(name).log")
+            cbir, ["index", Self.orl, "--db", db, "--device", "cpu"] + options,
+            environment: ["FACESEARCH_MACHINE": name], log: "\(folder)/\(name).log")
     }
 
     /// What `cbir index --status` prints for `db`.
@@ -63,7 +64,8 @@ import Testing
     @Test(arguments: TestStore.allCases) func aKilledWorkersBatchesGoToTheOther(store: TestStore) throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let db = try store.catalog(in: folder, name: "killed")
-        let doomed = try worker(db, "doomed", ["--lease", "3"]), survivor = try worker(db, "survivor", ["--lease", "3"])
+        let doomed = try worker(db, "doomed", ["--lease", "3"]),
+            survivor = try worker(db, "survivor", ["--lease", "3"])
         let pid = doomed.process.processIdentifier
         // Killed while it holds batches, once both have stored some.
         let holding = try wait(for: db) { status in
@@ -85,7 +87,7 @@ import Testing
         let alone = try Self.alone.get()
         let shared = try CatalogContents.lines(of: db, cbir: cbir, in: folder)
         #expect(shared.count == alone.count)
-        #expect(shared == alone, "\(Self.difference(shared, alone))")
+        #expect(shared == alone, "\(CatalogContents.difference(shared, alone))")
     }
 
     @Test func aWorkerOfAnotherKindIsRefused() throws {
@@ -109,13 +111,7 @@ import Testing
         try TestPostgres.run("DELETE FROM catalog_migrations WHERE identifier = 'from-a-newer-build'", in: name)
         #expect(first.finish(within: 180) == 0, "\(first.output)")
         let stored = try CatalogContents.lines(of: db, cbir: cbir, in: folder), alone = try Self.alone.get()
-        #expect(stored == alone, "\(Self.difference(stored, alone))")
-    }
-
-    /// The first lines two catalogs' contents differ in, shortened.
-    static func difference(_ one: [String], _ other: [String]) -> String {
-        let differing = Set(one).symmetricDifference(other).sorted().prefix(4).map { $0.prefix(160) }
-        return "\(one.count) and \(other.count) lines; differing: \(differing.joined(separator: "\n"))"
+        #expect(stored == alone, "\(CatalogContents.difference(stored, alone))")
     }
 
     @Test func aServerStoppedForTenSecondsIsWaitedFor() throws {
@@ -141,6 +137,6 @@ import Testing
         let shown = try status(db)
         #expect(shown.contains("batches: 51 done (401 files), 0 claimed, 0 left, 0 failed"), "\(shown)")
         let stored = try CatalogContents.lines(of: db, cbir: cbir, in: folder), alone = try Self.alone.get()
-        #expect(stored == alone, "\(Self.difference(stored, alone))")
+        #expect(stored == alone, "\(CatalogContents.difference(stored, alone))")
     }
 }

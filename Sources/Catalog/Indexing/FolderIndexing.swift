@@ -106,116 +106,133 @@ extension Catalog {
         let job = try await patiently { () throws(CatalogError) in
             try await writing { connection in
                 try IndexingQueue.join(
-                    folder: stored, signature: signature, worker: worker.name, lease: lease, connection)
+                    folder: stored, signature: signature, worker: worker.name, lease: lease,
+                    isGone: IndexingWorker.isGone, connection)
             }
         }
-        let renewal = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(lease / 4 * 1e9))
-                _ = try? await writing { connection in
-                    try IndexingQueue.renew(
-                        job: job.id, worker: worker.name, lease: lease, limit: worker.batchLimit, connection)
-                }
+        return try await renewing(job, by: worker) {
+            let record = try await patiently { () throws(CatalogError) in
+                try await writing { connection in try IndexingHistory.start(folder: stored, connection) }
             }
-        }
-        defer { renewal.cancel() }
-        let record = try await patiently { () throws(CatalogError) in
-            try await writing { connection in try IndexingHistory.start(folder: stored, connection) }
-        }
-        do {
-            var lists = job.lists
-            waiting: while true {
-                if lists {
-                    let listed = try await list(folder, excluding: excluded, keepMissing: keepMissing, batch: batch)
-                    let queued = try await patiently { () throws(CatalogError) in
-                        try await writing { connection in
-                            try IndexingQueue.enqueue(
-                                listed.batches, files: listed.total, job: job.id, worker: worker.name, connection)
-                        }
-                    }
-                    guard queued else {  // another worker took the listing over
-                        lists = false
-                        continue
-                    }
-                    tally.withLockedValue { tally in
-                        (tally.total, tally.moved, tally.removed, tally.removedLabels) =
-                            (listed.total, listed.moved, listed.removed, listed.removedLabels)
-                    }
-                    try await patiently { () throws(CatalogError) in _ = try await commit(listed.failures) }
-                    listed.failures.forEach(report)
-                    break
-                }
-                switch try await patiently({ () throws(CatalogError) in
-                    try await writing { connection in
-                        try IndexingQueue.listing(job: job.id, worker: worker.name, lease: lease, connection)
-                    }
-                }) {
-                case .queued(let files):
-                    tally.withLockedValue { $0.total = files }
-                    break waiting
-                case .takenOver: lists = true
-                case .listing: try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
-                case .ended: break waiting
-                }
-            }
-            try await withThrowingTaskGroup(of: [IndexingRun.FileWrite]?.self) { group in
-                var inFlight = 0
-                while true {
-                    while inFlight < concurrency,
-                        let claim = try await patiently({ () throws(CatalogError) in
+            do {
+                var lists = job.lists
+                waiting: while true {
+                    if lists {
+                        let listed = try await list(folder, excluding: excluded, keepMissing: keepMissing, batch: batch)
+                        let queued = try await patiently { () throws(CatalogError) in
                             try await writing { connection in
-                                try IndexingQueue.claim(job: job.id, worker: worker.name, lease: lease, connection)
-                            }
-                        })
-                    {
-                        inFlight += 1
-                        let files = claim.files.map { file in
-                            FolderListing.File(path: localPath(file.path), size: file.size, modified: file.modified)
-                        }
-                        group.addTask {
-                            do {
-                                return try await patiently { () throws(CatalogError) in
-                                    try await run.index(files, claim: claim)
-                                }
-                            } catch {
-                                _ = try? await self.writing { connection in
-                                    try IndexingQueue.fail(claim, reason: "\(error)", connection)
-                                }
-                                throw error
+                                try IndexingQueue.enqueue(
+                                    listed.batches, files: listed.total, job: job.id, worker: worker.name, connection)
                             }
                         }
-                    }
-                    if inFlight == 0 {
-                        // Nothing left to claim: wait while other workers hold batches, which they finish or leave.
-                        let unfinished = try await patiently { () throws(CatalogError) in
-                            try readingStatement { connection in try IndexingQueue.unfinished(job: job.id, connection) }
+                        guard queued else {  // another worker took the listing over
+                            lists = false
+                            continue
                         }
-                        guard unfinished > 0 else { break }
-                        try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
-                        continue
+                        tally.withLockedValue { tally in
+                            (tally.total, tally.moved, tally.removed, tally.removedLabels) =
+                                (listed.total, listed.moved, listed.removed, listed.removedLabels)
+                        }
+                        try await patiently { () throws(CatalogError) in _ = try await commit(listed.failures) }
+                        listed.failures.forEach(report)
+                        break
                     }
-                    let stored = try await group.next()
-                    inFlight -= 1
-                    try Task.checkCancellation()
-                    stored??.forEach(report)
+                    switch try await patiently({ () throws(CatalogError) in
+                        try await writing { connection in
+                            try IndexingQueue.listing(job: job.id, worker: worker.name, lease: lease, connection)
+                        }
+                    }) {
+                    case .queued(let files):
+                        tally.withLockedValue { $0.total = files }
+                        break waiting
+                    case .takenOver: lists = true
+                    case .listing: try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
+                    case .ended: break waiting
+                    }
+                }
+                try await withThrowingTaskGroup(of: [IndexingRun.FileWrite]?.self) { group in
+                    var inFlight = 0
+                    while true {
+                        while inFlight < concurrency,
+                            let claim = try await patiently({ () throws(CatalogError) in
+                                try await writing { connection in
+                                    try IndexingQueue.claim(job: job.id, worker: worker.name, lease: lease, connection)
+                                }
+                            })
+                        {
+                            inFlight += 1
+                            let files = claim.files.map { file in
+                                FolderListing.File(path: localPath(file.path), size: file.size, modified: file.modified)
+                            }
+                            group.addTask {
+                                do {
+                                    return try await patiently { () throws(CatalogError) in
+                                        try await run.index(files, claim: claim)
+                                    }
+                                } catch {
+                                    _ = try? await self.writing { connection in
+                                        try IndexingQueue.fail(claim, reason: "\(error)", connection)
+                                    }
+                                    throw error
+                                }
+                            }
+                        }
+                        if inFlight == 0 {
+                            // Nothing left to claim: wait while other workers hold batches, which they finish or leave.
+                            let unfinished = try await patiently { () throws(CatalogError) in
+                                try await writing { connection in
+                                    try IndexingQueue.forget(
+                                        gone: IndexingWorker.isGone, ofJobs: "?", [.integer(job.id)], connection)
+                                    return try IndexingQueue.unfinished(job: job.id, connection)
+                                }
+                            }
+                            guard unfinished > 0 else { break }
+                            try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
+                            continue
+                        }
+                        let stored = try await group.next()
+                        inFlight -= 1
+                        try Task.checkCancellation()
+                        stored??.forEach(report)
+                    }
+                }
+            } catch {
+                _ = try? await writing { connection in
+                    try IndexingQueue.release(job: job.id, worker: worker.name, connection)
+                }
+                throw error
+            }
+            let ended = try await patiently { () throws(CatalogError) in
+                try await writing { connection in try IndexingQueue.end(job: job.id, connection) }
+            }
+            var result = now()
+            result.endedRun = ended
+            let finished = result
+            try await patiently { () throws(CatalogError) in
+                try await writing { connection in try IndexingHistory.finish(record, finished, connection) }
+            }
+            return result
+        }
+    }
+
+    /// `body`, while `worker` renews its leases in `job` every quarter of a lease; the renewals end with it.
+    nonisolated func renewing<T: Sendable>(
+        _ job: IndexingQueue.Job, by worker: IndexingWorker, _ body: () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: UInt64(worker.lease / 4 * 1e9))
+                    _ = try? await self.writing { connection in
+                        try IndexingQueue.renew(
+                            job: job.id, worker: worker.name, lease: worker.lease, limit: worker.batchLimit,
+                            connection)
+                    }
                 }
             }
-        } catch {
-            _ = try? await writing { connection in
-                try IndexingQueue.release(job: job.id, worker: worker.name, connection)
-            }
-            throw error
+            defer { group.cancelAll() }
+            return try await body()
         }
-        let ended = try await patiently { () throws(CatalogError) in
-            try await writing { connection in try IndexingQueue.end(job: job.id, connection) }
-        }
-        var result = now()
-        result.endedRun = ended
-        let finished = result
-        try await patiently { () throws(CatalogError) in
-            try await writing { connection in try IndexingHistory.finish(record, finished, connection) }
-        }
-        return result
     }
 
     /// What a worker's rows are made with: the store's schema and each analysis's version, which every worker
@@ -271,7 +288,9 @@ extension Catalog {
             IndexingQueue.File(path: storedPath(file.path), size: file.size, modified: file.modified)
         }
         return ListedFolder(
-            batches: stride(from: 0, to: files.count, by: batch).map { Array(files[$0..<min($0 + batch, files.count)]) },
+            batches: stride(from: 0, to: files.count, by: batch).map {
+                Array(files[$0..<min($0 + batch, files.count)])
+            },
             failures: failures, total: files.count + failures.count, moved: moved,
             removed: keepMissing ? 0 : gone.count, removedLabels: removedLabels)
     }

@@ -18,10 +18,11 @@ public struct IndexingStatus: Sendable, Codable, Equatable {
     public let workers: [Worker]
     public let failures: [Failure]
 
-    /// A worker's part: the batches it finished, their files, its pace from its first claim to its last
-    /// batch, and the batches it holds now.
+    /// A worker's part: whether it is at work (its lease renewed), the batches it finished, their files, its
+    /// pace from its first claim to its last batch, and the batches it holds now.
     public struct Worker: Sendable, Codable, Equatable {
         public let name: String
+        public let alive: Bool
         public let batches: Int
         public let files: Int
         public let photosPerSecond: Double
@@ -56,19 +57,23 @@ extension Catalog {
                 }
                 let workers = try connection.rows(
                     """
-                    SELECT worker, SUM(CASE WHEN state = 'done' THEN 1 ELSE 0 END) AS batches, \
+                    SELECT name, alive_until > \(connection.clock) AS alive, COALESCE(batches, 0) AS batches, \
+                    COALESCE(files, 0) AS files, first, last, COALESCE(holding, 0) AS holding FROM \(IndexingQueue.workers) \
+                    LEFT JOIN (SELECT worker, SUM(CASE WHEN state = 'done' THEN 1 ELSE 0 END) AS batches, \
                     CAST(SUM(CASE WHEN state = 'done' THEN count ELSE 0 END) AS INTEGER) AS files, \
                     MIN(claimed) AS first, MAX(finished) AS last, \
                     SUM(CASE WHEN state = 'claimed' THEN 1 ELSE 0 END) AS holding \
-                    FROM \(batches) WHERE job_id = ? AND worker IS NOT NULL GROUP BY worker ORDER BY worker
-                    """, [.integer(id)]
+                    FROM \(batches) WHERE job_id = ? GROUP BY worker) AS work ON worker = name \
+                    WHERE job_id = ? ORDER BY name
+                    """, [.integer(id), .integer(id)]
                 ).map { row throws(CatalogError) in
                     let files: Int = try row.get("files")
                     let first: Double? = try row.get("first"), last: Double? = try row.get("last")
                     let seconds = (last ?? 0) - (first ?? 0)
                     return IndexingStatus.Worker(
-                        name: try row.get("worker"), batches: try row.get("batches"), files: files,
-                        photosPerSecond: seconds > 0 ? Double(files) / seconds : 0, holding: try row.get("holding"))
+                        name: try row.get("name"), alive: try row.get("alive"), batches: try row.get("batches"),
+                        files: files, photosPerSecond: seconds > 0 ? Double(files) / seconds : 0,
+                        holding: try row.get("holding"))
                 }
                 let failures = try connection.rows(
                     "SELECT id, count, error FROM \(batches) WHERE job_id = ? AND state = 'failed' ORDER BY id",

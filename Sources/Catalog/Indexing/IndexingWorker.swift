@@ -16,6 +16,16 @@ struct IndexingWorker: Sendable {
         self.patience = patience
     }
 
+    /// Whether the worker `name` ran on this machine in a process that has ended: its leases need not be waited
+    /// out. A process id taken again since by another process only leaves them to run out.
+    static func isGone(_ name: String) -> Bool {
+        let parts = name.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts.dropLast(2).joined(separator: ":") == LibraryRoots.machine,
+            let process = pid_t(parts[parts.count - 2]), process != getpid()
+        else { return false }
+        return kill(process, 0) != 0 && errno == ESRCH
+    }
+
     /// The longest a worker holds one batch: past it, it stops renewing the claim, which runs out for another
     /// worker to take (the batch is stuck on something, and ``IndexingQueue/attempts`` fails it in the end).
     var batchLimit: Double { max(600, 20 * lease) }
@@ -32,7 +42,9 @@ struct IndexingWorker: Sendable {
         var delay = 0.25, waited = 0.0
         while true {
             do { return try await body() } catch {
-                guard case .unreachable(_, let reason) = error, waited < patience, !Task.isCancelled else { throw error }
+                guard case .unreachable(_, let reason) = error, waited < patience, !Task.isCancelled else {
+                    throw error
+                }
                 waiting(String(format: "%@; trying again in %.2g s", reason, delay))
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 waited += delay

@@ -168,8 +168,8 @@ struct IndexCommand: AsyncParsableCommand {
             for worker in job.workers {
                 print(
                     String(
-                        format: "  worker %@: %d batches, %d files, %.1f photos/s%@", worker.name, worker.batches,
-                        worker.files, worker.photosPerSecond,
+                        format: "  worker %@%@: %d batches, %d files, %.1f photos/s%@", worker.name,
+                        worker.alive ? " (at work)" : "", worker.batches, worker.files, worker.photosPerSecond,
                         worker.holding > 0 ? ", holding \(counted(worker.holding, "batch", "batches"))" : ""))
             }
             for failure in job.failures {
