@@ -3,10 +3,11 @@ import TestSupport
 import Testing
 
 /// Several `cbir index` workers on one folder and one catalog, as several machines would run them (each its own
-/// `FACESEARCH_MACHINE`): they share its batches through the catalog's queue; a worker killed with SIGKILL while it
-/// holds batches leaves them to the other once its lease runs out; a worker that would make rows of another kind is refused; a PostgreSQL server stopped
-/// for 10 s mid-run is waited for. Each time the catalog ends holding what one process indexing ORL alone stores:
-/// the same photos, faces, descriptors, embeddings, prints and people (up to row ids), nothing lost or doubled.
+/// `FACESEARCH_MACHINE`): they share its batches through the catalog's queue; a worker killed with SIGKILL while
+/// it holds batches leaves them to the other once its lease runs out; a worker that would make rows of another
+/// kind is refused; a PostgreSQL server stopped for 10 s mid-run is waited for. Each time the catalog ends holding
+/// what one process indexing ORL alone stores: the same photos, faces, descriptors, embeddings, prints and people
+/// (up to row ids), nothing lost or doubled.
 @Suite(.serialized, .needs(.orl)) struct SharedIndexingTests {
     static let orl = SharedData.root + "/orl"
     let cbir: CommandRunner

@@ -59,7 +59,7 @@ extension Catalog {
     /// ``maximumIndexingBatch`` and ``maximumFilesInFlight``. Honours task cancellation between batches.
     ///
     /// Runs of the same folder on several machines at once (against one PostgreSQL catalog) share the work
-    /// (``IndexingQueue``): the first lists the folder and queues its batches, and each claims them one at a
+    /// (`IndexingQueue`): the first lists the folder and queues its batches, and each claims them one at a
     /// time under a lease of `lease` seconds that it renews while it works; a batch whose worker dies is claimed
     /// again when the lease runs out, and none is stored twice. A worker waits for others' batches before it
     /// returns, and the last to finish says so (``IndexingProgress/endedRun``). A server that cannot be reached is

@@ -149,7 +149,8 @@ enum IndexingQueue {
             let started: Int64? = try connection.rows(
                 """
                 INSERT INTO \(jobs) (folder, signature, state, lister, listing_until, started) \
-                VALUES (?, ?, '\(State.listing.rawValue)', ?, \(clock) + ?, \(clock)) ON CONFLICT DO NOTHING RETURNING id
+                VALUES (?, ?, '\(State.listing.rawValue)', ?, \(clock) + ?, \(clock)) \
+                ON CONFLICT DO NOTHING RETURNING id
                 """, [.text(folder), .text(signature), .text(worker), .real(lease)]
             ).first?.get(0)
             job = try started.map { Job(id: $0, lists: true) } ?? joined()
@@ -324,7 +325,10 @@ enum IndexingQueue {
         try connection.execute(
             "UPDATE \(workers) SET alive_until = 0 WHERE job_id = ? AND name = ?", [.integer(id), .text(worker)])
         try connection.execute(
-            "UPDATE \(batches) SET state = 'queued', lease_until = NULL WHERE job_id = ? AND worker = ? AND state = 'claimed'",
+            """
+            UPDATE \(batches) SET state = 'queued', lease_until = NULL WHERE job_id = ? AND worker = ? \
+            AND state = 'claimed'
+            """,
             [.integer(id), .text(worker)])
         try connection.execute(
             "UPDATE \(jobs) SET listing_until = \(connection.clock) WHERE id = ? AND lister = ? AND state = 'listing'",

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the indexing of a folder stands, as its queue (``IndexingQueue``) tells it: its batches done, claimed
+/// Where the indexing of a folder stands, as its queue (`IndexingQueue`) tells it: its batches done, claimed
 /// and by whom, left and failed with why, and each worker's pace. What `cbir index --status` prints.
 public struct IndexingStatus: Sendable, Codable, Equatable {
     /// The folder, where it is on this machine.
@@ -50,7 +50,10 @@ extension Catalog {
                 let id: Int64 = try job.get("id")
                 var states: [String: (batches: Int, files: Int)] = [:]
                 for row in try connection.rows(
-                    "SELECT state, COUNT(*), CAST(SUM(count) AS INTEGER) FROM \(batches) WHERE job_id = ? GROUP BY state",
+                    """
+                    SELECT state, COUNT(*), CAST(SUM(count) AS INTEGER) FROM \(batches) WHERE job_id = ? \
+                    GROUP BY state
+                    """,
                     [.integer(id)])
                 {
                     states[try row.get(0)] = (try row.get(1), try row.get(2))
@@ -58,7 +61,8 @@ extension Catalog {
                 let workers = try connection.rows(
                     """
                     SELECT name, alive_until > \(connection.clock) AS alive, COALESCE(batches, 0) AS batches, \
-                    COALESCE(files, 0) AS files, first, last, COALESCE(holding, 0) AS holding FROM \(IndexingQueue.workers) \
+                    COALESCE(files, 0) AS files, first, last, COALESCE(holding, 0) AS holding \
+                    FROM \(IndexingQueue.workers) \
                     LEFT JOIN (SELECT worker, SUM(CASE WHEN state = 'done' THEN 1 ELSE 0 END) AS batches, \
                     CAST(SUM(CASE WHEN state = 'done' THEN count ELSE 0 END) AS INTEGER) AS files, \
                     MIN(claimed) AS first, MAX(finished) AS last, \

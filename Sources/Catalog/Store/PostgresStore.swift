@@ -75,7 +75,7 @@ final class PostgresStore: CatalogStore {
             throw error
         } catch let damage as StoreDamage {
             throw .damaged(path: location, reason: damage.reason)
-        } catch where Self.isUnreachable(error) {
+        } catch  where Self.isUnreachable(error) {
             throw .unreachable(path: location, reason: Self.reason(error))
         } catch {
             throw .storage(path: location, reason: Self.reason(error))
