@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import ImageCodecs
 import ImageKernels
-import NIOConcurrencyHelpers
 
 /// Where an indexing run stands.
 public struct IndexingProgress: Sendable {
@@ -71,144 +70,43 @@ extension Catalog {
         progress: @escaping @Sendable (IndexingProgress) -> Void = { _ in }
     ) async throws -> IndexingProgress {
         try await prepare(analyses)
-        let run = IndexingRun(
-            catalog: self, analyses: analyses, context: try RenderContext.orDefault(context, for: .search))
-        let worker = IndexingWorker(lease: lease, patience: patience)
-        let concurrency = min(max(1, concurrency), Self.maximumIndexingConcurrency)
-        let batch = min(max(1, batch), Self.maximumIndexingBatch, Self.maximumFilesInFlight / concurrency)
-        let excluded = files.identities()
         _ = try FolderListing.root(folder)  // a missing folder is said before any worker joins
-        let start = DispatchTime.now().uptimeNanoseconds
-        // What the run did so far; batches in flight read it to report a wait.
-        let tally = NIOLockedValueBox(Tally())
-        @Sendable func now(_ file: IndexingRun.FileWrite? = nil, notice: String? = nil) -> IndexingProgress {
-            tally.withLockedValue { tally in
-                IndexingProgress(
-                    done: tally.done, total: tally.total, indexed: tally.counts.indexed,
-                    unchanged: tally.counts.unchanged, failed: tally.counts.failed, upgraded: tally.counts.upgraded,
-                    moved: tally.moved, removed: tally.removed, removedLabels: tally.removedLabels,
-                    elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path,
-                    error: file?.outcome.error, notice: notice, endedRun: false)
-            }
-        }
-        func report(_ file: IndexingRun.FileWrite) {
-            tally.withLockedValue { tally in
-                tally.counts.add(file.outcome)
-                tally.done += 1
-            }
-            progress(now(file))
-        }
-        @Sendable func patiently<T>(_ body: () async throws(CatalogError) -> T) async throws(CatalogError) -> T {
-            try await worker.patiently({ progress(now(notice: "waiting for the database: \($0)")) }, body)
-        }
-
+        let concurrency = min(max(1, concurrency), Self.maximumIndexingConcurrency)
+        let work = FolderWork(
+            catalog: self, folder: folder,
+            run: IndexingRun(
+                catalog: self, analyses: analyses, context: try RenderContext.orDefault(context, for: .search)),
+            worker: IndexingWorker(lease: lease, patience: patience), progress: progress)
         let signature = indexingSignature(analyses), stored = storedPath(folder)
-        let job = try await patiently { () throws(CatalogError) in
+        let job = try await work.patiently { () throws(CatalogError) in
             try await writing { connection in
                 try IndexingQueue.join(
-                    folder: stored, signature: signature, worker: worker.name, lease: lease,
+                    folder: stored, signature: signature, worker: work.worker.name, lease: lease,
                     isGone: IndexingWorker.isGone, connection)
             }
         }
-        return try await renewing(job, by: worker) {
-            let record = try await patiently { () throws(CatalogError) in
+        return try await renewing(job, by: work.worker) {
+            let record = try await work.patiently { () throws(CatalogError) in
                 try await writing { connection in try IndexingHistory.start(folder: stored, connection) }
             }
             do {
-                var lists = job.lists
-                waiting: while true {
-                    if lists {
-                        let listed = try await list(folder, excluding: excluded, keepMissing: keepMissing, batch: batch)
-                        let queued = try await patiently { () throws(CatalogError) in
-                            try await writing { connection in
-                                try IndexingQueue.enqueue(
-                                    listed.batches, files: listed.total, job: job.id, worker: worker.name, connection)
-                            }
-                        }
-                        guard queued else {  // another worker took the listing over
-                            lists = false
-                            continue
-                        }
-                        tally.withLockedValue { tally in
-                            (tally.total, tally.moved, tally.removed, tally.removedLabels) =
-                                (listed.total, listed.moved, listed.removed, listed.removedLabels)
-                        }
-                        try await patiently { () throws(CatalogError) in _ = try await commit(listed.failures) }
-                        listed.failures.forEach(report)
-                        break
-                    }
-                    switch try await patiently({ () throws(CatalogError) in
-                        try await writing { connection in
-                            try IndexingQueue.listing(job: job.id, worker: worker.name, lease: lease, connection)
-                        }
-                    }) {
-                    case .queued(let files):
-                        tally.withLockedValue { $0.total = files }
-                        break waiting
-                    case .takenOver: lists = true
-                    case .listing: try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
-                    case .ended: break waiting
-                    }
-                }
-                try await withThrowingTaskGroup(of: [IndexingRun.FileWrite]?.self) { group in
-                    var inFlight = 0
-                    while true {
-                        while inFlight < concurrency,
-                            let claim = try await patiently({ () throws(CatalogError) in
-                                try await writing { connection in
-                                    try IndexingQueue.claim(job: job.id, worker: worker.name, lease: lease, connection)
-                                }
-                            })
-                        {
-                            inFlight += 1
-                            let files = claim.files.map { file in
-                                FolderListing.File(path: localPath(file.path), size: file.size, modified: file.modified)
-                            }
-                            group.addTask {
-                                do {
-                                    return try await patiently { () throws(CatalogError) in
-                                        try await run.index(files, claim: claim)
-                                    }
-                                } catch {
-                                    _ = try? await self.writing { connection in
-                                        try IndexingQueue.fail(claim, reason: "\(error)", connection)
-                                    }
-                                    throw error
-                                }
-                            }
-                        }
-                        if inFlight == 0 {
-                            // Nothing left to claim: wait while other workers hold batches, which they finish or leave.
-                            let unfinished = try await patiently { () throws(CatalogError) in
-                                try await writing { connection in
-                                    try IndexingQueue.forget(
-                                        gone: IndexingWorker.isGone, ofJobs: "?", [.integer(job.id)], connection)
-                                    return try IndexingQueue.unfinished(job: job.id, connection)
-                                }
-                            }
-                            guard unfinished > 0 else { break }
-                            try await Task.sleep(nanoseconds: UInt64(worker.poll * 1e9))
-                            continue
-                        }
-                        let stored = try await group.next()
-                        inFlight -= 1
-                        try Task.checkCancellation()
-                        stored??.forEach(report)
-                    }
-                }
+                try await work.waitForListing(
+                    of: job, keepMissing: keepMissing,
+                    batch: min(max(1, batch), Self.maximumIndexingBatch, Self.maximumFilesInFlight / concurrency))
+                try await work.indexBatches(of: job, concurrency: concurrency)
             } catch {
                 _ = try? await writing { connection in
-                    try IndexingQueue.release(job: job.id, worker: worker.name, connection)
+                    try IndexingQueue.release(job: job.id, worker: work.worker.name, connection)
                 }
                 throw error
             }
-            let ended = try await patiently { () throws(CatalogError) in
+            let ended = try await work.patiently { () throws(CatalogError) in
                 try await writing { connection in try IndexingQueue.end(job: job.id, connection) }
             }
-            var result = now()
+            var result = work.now()
             result.endedRun = ended
             let finished = result
-            try await patiently { () throws(CatalogError) in
+            try await work.patiently { () throws(CatalogError) in
                 try await writing { connection in try IndexingHistory.finish(record, finished, connection) }
             }
             return result
@@ -248,52 +146,6 @@ extension Catalog {
 
     /// Seconds a worker keeps trying a server that does not answer (restarting, cut off) before it gives up.
     public static let serverPatience: Double = 300
-
-    /// What an indexing run did so far.
-    struct Tally {
-        var counts = IndexingQueue.Counts(), done = 0, total = 0, moved = 0, removed = 0
-        var removedLabels: String?
-    }
-
-    /// A folder listed for its job: the stored files gone from it moved or removed, its files in batches to
-    /// queue, and the failures its listing met (folders that could not be listed, entries that are no photos).
-    struct ListedFolder {
-        var batches: [[IndexingQueue.File]]
-        var failures: [IndexingRun.FileWrite]
-        var total: Int
-        var moved: Int
-        var removed: Int
-        var removedLabels: String?
-    }
-
-    /// Lists `folder` for its job, as its lister: stored files gone from it whose bytes lie at a new path take that
-    /// path, the rest gone are removed (unless `keepMissing`), and its files go in batches of `batch`.
-    nonisolated func list(_ folder: String, excluding excluded: Set<FileIdentity>, keepMissing: Bool, batch: Int)
-        async throws(CatalogError) -> ListedFolder
-    {
-        let listing = try FolderListing(folder, excluding: excluded)
-        let found = try filesGone(under: folder, listing: listing)
-        let (moved, gone) = try await move(found.gone, to: found.new)
-        let removedLabels = keepMissing ? nil : try await remove(gone)
-        let unlisted =
-            listing.unreadableFolders.map { ($0.path, "cannot list the folder: \($0.reason)") }
-            + listing.unusableEntries
-        let failures = unlisted.map { path, error in
-            let record = ImageRecord(
-                id: nil, path: path, size: 0, modified: 0, hash: "", width: 0, height: 0, status: .failed,
-                error: error)
-            return IndexingRun.FileWrite(path: path, outcome: .failed(error), write: replacement(record, writes: []))
-        }
-        let files = listing.files.map { file in
-            IndexingQueue.File(path: storedPath(file.path), size: file.size, modified: file.modified)
-        }
-        return ListedFolder(
-            batches: stride(from: 0, to: files.count, by: batch).map {
-                Array(files[$0..<min($0 + batch, files.count)])
-            },
-            failures: failures, total: files.count + failures.count, moved: moved,
-            removed: keepMissing ? 0 : gone.count, removedLabels: removedLabels)
-    }
 
     /// Batches in flight at once by default: one a core, at least two (one is read and decoded while another
     /// is analysed) and at most 16.

@@ -2,7 +2,8 @@ import GRDB
 
 /// What turns photos into stored rows: the faces and what is known of them today, anything else tomorrow.
 /// The commands that analyse photos build their analyses (loading models, choosing devices) and hand them
-/// to an indexing run (``Catalog/index(folder:analyses:context:keepMissing:concurrency:batch:lease:patience:progress:)``);
+/// to an indexing run
+/// (``Catalog/index(folder:analyses:context:keepMissing:concurrency:batch:lease:patience:progress:)``);
 /// a catalog itself needs none. Each analysis's rows for an image are written in that image's transaction,
 /// so an image is stored whole or not at all. Rows in an analysis's tables should reference `images(id)`
 /// with `ON DELETE CASCADE`, so that re-indexing or removing a file drops them.
