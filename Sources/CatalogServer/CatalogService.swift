@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import ImageCodecs
 import ImageKernels
+import Logging
 import PhotoSimilarity
 import Synchronization
 
@@ -39,12 +40,16 @@ final class CatalogService: Sendable {
         guard PostgresLocation.isURL(path) || FileManager.default.fileExists(atPath: path) else {
             throw CatalogError.storage(path: path, reason: "no such database (run `cbir index <folder> --db \(path)`)")
         }
+        // Where reads go, when a replica is read from: a line on the server's log each time it changes.
+        let logger = Logger(label: "cbir serve")
+        let log: @Sendable (String) -> Void = { logger.notice("\($0)") }
+        let replica = configuration.readReplica
         do {
             guard !configuration.readOnly else { throw CatalogError.readOnly(path: path) }
-            catalog = try Catalog(path: path)
+            catalog = try Catalog(path: path, replica: replica, log: log)
             isWritable = true
         } catch CatalogError.readOnly {
-            catalog = try Catalog(path: path, access: .readOnly)
+            catalog = try Catalog(path: path, access: .readOnly, replica: replica, log: log)
             isWritable = false
         }
         self.configuration = configuration

@@ -5,8 +5,11 @@ import ImageKernels
 /// What `cbir serve` serves and how: the database, the address, the token that guards it, the upload cap
 /// and the device.
 public struct ServerConfiguration: Sendable {
-    /// The database file.
+    /// The database file, or the PostgreSQL catalog's URL.
     public var database: String
+    /// A streaming replica of a PostgreSQL catalog's server to read from (its URL), or nil: reads go there while
+    /// it is fresh, to the primary otherwise; writes always go to the primary.
+    public var readReplica: String?
     /// The address to listen on: loopback unless a token guards the server.
     public var host: String
     public var port: Int
@@ -28,9 +31,10 @@ public struct ServerConfiguration: Sendable {
     public init(
         database: String = "cbir.sqlite", host: String = "127.0.0.1", port: Int = 8080, token: String? = nil,
         uploadLimit: Int = 20 << 20, context: RenderContext? = nil, detector: DetectorChoice = .default,
-        readOnly: Bool = false, idleTimeout: Duration = .seconds(30)
+        readOnly: Bool = false, idleTimeout: Duration = .seconds(30), readReplica: String? = nil
     ) {
         self.database = database
+        self.readReplica = readReplica
         self.host = host
         self.port = port
         self.token = token

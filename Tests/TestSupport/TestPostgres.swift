@@ -59,6 +59,18 @@ public enum TestPostgres {
         public func database(_ name: String) throws -> String {
             try script(["database", name], instance: self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
+
+        /// Starts a streaming replica of it on `port` (made the first time); stops it.
+        public func startReplica(port: Int) throws { _ = try script(["replica", "start", "\(port)"], instance: self) }
+        public func stopReplica(port: Int) throws { _ = try script(["replica", "stop", "\(port)"], instance: self) }
+
+        /// Runs `statement` in database `name` of it, or of its replica on `replica`; what psql prints of its rows.
+        @discardableResult
+        public func run(_ statement: String, in name: String, replica: Int? = nil) throws -> String {
+            let psql = replica.map { ["replica", "psql", "\($0)"] } ?? ["psql"]
+            return try script(
+                psql + [name, "--tuples-only", "--no-align", "--command", statement], instance: self)
+        }
     }
 
     private static func script(_ arguments: [String], instance: Instance? = nil) throws -> String {

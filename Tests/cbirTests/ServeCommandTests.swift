@@ -134,12 +134,21 @@ struct RunningServer {
     let process: Process
     let base: String
 
-    init(_ cbir: CommandRunner, database: String, port: Int, environment: [String: String] = [:]) async throws {
+    /// With `options` beside the database and the port, what it logs going to the file `log` where one is given.
+    init(
+        _ cbir: CommandRunner, database: String, port: Int, options: [String] = [],
+        environment: [String: String] = [:], log: String? = nil
+    ) async throws {
         process = Process()
         process.executableURL = cbir.executable
-        process.arguments = ["serve", "--db", database, "--port", String(port)]
+        process.arguments = ["serve", "--db", database, "--port", String(port)] + options
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         base = "http://127.0.0.1:\(port)"
         for _ in 0..<150 {

@@ -158,6 +158,7 @@ final class PostgresStore: CatalogStore {
         }
         switch error.code {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return lost
+        case .connectionError: return "no server answers (\(connectionProblem(error.underlying)))"
         default: return error.underlying.map(describe) ?? "\(error.code)"
         }
     }

@@ -39,6 +39,15 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Seconds a connection may stay silent (idle, or stalled halfway through a request) before it is closed.")
     var idleTimeout = 30
 
+    @Option(
+        name: .customLong("read-db"),
+        help: ArgumentHelp(
+            """
+            A streaming replica of the PostgreSQL catalog's server to read from (postgres://…): reads go there while \
+            it is fresh, to --db otherwise (said once on stderr); writes always go to --db.
+            """, valueName: "url"))
+    var readReplica: String?
+
     @OptionGroup var detector: DetectorOption
     @OptionGroup var deviceOptions: DeviceOptions
 
@@ -52,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
             database: try database.existing(), host: host, port: port,
             token: token ?? ProcessInfo.processInfo.environment["CBIR_TOKEN"], uploadLimit: uploadLimit << 20,
             context: try deviceOptions.context(), detector: detector.detector, readOnly: readOnly,
-            idleTimeout: .seconds(idleTimeout))
+            idleTimeout: .seconds(idleTimeout), readReplica: readReplica)
         do {
             try configuration.validate()
         } catch {
