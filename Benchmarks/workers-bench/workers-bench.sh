@@ -37,13 +37,20 @@ batches=$(((n + 7) / 8))
 
 # Seconds for WORKERS processes to index the folder into DB, started together; checks the queue ended whole.
 index() {
-    local db=$1 workers=$2 start end i
+    local db=$1 workers=$2 start end i pids=()
     start=$(date +%s.%N)
     for ((i = 1; i <= workers; i++)); do
         FACESEARCH_MACHINE=worker$i "$cbir" index "$work/photos" --db "$db" --device cpu \
             >"$work/worker$i.log" 2>&1 &
+        pids+=($!)
     done
-    wait
+    for i in "${!pids[@]}"; do
+        if ! wait "${pids[$i]}"; then
+            echo "workers-bench: worker $((i + 1)) failed:" >&2
+            tail -3 "$work/worker$((i + 1)).log" >&2
+            exit 1
+        fi
+    done
     end=$(date +%s.%N)
     if [[ $db == postgres://* ]]; then
         "$cbir" index --status --db "$db" | grep -q "batches: $batches done ($n files), 0 claimed, 0 left, 0 failed" ||

@@ -8,7 +8,7 @@ import Testing
 /// kind is refused; a PostgreSQL server stopped for 10 s mid-run is waited for. Each time the catalog ends holding
 /// what one process indexing ORL alone stores: the same photos, faces, descriptors, embeddings, prints and people
 /// (up to row ids), nothing lost or doubled.
-@Suite(.serialized, .needs(.orl)) struct SharedIndexingTests {
+@Suite(.serialized, .needs(.orl, .wildPhotos, .ukbenchDev)) struct SharedIndexingTests {
     static let orl = SharedData.root + "/orl"
     let cbir: CommandRunner
     let folder: String
@@ -113,6 +113,30 @@ import Testing
         #expect(first.finish(within: 180) == 0, "\(first.output)")
         let stored = try CatalogContents.lines(of: db, cbir: cbir, in: folder), alone = try Self.alone.get()
         #expect(stored == alone, "\(CatalogContents.difference(stored, alone))")
+    }
+
+    /// Photos with faces and photos without, stored by two workers a photo a batch at once: each write takes the
+    /// catalog's tags in one order (workers-bench found two such workers deadlocked on PostgreSQL before).
+    @Test func workersStoringFacesAndNoFacesAtOnceDoNotDeadlock() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let db = try TestStore.postgres.catalog(in: folder, name: "mixed")
+        let photos = folder + "/photos", faces = SharedData.root + "/wild-photos/train"
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
+        let withFaces = try FileManager.default.subpathsOfDirectory(atPath: faces).filter { $0.hasSuffix(".jpg") }
+        for (number, photo) in withFaces.sorted().enumerated() {
+            try FileManager.default.createSymbolicLink(
+                atPath: photos + "/\(number)a.jpg", withDestinationPath: faces + "/" + photo)
+            let plain = SharedData.root + String(format: "/ukbench-dev/ukbench%05d.jpg", number)
+            try FileManager.default.createSymbolicLink(atPath: photos + "/\(number)b.jpg", withDestinationPath: plain)
+        }
+        let workers = try (1...2).map { number in
+            try BackgroundCommand(
+                cbir, ["index", photos, "--db", db, "--device", "cpu", "--batch", "1"],
+                environment: ["FACESEARCH_MACHINE": "machine\(number)"], log: "\(folder)/mixed\(number).log")
+        }
+        for worker in workers { #expect(worker.finish(within: 180) == 0, "\(worker.output.suffix(600))") }
+        let shown = try status(db), count = 2 * withFaces.count
+        #expect(shown.contains("batches: \(count) done (\(count) files), 0 claimed, 0 left, 0 failed"), "\(shown)")
     }
 
     @Test func aServerStoppedForTenSecondsIsWaitedFor() throws {

@@ -107,6 +107,20 @@ enum PostgresSchema {
         ("cleanup-journal", CleanupJournal.postgresStatements),
         ("cleanup-runs-without-action", CleanupJournal.postgresDropAction),
         ("indexing-queue", IndexingQueue.postgresStatements),
+        (
+            // Writers that change the tagged tables in different orders (indexing workers storing a photo with
+            // faces and one without at once) would each hold one tag and wait for the other's: the first change
+            // of a transaction takes every tag, in one order.
+            "retag-in-order",
+            [
+                """
+                CREATE OR REPLACE FUNCTION catalog_retag() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+                PERFORM 1 FROM table_tags ORDER BY name FOR UPDATE; \
+                UPDATE table_tags SET tag = uuid_send(gen_random_uuid()) WHERE name = TG_TABLE_NAME; RETURN NULL; \
+                END $$
+                """
+            ]
+        ),
     ]
 
     /// Checks pgvector and brings the tables up to date (a writer), or checks they are (a reader), in one
