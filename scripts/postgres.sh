@@ -77,7 +77,7 @@ initialise() {
     [[ -f $home/data/PG_VERSION ]] && return
     # Every instance takes the password of the first, so that one password file serves them all.
     local password
-    password=$(sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" 2>/dev/null | head -1)
+    password=$(sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" 2>/dev/null | head -1 || true)
     [[ -n $password ]] || password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
     mkdir -p "$home/data" "$home/run"
     chown "$user" "$home/data" "$home/run"
