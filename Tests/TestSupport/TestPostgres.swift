@@ -42,47 +42,51 @@ public enum TestPostgres {
     }
 
     /// A server of a test's own beside the shared one (`FACESEARCH_PG_INSTANCE`), which the test may stop and
-    /// start: its data apart, the same installation and password, on loopback at `port`.
+    /// start: its data apart, the same installation and password, at `port` on loopback, or on a test host of
+    /// its own at that host's address.
     public struct Instance: Sendable {
         public let name: String
         public let port: Int
+        public let host: TestHost?
 
-        public init(_ name: String, port: Int) {
+        public init(_ name: String, port: Int, on host: TestHost? = nil) {
             self.name = name
             self.port = port
+            self.host = host
         }
 
-        public func start() throws { _ = try script(["start"], instance: self) }
-        public func stop() throws { _ = try script(["stop"], instance: self) }
+        public func start() throws { _ = try script(["start"]) }
+        public func stop() throws { _ = try script(["stop"]) }
 
         /// The URL of a new, empty database `name` on it.
         public func database(_ name: String) throws -> String {
-            try script(["database", name], instance: self).trimmingCharacters(in: .whitespacesAndNewlines)
+            try script(["database", name]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
-        /// Starts a streaming replica of it on `port` (made the first time); stops it.
-        public func startReplica(port: Int) throws { _ = try script(["replica", "start", "\(port)"], instance: self) }
-        public func stopReplica(port: Int) throws { _ = try script(["replica", "stop", "\(port)"], instance: self) }
+        /// Starts a streaming replica of it on `port` (made the first time), on the test host `host` where one
+        /// is given (always the same for one port); stops it.
+        public func startReplica(port: Int, on host: TestHost? = nil) throws {
+            _ = try script(["replica", "start", "\(port)"] + (host.map { [$0.address] } ?? []), on: host ?? self.host)
+        }
+        public func stopReplica(port: Int) throws { _ = try script(["replica", "stop", "\(port)"]) }
 
         /// Runs `statement` in database `name` of it, or of its replica on `replica`; what psql prints of its rows.
         @discardableResult
         public func run(_ statement: String, in name: String, replica: Int? = nil) throws -> String {
             let psql = replica.map { ["replica", "psql", "\($0)"] } ?? ["psql"]
-            return try script(
-                psql + [name, "--tuples-only", "--no-align", "--command", statement], instance: self)
+            return try script(psql + [name, "--tuples-only", "--no-align", "--command", statement])
+        }
+
+        /// `postgres.sh` with `arguments` for this server, on `host` (by default its own).
+        private func script(_ arguments: [String], on host: TestHost? = nil) throws -> String {
+            var environment = ["FACESEARCH_PG_INSTANCE": name, "FACESEARCH_PG_PORT": "\(port)"]
+            if let address = self.host?.address { environment["FACESEARCH_PG_HOST"] = address }
+            return try CommandRunner.script("postgres.sh", arguments, environment: environment, on: host ?? self.host)
         }
     }
 
-    private static func script(_ arguments: [String], instance: Instance? = nil) throws -> String {
-        let environment = instance.map { ["FACESEARCH_PG_INSTANCE": $0.name, "FACESEARCH_PG_PORT": "\($0.port)"] }
-        let output = try CommandRunner(executable: URL(fileURLWithPath: "/bin/bash")).run(
-            [Repository.root + "/scripts/postgres.sh"] + arguments, environment: environment ?? [:])
-        guard output.status == 0 else { throw ScriptFailure(description: output.standardError) }
-        return output.standardOutput
-    }
-
-    struct ScriptFailure: Error, CustomStringConvertible {
-        let description: String
+    private static func script(_ arguments: [String]) throws -> String {
+        try CommandRunner.script("postgres.sh", arguments)
     }
 }
 

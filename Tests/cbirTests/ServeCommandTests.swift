@@ -131,25 +131,18 @@ import Testing
 /// `cbir serve` running on loopback, answering (started by the initialiser, which waits up to 15 s for its
 /// first answer), until `stop()`.
 struct RunningServer {
-    let process: Process
+    let server: BackgroundCommand
     let base: String
 
-    /// With `options` beside the database and the port, what it logs going to the file `log` where one is given.
+    /// With `options` beside the database and the port, what it prints going to the file `log` (by default one
+    /// of its own in the temporary folder).
     init(
         _ cbir: CommandRunner, database: String, port: Int, options: [String] = [],
         environment: [String: String] = [:], log: String? = nil
     ) async throws {
-        process = Process()
-        process.executableURL = cbir.executable
-        process.arguments = ["serve", "--db", database, "--port", String(port)] + options
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        if let log {
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        } else {
-            process.standardError = FileHandle.nullDevice
-        }
-        try process.run()
+        server = try BackgroundCommand(
+            cbir, ["serve", "--db", database, "--port", String(port)] + options, environment: environment,
+            log: log ?? temporaryPath("serve") + ".log")
         base = "http://127.0.0.1:\(port)"
         for _ in 0..<150 {
             if (try? await data(URLRequest(url: try url("/api/stats"))))?.status == 200 { return }
@@ -160,10 +153,7 @@ struct RunningServer {
             .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cbir serve did not answer at \(base)"])
     }
 
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
+    func stop() { server.stop() }
 
     private func url(_ path: String) throws -> URL {
         guard let url = URL(string: base + path) else { throw URLError(.badURL) }

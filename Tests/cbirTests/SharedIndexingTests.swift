@@ -42,24 +42,11 @@ import Testing
     }
 
     /// What `cbir index --status` prints for `db`.
-    func status(_ db: String) throws -> String {
-        let shown = try cbir.run(["index", "--status", "--db", db])
-        return shown.standardOutput + shown.standardError
-    }
+    func status(_ db: String) throws -> String { try QueueStatus(cbir: cbir, db: db).text() }
 
     /// Waits, up to a minute, until the queue's status says `condition`; false where it never did.
     func wait(for db: String, until condition: (String) -> Bool) throws -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if condition(try status(db)) { return true }
-            usleep(100_000)
-        }
-        return false
-    }
-
-    /// How many batches the queue's status says are done.
-    static func batchesDone(_ status: String) -> Int {
-        status.firstMatch(of: /batches: (\d+) done/).flatMap { Int($0.1) } ?? 0
+        try QueueStatus(cbir: cbir, db: db).wait(until: condition)
     }
 
     @Test(arguments: TestStore.allCases) func aKilledWorkersBatchesGoToTheOther(store: TestStore) throws {
@@ -70,8 +57,7 @@ import Testing
         let pid = doomed.process.processIdentifier
         // Killed while it holds batches, once both have stored some.
         let holding = try wait(for: db) { status in
-            Self.batchesDone(status) >= 4
-                && status.split(separator: "\n").contains { $0.contains(":\(pid):") && $0.contains("holding") }
+            QueueStatus.batchesDone(status) >= 4 && QueueStatus.holds(status, pid: pid)
         }
         let before = try status(db)
         try #require(holding, "the worker to kill never held a batch: \(before)")
@@ -148,7 +134,7 @@ import Testing
         defer { try? server.stop() }
         let db = try server.database("cbir_faults")
         let workers = try [worker(db, "one"), worker(db, "two")]
-        try #require(try wait(for: db) { Self.batchesDone($0) >= 3 }, "\(workers.map(\.output))")
+        try #require(try wait(for: db) { QueueStatus.batchesDone($0) >= 3 }, "\(workers.map(\.output))")
         try server.stop()
         let stopped = Date()
         usleep(10_000_000)
