@@ -7,8 +7,11 @@
 # process on SQLite, a batch: with one worker, what the server's round trips and the queue (a claim, a lease
 # renewed every 5 s, the done mark) cost. The folder: the first PHOTOS files (default 1,000) of the shared UKBench
 # dev and val, wild photos, caltech-dev and glint-24, linked into a folder of their own. Each run indexes it
-# afresh with every variant, turn about; medians of RUNS runs (default 3). Needs a release build of cbir and the
-# test PostgreSQL server (bash scripts/postgres.sh start).
+# afresh with every variant, turn about; medians of RUNS runs (default 3). Run as root, it also runs the workers
+# across hosts: the server and each worker on a test host of its own (scripts/hosts.sh: network namespaces, each
+# with its own network stack, joined by a bridge), so that every round trip crosses a network as between machines
+# (still on these cores). Needs a release build of cbir and the test PostgreSQL server (bash scripts/postgres.sh
+# start).
 # Usage: bash Benchmarks/workers-bench/workers-bench.sh [PHOTOS] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,7 +26,27 @@ if ! bash scripts/postgres.sh status >/dev/null; then
 fi
 export PGPASSFILE=${FACESEARCH_PG_ROOT:-/var/lib/facesearch-postgres}/pgpass
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+hosted=false
+[[ $(id -u) == 0 ]] && hosted=true
+worker_hosts=(worker1 worker2 server)
+# postgres.sh for the server on the test host primary.
+on_primary() {
+    env FACESEARCH_PG_INSTANCE=workers-bench FACESEARCH_PG_PORT=54363 FACESEARCH_PG_HOST=10.63.0.1 \
+        bash scripts/hosts.sh exec primary bash scripts/postgres.sh "$@"
+}
+finish() {
+    kill $(jobs -p) 2>/dev/null || true
+    if $hosted; then
+        on_primary stop || true
+        bash scripts/hosts.sh down
+    fi
+    rm -rf "$work"
+}
+trap finish EXIT
+if $hosted; then
+    bash scripts/hosts.sh up
+    on_primary start >/dev/null
+fi
 
 mkdir "$work/photos"
 n=0
@@ -35,12 +58,14 @@ done < <(for set in ukbench-dev ukbench-val wild-photos caltech-dev glint-24; do
 done | head -n "$photos")
 batches=$(((n + 7) / 8))
 
-# Seconds for WORKERS processes to index the folder into DB, started together; checks the queue ended whole.
+# Seconds for WORKERS processes to index the folder into DB, started together, each on a test host of its own
+# where HOSTED is true; checks the queue ended whole.
 index() {
-    local db=$1 workers=$2 start end i pids=()
+    local db=$1 workers=$2 hosted=${3:-false} start end i pids=() on=()
     start=$(date +%s.%N)
     for ((i = 1; i <= workers; i++)); do
-        FACESEARCH_MACHINE=worker$i "$cbir" index "$work/photos" --db "$db" --device cpu \
+        if $hosted; then on=(bash scripts/hosts.sh exec "${worker_hosts[$((i - 1))]}"); fi
+        FACESEARCH_MACHINE=worker$i "${on[@]}" "$cbir" index "$work/photos" --db "$db" --device cpu \
             >"$work/worker$i.log" 2>&1 &
         pids+=($!)
     done
@@ -53,8 +78,10 @@ index() {
     done
     end=$(date +%s.%N)
     if [[ $db == postgres://* ]]; then
-        "$cbir" index --status --db "$db" | grep -q "batches: $batches done ($n files), 0 claimed, 0 left, 0 failed" ||
-            { echo "workers-bench: the queue did not end whole:" >&2; "$cbir" index --status --db "$db" >&2; exit 1; }
+        $hosted && on=(bash scripts/hosts.sh exec client)
+        "${on[@]}" "$cbir" index --status --db "$db" >"$work/status"
+        grep -q "batches: $batches done ($n files), 0 claimed, 0 left, 0 failed" "$work/status" ||
+            { echo "workers-bench: the queue did not end whole:" >&2; cat "$work/status" >&2; exit 1; }
     fi
     echo "$end - $start" | bc
 }
@@ -68,6 +95,10 @@ for ((run = 1; run <= runs; run++)); do
     for workers in 1 2 3; do
         db=$(bash scripts/postgres.sh database "workers_bench_$workers")
         seconds[$workers]+="$(index "$db" "$workers") "
+        if $hosted; then
+            db=$(on_primary database "workers_bench_$workers")
+            seconds[hosts$workers]+="$(index "$db" "$workers" true) "
+        fi
     done
 done
 
@@ -78,8 +109,12 @@ echo
 echo "| catalog | workers | seconds | photos/s | against SQLite alone | more than SQLite alone, ms a batch |"
 echo "|---|---:|---:|---:|---:|---:|"
 printf '| SQLite | 1 | %.1f | %.1f | 1.00 | |\n' "$sqlite" "$(echo "$n / $sqlite" | bc -l)"
-for workers in 1 2 3; do
-    s=$(tr ' ' '\n' <<<"${seconds[$workers]}" | grep . | median)
-    printf '| PostgreSQL | %d | %.1f | %.1f | %.2f | %.0f |\n' "$workers" "$s" "$(echo "$n / $s" | bc -l)" \
+variants=(1 2 3)
+$hosted && variants+=(hosts1 hosts2 hosts3)
+for variant in "${variants[@]}"; do
+    s=$(tr ' ' '\n' <<<"${seconds[$variant]}" | grep . | median)
+    where="PostgreSQL"
+    [[ $variant == hosts* ]] && where="PostgreSQL, each on a host"
+    printf '| %s | %d | %.1f | %.1f | %.2f | %.0f |\n' "$where" "${variant#hosts}" "$s" "$(echo "$n / $s" | bc -l)" \
         "$(echo "$sqlite / $s" | bc -l)" "$(echo "($s - $sqlite) * 1000 / $batches" | bc -l)"
 done
