@@ -31,7 +31,7 @@ public struct IndexingProgress: Sendable {
     public let notice: String?
     /// Whether this run ended the folder's indexing: where several workers index one folder, the last to finish
     /// (the one that groups the new faces into people).
-    public internal(set) var endedRun: Bool
+    public let endedRun: Bool
 
     /// Files per second so far: this worker's, where several index one folder.
     public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
@@ -103,11 +103,9 @@ extension Catalog {
             let ended = try await work.patiently { () throws(CatalogError) in
                 try await writing { connection in try IndexingQueue.end(job: job.id, connection) }
             }
-            var result = work.now()
-            result.endedRun = ended
-            let finished = result
+            let result = work.now(endedRun: ended)
             try await work.patiently { () throws(CatalogError) in
-                try await writing { connection in try IndexingHistory.finish(record, finished, connection) }
+                try await writing { connection in try IndexingHistory.finish(record, result, connection) }
             }
             return result
         }

@@ -31,15 +31,15 @@ struct FolderWork: Sendable {
         var removedLabels: String?
     }
 
-    /// Where the run stands, at `file` or waiting for `notice`.
-    func now(_ file: IndexingRun.FileWrite? = nil, notice: String? = nil) -> IndexingProgress {
+    /// Where the run stands, at `file` or waiting for `notice`, or at its end (`endedRun` where it was the last).
+    func now(_ file: IndexingRun.FileWrite? = nil, notice: String? = nil, endedRun: Bool = false) -> IndexingProgress {
         tally.withLockedValue { tally in
             IndexingProgress(
                 done: tally.done, total: tally.total, indexed: tally.counts.indexed, unchanged: tally.counts.unchanged,
                 failed: tally.counts.failed, upgraded: tally.counts.upgraded, moved: tally.moved,
                 removed: tally.removed, removedLabels: tally.removedLabels,
                 elapsed: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, file: file?.path,
-                error: file?.outcome.error, notice: notice, endedRun: false)
+                error: file?.outcome.error, notice: notice, endedRun: endedRun)
         }
     }
 
@@ -132,14 +132,20 @@ struct FolderWork: Sendable {
         }
     }
 
-    /// Indexes a claimed batch; nil where the claim was lost. A batch that fails otherwise is failed in the queue
-    /// with why.
+    /// Indexes a claimed batch, storing it in one transaction with the batch marked done; nil where the claim was
+    /// lost before (its lease ran out and another worker claimed the batch): then nothing is stored. A server
+    /// that cannot be reached is waited for: for the analysis (which reads what is stored) and, once the batch
+    /// is analysed, for that transaction alone. A batch that fails otherwise is failed in the queue with why.
     private func index(_ claim: IndexingQueue.Claim) async throws -> [IndexingRun.FileWrite]? {
         let files = claim.files.map { file in
             FolderListing.File(path: catalog.localPath(file.path), size: file.size, modified: file.modified)
         }
         do {
-            return try await patiently { () throws(CatalogError) in try await run.index(files, claim: claim) }
+            let writes = try await patiently { () throws(CatalogError) in try await run.analyse(files) }
+            let stored = try await patiently { () throws(CatalogError) in
+                try await catalog.commit(writes, finishing: claim)
+            }
+            return stored ? writes : nil
         } catch {
             _ = try? await catalog.writing { connection in
                 try IndexingQueue.fail(claim, reason: "\(error)", connection)

@@ -28,10 +28,8 @@ struct IndexingRun: Sendable {
         let write: (@Sendable (any StoreConnection) throws -> Void)?
     }
 
-    /// Indexes a claimed batch of files: read and decoded side by side, analysed together, stored in one
-    /// transaction with the batch marked done. Nil where the claim was lost before it could be marked (its lease
-    /// ran out and another worker claimed the batch): then nothing is stored.
-    func index(_ files: [FolderListing.File], claim: IndexingQueue.Claim) async throws(CatalogError) -> [FileWrite]? {
+    /// What a batch of files comes to, read and decoded side by side and analysed together; nothing is stored.
+    func analyse(_ files: [FolderListing.File]) async throws(CatalogError) -> [FileWrite] {
         let loaded = await withTaskGroup(of: (Int, Result<LoadedFile, CatalogError>).self) { group in
             for (index, file) in files.enumerated() {
                 group.addTask { (index, Result { () throws(CatalogError) in try load(file) }) }
@@ -42,9 +40,7 @@ struct IndexingRun: Sendable {
         }
         var entries: [(path: String, file: LoadedFile)] = []
         for (file, result) in zip(files, loaded) { entries.append((file.path, try result.get())) }
-        let writes = try self.writes(for: entries)
-        guard try await catalog.commit(writes, finishing: claim) else { return nil }
-        return writes
+        return try self.writes(for: entries)
     }
 
     /// A file read and decoded, or what to record instead; nothing is written yet.
