@@ -12,6 +12,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as shown
 from selenium.webdriver.support.ui import WebDriverWait
@@ -74,7 +75,10 @@ try:
 
     def click_and_reload(button, screenshot):
         button.click()
-        wait.until(shown.staleness_of(button))
+        # Mid-reload, Chromium may answer a question about the old button with an inspector error rather than
+        # "stale": asked again, it says stale once the new page is in.
+        reloading = WebDriverWait(browser, 30, ignored_exceptions=[WebDriverException])
+        reloading.until(shown.staleness_of(button))
         visit(None, screenshot)
 
     split = f".suggested .card:has(a[href='/people/{split_person}'])"
