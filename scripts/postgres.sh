@@ -78,11 +78,14 @@ install() {
     chmod -R a+rX "$root/venv"
 }
 
+# The password of the first server, from the password file; nothing where there is none yet.
+password() { sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" 2>/dev/null | head -1 || true; }
+
 initialise() {
     [[ -f $home/data/PG_VERSION ]] && return
     # Every instance takes the password of the first, so that one password file serves them all.
     local password
-    password=$(sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" 2>/dev/null | head -1 || true)
+    password=$(password)
     [[ -n $password ]] || password=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')
     mkdir -p "$home/data" "$home/run"
     chown "$user" "$home/data" "$home/run"
@@ -103,9 +106,7 @@ initialise() {
 # Adds the line for the address $1 to the password file, once: every server there has the one password.
 remember() {
     grep -q "^${1//./\\.}:" "$root/pgpass" && return
-    local password
-    password=$(sed -n 's/^127\.0\.0\.1:\*:\*:[^:]*://p' "$root/pgpass" | head -1)
-    echo "$1:*:*:$role:$password" >>"$root/pgpass"
+    echo "$1:*:*:$role:$(password)" >>"$root/pgpass"
 }
 
 # Whether the server of the folder $1 (default: this instance's) runs.

@@ -3,12 +3,10 @@ import Foundation
 /// A host of a test's own on this one machine: a network namespace of `scripts/hosts.sh`, with an address on a
 /// private network that only the other such hosts reach. Talk to one from another, never from the test's own
 /// namespace: a packet sent there from it would take the machine's default route, out to its real network.
-public struct TestHost: Sendable, CustomStringConvertible {
+public struct TestHost: Sendable {
     public let name: String
     /// Its address on the private network.
     public let address: String
-
-    public var description: String { "\(name) (\(address))" }
 
     /// Why the hosts cannot be made here (they need root), or nil where they can.
     public static let unavailable: String? =
