@@ -156,6 +156,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], path: "Benchmarks/cleanup-bench"),
         .executableTarget(
+            name: "roofline-bench",
+            dependencies: [
+                "NeuralNetworks", "PhotoSimilarity", "FaceDetection", "FaceRecognition", "ImageCodecs", "ImageKernels",
+                "BenchmarkSupport",
+            ], path: "Benchmarks/roofline-bench"),
+        .executableTarget(
             name: "nbnn-bench",
             dependencies: [
                 "ImageKernels", "ImageCodecs", "FaceRecognition", "FaceDetection", "NeuralNetworks", "ReferenceFilters",

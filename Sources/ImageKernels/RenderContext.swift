@@ -18,6 +18,8 @@ public final class RenderContext: @unchecked Sendable {
     private var overrides: [String: KernelSchedule] = [:]
     private var scheduleKind: DeviceKind?
     private var reason: String?
+    /// Each filter's time in the renders of ``timingFilters(_:)``, while it runs.
+    private var filterTimes: [FilterTime]?
     /// Whether the context moves to the CPU device when its OpenCL device cannot go on (else the error
     /// is thrown: for developing kernels).
     public let fallsBack: Bool
@@ -75,6 +77,16 @@ public final class RenderContext: @unchecked Sendable {
     /// (nil: its own again): to test GPU-shaped kernels on an OpenCL CPU device, and to compare shapes.
     public func useSchedules(of kind: DeviceKind?) {
         lock.withLock { scheduleKind = kind }
+    }
+
+    /// Runs `body` and returns what it returns with each filter its renders encoded, in order, and its time:
+    /// for profiles of a network's layers. On the CPU device a filter's time is its kernels' own; on an OpenCL
+    /// device only the time to enqueue them. Run one such body at a time on a context.
+    public func timingFilters<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> (T, [FilterTime]) {
+        lock.withLock { filterTimes = [] }
+        defer { lock.withLock { filterTimes = nil } }
+        let result = try body()
+        return (result, lock.withLock { filterTimes ?? [] })
     }
 
     /// Renders one recipe to pixels.
@@ -276,6 +288,7 @@ public final class RenderContext: @unchecked Sendable {
 
             var rendered: [ObjectIdentifier: DeviceImage] = [:]
             var residents: Set<ObjectIdentifier> = []  // their buffers belong to a ResidentImage, not the pool
+            let timed = context.lock.withLock { context.filterTimes != nil }
             for node in order {
                 let descriptor = try node.descriptor.get()
                 if case .resident(let resident) = node.content {
@@ -299,7 +312,14 @@ public final class RenderContext: @unchecked Sendable {
                 case .filter(let filter, let inputs):
                     let inputImages = try inputs.map { (input) throws(RenderError) in try Self.find(input, in: rendered)
                     }
+                    let start = timed ? DispatchTime.now().uptimeNanoseconds : 0
                     try filter.encode(KernelEncoder(inputs: inputImages, output: output, device: device, pass: self))
+                    if timed {
+                        let time = FilterTime(
+                            filter: filter, inputs: inputImages.map(\.descriptor), output: descriptor,
+                            seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                        context.lock.withLock { context.filterTimes?.append(time) }
+                    }
                     temporaries.forEach(giveBack)
                     temporaries = []
                     for input in inputs {
@@ -395,6 +415,15 @@ public final class RenderContext: @unchecked Sendable {
             }
         }
     }
+}
+
+/// One filter encoded in a render and the time it took (``RenderContext/timingFilters(_:)``).
+public struct FilterTime: Sendable {
+    public let filter: any Filter
+    /// What it read (its weights among them) and what it made.
+    public let inputs: [ImageDescriptor]
+    public let output: ImageDescriptor
+    public let seconds: Double
 }
 
 /// What a context has done: for tests, benchmarks and the curious.

@@ -102,11 +102,11 @@ public final class DeviceCalibration: @unchecked Sendable {
 
     /// The instruction set this code was built for (Package.swift): the CPU device's speed depends on it.
     #if FACESEARCH_AVX512
-        static let build = "AVX-512"
+        public static let build = "AVX-512"
     #elseif FACESEARCH_AVX2
-        static let build = "AVX2"
+        public static let build = "AVX2"
     #else
-        static let build = "portable"
+        public static let build = "portable"
     #endif
 
     /// The file the shared calibration keeps its timings in (see the type's description).

@@ -1,0 +1,229 @@
+import BenchmarkSupport
+import FaceDetection
+import FaceRecognition
+import Foundation
+import ImageCodecs
+import ImageKernels
+import NeuralNetworks
+import PhotoSimilarity
+
+// roofline-bench: where the networks of `cbir index` stand against this machine's limits. It measures the
+// machine's peaks first (multiply-adds from registers, bytes copied through memory, on every core), then runs
+// each network as indexing runs it on the CPU device (EfficientNet-Lite0 on a batch of photos, BlazeFace on
+// each photo, dlib's ResNet on their faces' chips), times every layer (`RenderContext.timingFilters`), and
+// prints a table per network by kind of layer: multiply-adds, bytes read and written, time, and the
+// GFLOP/s and GB/s reached against the peaks. --layers also lists every layer.
+
+let options = UsageOptions(usage: "roofline-bench [--runs 5] [--photos 8] [--datasets ../shared/datasets] [--layers]")
+let runs = options.value("--runs").flatMap(Int.init) ?? 5
+let photoCount = options.value("--photos").flatMap(Int.init) ?? 8
+let folder = (options.value("--datasets") ?? "../shared/datasets") + "/wild-photos"
+
+// MARK: The machine's peaks
+
+/// Multiply-adds a second on every core: twelve independent vector sums held in registers, enough to keep
+/// both multiply-add units busy through their latency.
+func multiplyAddPeak() -> Double {
+    #if FACESEARCH_AVX512
+        typealias Vector = SIMD16<Float>
+    #else
+        typealias Vector = SIMD8<Float>
+    #endif
+    let cores = ProcessInfo.processInfo.activeProcessorCount, steps = 10_000_000
+    let seconds = medianSeconds(runs: runs) {
+        DispatchQueue.concurrentPerform(iterations: cores) { core in
+            let a = Vector(repeating: 0.999_999), b = Vector(repeating: 1e-7 * Float(core + 1))
+            var s0 = b, s1 = b, s2 = b, s3 = b, s4 = b, s5 = b, s6 = b, s7 = b, s8 = b, s9 = b, s10 = b, s11 = b
+            for _ in 0..<steps {
+                s0.addProduct(a, s0)
+                s1.addProduct(a, s1)
+                s2.addProduct(a, s2)
+                s3.addProduct(a, s3)
+                s4.addProduct(a, s4)
+                s5.addProduct(a, s5)
+                s6.addProduct(a, s6)
+                s7.addProduct(a, s7)
+                s8.addProduct(a, s8)
+                s9.addProduct(a, s9)
+                s10.addProduct(a, s10)
+                s11.addProduct(a, s11)
+            }
+            let sums = [s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11]
+            if sums.reduce(0, { $0 + $1.sum() }).isNaN { print("") }  // keeps the sums alive
+        }
+    }
+    return Double(cores * steps * 12 * Vector.scalarCount) / seconds
+}
+
+/// Bytes a second read and written by copies of `bytes` a core, on every core at once.
+func copyPeak(bytes: Int) -> Double {
+    let cores = ProcessInfo.processInfo.activeProcessorCount, repeats = max(1, (256 << 20) / bytes)
+    let sources = (0..<cores).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
+    let targets = (0..<cores).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64) }
+    defer { for pointer in sources + targets { pointer.deallocate() } }
+    for pointer in sources + targets { pointer.initializeMemory(as: UInt8.self, repeating: 1, count: bytes) }
+    nonisolated(unsafe) let (from, to) = (sources, targets)
+    let seconds = medianSeconds(runs: runs) {
+        DispatchQueue.concurrentPerform(iterations: cores) { core in
+            for _ in 0..<repeats { to[core].copyMemory(from: from[core], byteCount: bytes) }
+        }
+    }
+    return Double(2 * bytes * repeats * cores) / seconds
+}
+
+// MARK: Layers
+
+/// A layer's kind, for the tables, and its multiply-adds.
+func work(of time: FilterTime) -> (kind: String, multiplyAdds: Int) {
+    let output = time.output, outputs = output.batch * output.channels * output.height * output.width
+    switch time.filter {
+    case let c as Convolution:
+        let input = time.inputs[0], taps = c.kernelWidth * c.kernelHeight
+        let kind =
+            c.groups == input.channels && c.groups > 1
+            ? "depthwise \(c.kernelWidth)×\(c.kernelHeight)"
+            : taps == 1 ? "1×1" : "dense \(c.kernelWidth)×\(c.kernelHeight)"
+        return (kind, outputs * input.channels / c.groups * taps)
+    case let s as SeparableConvolution:
+        let input = time.inputs[0], pixels = output.batch * output.height * output.width
+        return (
+            "depthwise \(s.kernelWidth)×\(s.kernelHeight) + 1×1",
+            pixels * input.channels * (s.kernelWidth * s.kernelHeight + output.channels)
+        )
+    case is FullyConnected:
+        let weights = time.inputs[1]
+        return ("fully connected", time.inputs[0].batch * weights.width * weights.height)
+    case let p as Pooling:
+        return (p.name, 0)
+    default:
+        return (time.filter.name.split(separator: " ").prefix(2).joined(separator: " "), 0)
+    }
+}
+
+/// The bytes a layer reads and writes at the least: its inputs (weights among them) and its output once.
+func bytes(of time: FilterTime) -> Int { time.inputs.map(\.byteCount).reduce(time.output.byteCount, +) }
+
+/// Each layer's median time over `runs` runs of `body` (after one unmeasured run), in the order of the first.
+func profile(_ context: RenderContext, _ body: () throws -> Void) throws -> [(FilterTime, Double)] {
+    try body()
+    var layers: [FilterTime] = [], seconds: [[Double]] = []
+    for _ in 0..<runs {
+        let (_, times) = try context.timingFilters { () throws -> Void in try body() }
+        if layers.isEmpty {
+            layers = times
+            seconds = times.map { [$0.seconds] }
+        } else {
+            for (index, time) in times.enumerated() where index < seconds.count { seconds[index].append(time.seconds) }
+        }
+    }
+    return zip(layers, seconds).map { ($0, $1.sorted()[$1.count / 2]) }
+}
+
+let flopPeak = multiplyAddPeak() * 2
+let memoryPeak = copyPeak(bytes: 64 << 20), cachePeak = copyPeak(bytes: 256 << 10)
+
+print("# roofline-bench\n")
+print("Machine: \(machineDescription()).\n")
+print(
+    String(
+        format: """
+            Peaks on every core (medians of %d runs): multiply-adds %.1f GFLOP/s (independent vector sums); copies \
+            %.1f GB/s through memory (64 MB a core), %.1f GB/s within the caches (256 KB a core), read and \
+            written bytes counted.\n
+            """, runs, flopPeak / 1e9, memoryPeak / 1e9, cachePeak / 1e9))
+
+let context = RenderContext(device: .cpu)
+let names = (FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? [])
+    .filter { $0.hasSuffix(".jpg") }.sorted().prefix(photoCount)
+let decoding = DecodingOptions(minimumLongSide: 640, maximumAspectRatio: 100)
+/// Each photo decoded as indexing decodes it, with the smallest face indexing searches it for (80 pixels of the
+/// file, or an eighth of its shorter side), in the decoded pixels.
+let photos = try names.map { name in
+    let bytes = try ImageDecoder.contents(of: folder + "/" + name)
+    let photo = try ImageDecoder.decode(bytes, path: name, options: decoding)
+    let scale = Double(ImageDecoder.reduction(of: bytes, options: decoding))
+    let shortSide = Double(min(photo.descriptor.width, photo.descriptor.height)) * scale
+    return (photo, max(1, Int((FaceSize.smallest(minimum: 80, shortSide: shortSide) / scale).rounded())))
+}
+guard !photos.isEmpty else {
+    FileHandle.standardError.write(Data("roofline-bench: no photos in \(folder)\n".utf8))
+    exit(1)
+}
+let printer = try PhotoPrinter(context: context)
+let detector = try BlazeFaceDetector(model: .fullRange, context: context)
+let embedder = try FaceEmbedder(context: context)
+func faces(of photo: (PixelBuffer, Int)) throws -> [FaceObservation] {
+    try detector.faces(in: photo.0, gray: nil, minimumFaceSize: photo.1)
+}
+let faced = try photos.map { ($0.0, try faces(of: $0).map(\.landmarkBox)) }
+let faceCount = faced.map(\.1.count).reduce(0, +)
+
+let networks: [(name: String, size: String, run: () throws -> Void)] = [
+    (
+        "EfficientNet-Lite0 (prints)", "\(photos.count) photos in one batch, 224 × 224",
+        { _ = try printer.prints(of: photos.map(\.0)) }
+    ),
+    (
+        "BlazeFace full range (faces)",
+        "\(photos.count) photos one at a time, 192 × 192 squares, as indexing searches them",
+        { for photo in photos { _ = try faces(of: photo) } }
+    ),
+    (
+        "dlib ResNet (embeddings)", "\(faceCount) faces of those photos in one batch, 150 × 150 chips",
+        { _ = try embedder.embeddings(ofFaces: faced) }
+    ),
+]
+
+for network in networks {
+    let layers = try profile(context, network.run)
+    var kinds: [String: (layers: Int, multiplyAdds: Int, bytes: Int, seconds: Double)] = [:], order: [String] = []
+    for (time, seconds) in layers {
+        let (kind, multiplyAdds) = work(of: time)
+        if kinds[kind] == nil { order.append(kind) }
+        let sum = kinds[kind] ?? (0, 0, 0, 0)
+        kinds[kind] = (
+            sum.layers + 1, sum.multiplyAdds + multiplyAdds, sum.bytes + bytes(of: time), sum.seconds + seconds
+        )
+    }
+    let total = kinds.values.reduce(into: (multiplyAdds: 0, seconds: 0.0)) {
+        $0.multiplyAdds += $1.multiplyAdds
+        $0.seconds += $1.seconds
+    }
+    print("## \(network.name): \(network.size)\n")
+    print(
+        String(
+            format: "%.2f G multiply-adds in %.1f ms: %.1f GFLOP/s, %.0f %% of the peak.\n",
+            Double(total.multiplyAdds) / 1e9, total.seconds * 1e3,
+            2 * Double(total.multiplyAdds) / total.seconds / 1e9,
+            100 * 2 * Double(total.multiplyAdds) / total.seconds / flopPeak))
+    print(
+        "| layers | count | M multiply-adds | MB moved | ms | share of time | GFLOP/s | % of peak | GB/s "
+            + "| % of memory's |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind in order.sorted(by: { kinds[$0]!.seconds > kinds[$1]!.seconds }) {
+        guard let k = kinds[kind] else { continue }
+        let flops = 2 * Double(k.multiplyAdds) / k.seconds, rate = Double(k.bytes) / k.seconds
+        print(
+            String(
+                format: "| %@ | %d | %.1f | %.1f | %.2f | %.0f %% | %@ | %@ | %.1f | %.0f %% |", kind, k.layers,
+                Double(k.multiplyAdds) / 1e6, Double(k.bytes) / 1e6, k.seconds * 1e3, 100 * k.seconds / total.seconds,
+                k.multiplyAdds > 0 ? String(format: "%.1f", flops / 1e9) : "",
+                k.multiplyAdds > 0 ? String(format: "%.0f %%", 100 * flops / flopPeak) : "", rate / 1e9,
+                100 * rate / memoryPeak))
+    }
+    print()
+    if options.contains("--layers") {
+        print("| # | layer | output | M multiply-adds | MB moved | ms | GFLOP/s | GB/s |")
+        print("|---:|---|---|---:|---:|---:|---:|---:|")
+        for (index, (time, seconds)) in layers.enumerated() {
+            let (kind, multiplyAdds) = work(of: time), o = time.output
+            print(
+                String(
+                    format: "| %d | %@ | %d×%d×%d×%d | %.2f | %.2f | %.3f | %.1f | %.1f |", index, kind, o.batch,
+                    o.channels, o.height, o.width, Double(multiplyAdds) / 1e6, Double(bytes(of: time)) / 1e6,
+                    seconds * 1e3, 2 * Double(multiplyAdds) / seconds / 1e9, Double(bytes(of: time)) / seconds / 1e9))
+        }
+        print()
+    }
+}
