@@ -9,16 +9,16 @@ import ImageKernels
 import Logging
 import PostgresNIO
 
-// index-bench: indexing throughput (photos and faces per second) per device on a gallery of 1–3 megapixel
-// photos made from the shared wild photos (cropped, rescaled, re-encoded, mixed), then query latency per
-// matcher and device with the database grown to 10k faces; between them, faces and photo prints indexed together
-// against each alone, and (with --postgres URL) into SQLite against into PostgreSQL. Prints markdown tables.
-// --analyses-only stops after those tables.
+// index-bench: indexing throughput (photos and faces per second) on a gallery of 1–3 megapixel photos made
+// from the shared wild photos (cropped, rescaled, re-encoded, mixed): first the default `cbir index` (faces and
+// prints) beside faces alone and prints alone, then faces per device, (with --postgres URL) into SQLite against
+// into PostgreSQL, then query latency per matcher and device with the database grown to 10k faces. Prints
+// markdown tables. --headline-only stops after the first table, --analyses-only before the queries.
 
 let options = UsageOptions(
     usage: """
         index-bench [--photos 1000] [--faces 10000] [--runs 5] [--gallery DIR] [--datasets ../shared/datasets] \
-        [--postgres postgres://user@host:port/database] [--analyses-only]
+        [--postgres postgres://user@host:port/database] [--analyses-only] [--headline-only]
         """)
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
@@ -88,10 +88,44 @@ func label(_ device: Device?) -> String { device.map { "\($0.kind)" } ?? "auto" 
 
 print("# index-bench\n")
 print("Machine: \(machineDescription()); OpenCL: \(devices.count > 1 ? devices[1].name : "none").\n")
-print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)). Indexing: one pass over the whole gallery into a new")
+print("Gallery: \(photoCount) photos of 1–3 MP (\(gallery)).\n")
+// The headline: what `cbir index FOLDER` does with its defaults, faces (with embeddings) and prints from one
+// decode, each stage on its fastest device, beside faces alone and prints alone; the median of `runs` passes,
+// each into a new database.
 print(
-    "database per device, and with auto (each stage on its fastest device; decode DCT-scaled, detect, find eyes, align,"
+    """
+    The default `cbir index` (faces with embeddings and photo prints, each stage on its fastest device), faces \
+    alone and prints alone (seconds: the median of \(runs) passes, each into a new database; a print is \
+    EfficientNet-Lite0's, with the perceptual hash and sharpness).\n
+    """
 )
+print("| analyses | photos | seconds | photos/s | ÷ faces alone |")
+print("|---|---:|---:|---:|---:|")
+var facesAloneSeconds = 0.0
+for (name, faces, prints) in [
+    ("faces", true, false), ("faces and prints (the default)", true, true), ("prints", false, true),
+] {
+    var seconds: [Double] = [], indexed = 0
+    for _ in 0..<runs {
+        let database = try Catalog(path: "\(work)/\(UUID().uuidString).sqlite")
+        let analyses: [any PhotoAnalysis] =
+            (faces ? [try FaceAnalysis()] : []) + (prints ? [try PhotoPrintAnalysis()] : [])
+        let run = try await database.index(folder: gallery, analyses: analyses) { progress in
+            if progress.done % 100 == 0 { note("\(name): \(progress.done) of \(progress.total)") }
+        }
+        indexed = run.indexed
+        seconds.append(run.elapsed)
+    }
+    let median = seconds.sorted()[seconds.count / 2]
+    if name == "faces" { facesAloneSeconds = median }
+    print(
+        String(
+            format: "| %@ | %d | %.1f | %.1f | %.2f |", name, indexed, median, Double(indexed) / median,
+            median / facesAloneSeconds))
+}
+if options.contains("--headline-only") { exit(0) }
+print("\nFaces per device: one pass over the whole gallery into a new database per device, and with auto (each stage")
+print("on its fastest device; decode DCT-scaled, detect, find eyes, align,")
 print(
     """
     describe, store; \(Catalog.indexingConcurrency) batches of \(Catalog.indexingBatch) files in flight at once, \
@@ -120,36 +154,6 @@ for device in choices {
     }
 }
 
-// The photo analysis beside the face analysis (auto, with embeddings): faces alone, faces and prints from
-// one decode, prints alone; the median of `runs` passes, each into a new database.
-print(
-    """
-    \nFaces and photo prints (auto, with embeddings; seconds: the median of \(runs) passes, each into a new \
-    database; a print is EfficientNet-Lite0's, with the perceptual hash and sharpness).\n
-    """
-)
-print("| analyses | photos | seconds | photos/s | ÷ faces alone |")
-print("|---|---:|---:|---:|---:|")
-var facesAloneSeconds = 0.0
-for (name, faces, prints) in [("faces", true, false), ("faces and prints", true, true), ("prints", false, true)] {
-    var seconds: [Double] = [], indexed = 0
-    for _ in 0..<runs {
-        let database = try Catalog(path: "\(work)/\(UUID().uuidString).sqlite")
-        let analyses: [any PhotoAnalysis] =
-            (faces ? [try FaceAnalysis()] : []) + (prints ? [try PhotoPrintAnalysis()] : [])
-        let run = try await database.index(folder: gallery, analyses: analyses) { progress in
-            if progress.done % 100 == 0 { note("\(name): \(progress.done) of \(progress.total)") }
-        }
-        indexed = run.indexed
-        seconds.append(run.elapsed)
-    }
-    let median = seconds.sorted()[seconds.count / 2]
-    if name == "faces" { facesAloneSeconds = median }
-    print(
-        String(
-            format: "| %@ | %d | %.1f | %.1f | %.2f |", name, indexed, median, Double(indexed) / median,
-            median / facesAloneSeconds))
-}
 /// Rewrites the catalog's tables at `url` and their indexes (VACUUM FULL) once they are emptied, so that a pass
 /// inserts into tables as new as a new SQLite file's, not beside the rows and HNSW entries earlier passes left dead.
 func compact(_ url: String) async throws {
