@@ -159,39 +159,92 @@ public struct Resize: Filter {
         }
     }
 
-    /// The twin does the kernel's arithmetic in its order, with each output column's source columns and
-    /// their weights worked out once rather than for every row.
+    /// The twin does the kernel's arithmetic in its order: each output pixel the sum over its source rows of
+    /// the row's weight times the row's partial sum (its source columns' weights times their pixels). A row's
+    /// partial sums depend on the source row alone, so each is worked out once for every output row that reads
+    /// it, then the rows' weighted sums are taken eight output pixels at a time. Every output pixel reads as
+    /// many source pixels a side (``AreaCover``), those it does not cover with a weight of zero, which adds
+    /// nothing to a sum of finite values.
     private static func area<T: PixelElement>(_ type: T.Type) -> Kernel<AreaArguments<T>> {
         Kernel("resize_area", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
-            let outHeight = Int(arguments.outHeight), scaleX = arguments.scaleX, scaleY = arguments.scaleY
-            let inverseArea = arguments.inverseArea
-            // The source columns x₀..<x₁ each output column covers, and their weights.
-            let columns = (0..<outWidth).map { x in
-                let x0 = Float(x) * scaleX, x1 = min(Float(x + 1) * scaleX, Float(inWidth))
-                let first = Int(x0.rounded(.down)), end = min(Int(x1.rounded(.up)), inWidth)
-                return (first, (first..<end).map { ix in min(Float(ix + 1), x1) - max(Float(ix), x0) })
-            }
-            CPUParallel.forEachRange(grid[2] * outHeight) { rows in
+            let outHeight = Int(arguments.outHeight), inverseArea = arguments.inverseArea
+            let columns = AreaCover(count: outWidth, scale: arguments.scaleX, limit: inWidth)
+            let lines = AreaCover(count: outHeight, scale: arguments.scaleY, limit: inHeight)
+            CPUParallel.forEachRange(grid[2] * outHeight) { outputRows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
-                for row in rows {
-                    let plane = src + (row / outHeight) * inHeight * inWidth, y = row % outHeight
-                    let y0 = Float(y) * scaleY, y1 = min(Float(y + 1) * scaleY, Float(inHeight))
-                    let lines = Int(y0.rounded(.down))..<min(Int(y1.rounded(.up)), inHeight)
-                    let lineWeights = lines.map { iy in min(Float(iy + 1), y1) - max(Float(iy), y0) }
-                    for (x, (first, weights)) in columns.enumerated() {
-                        var sum: Float = 0
-                        for (line, iy) in lines.enumerated() {
-                            let pixels = plane + iy * inWidth + first
+                var row = outputRows.lowerBound
+                while row < outputRows.upperBound {
+                    // The output rows of one plane in this range, and the source rows they read.
+                    let plane = row / outHeight, last = min(outputRows.upperBound, (plane + 1) * outHeight) - 1
+                    let firstLine = lines.first[row % outHeight], endLine = lines.first[last % outHeight] + lines.taps
+                    let partials = UnsafeMutablePointer<Float>.allocate(capacity: (endLine - firstLine) * outWidth)
+                    defer { partials.deallocate() }
+                    for line in firstLine..<endLine {
+                        let pixels = src + (plane * inHeight + line) * inWidth
+                        let sums = partials + (line - firstLine) * outWidth
+                        for x in 0..<outWidth {
+                            let first = pixels + columns.first[x], weights = columns.weights + x * columns.taps
                             var partial: Float = 0
-                            for (i, wx) in weights.enumerated() { partial += wx * pixels[i].floatValue }
-                            sum += lineWeights[line] * partial
+                            for i in 0..<columns.taps { partial += weights[i] * first[i].floatValue }
+                            sums[x] = partial
                         }
-                        dst[row * outWidth + x] = T(rounding: sum * inverseArea)
                     }
+                    for row in row...last {
+                        let y = row % outHeight, out = dst + row * outWidth, weights = lines.weights + y * lines.taps
+                        let sums = partials + (lines.first[y] - firstLine) * outWidth
+                        var x = 0
+                        while x + 8 <= outWidth {
+                            var sum = SIMD8<Float>()
+                            for i in 0..<lines.taps {
+                                sum +=
+                                    weights[i]
+                                    * UnsafeRawPointer(sums + i * outWidth + x).loadUnaligned(as: SIMD8<Float>.self)
+                            }
+                            sum *= inverseArea
+                            for i in 0..<8 { out[x + i] = T(rounding: sum[i]) }
+                            x += 8
+                        }
+                        for x in x..<outWidth {
+                            var sum: Float = 0
+                            for i in 0..<lines.taps { sum += weights[i] * sums[i * outWidth + x] }
+                            out[x] = T(rounding: sum * inverseArea)
+                        }
+                    }
+                    row = last + 1
                 }
             }
         }
+    }
+}
+
+/// The source pixels x₀..<x₁ each output pixel of an area resize covers along one axis, and how much of each,
+/// as tables for the twin: output `i` reads the ``taps`` source pixels from `first[i]` on (as many for every
+/// output, so that loops over them take no branch that depends on the pixel), with `weights[i · taps + j]`,
+/// zero for those it does not cover.
+private final class AreaCover: @unchecked Sendable {
+    let taps: Int
+    let first: UnsafeMutablePointer<Int>
+    let weights: UnsafeMutablePointer<Float>
+
+    init(count: Int, scale: Float, limit: Int) {
+        let spans = (0..<count).map { i in
+            let x0 = Float(i) * scale, x1 = min(Float(i + 1) * scale, Float(limit))
+            return (x0, x1, Int(x0.rounded(.down))..<min(Int(x1.rounded(.up)), limit))
+        }
+        taps = min(limit, spans.map(\.2.count).max() ?? 1)
+        first = .allocate(capacity: count)
+        weights = .allocate(capacity: count * taps)
+        weights.initialize(repeating: 0, count: count * taps)
+        for (i, (x0, x1, covered)) in spans.enumerated() {
+            first[i] = min(covered.lowerBound, limit - taps)
+            for x in covered { weights[i * taps + x - first[i]] = min(Float(x + 1), x1) - max(Float(x), x0) }
+        }
+    }
+
+    deinit {
+        first.deallocate()
+        weights.deallocate()
     }
 }
 

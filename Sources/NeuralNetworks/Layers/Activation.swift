@@ -127,10 +127,22 @@ extension NetworkOperation where Self == Activation {
     public static var relu6: Self { Activation(.relu6) }
 }
 
-extension SIMD8<Float> {
-    /// Each lane clamped to 0…`ceiling` (ReLU, or ReLU6 with 6) by compare and select, for the layers that
-    /// fuse the activation: the standard `clamped(lowerBound:upperBound:)` goes lane by lane through a call.
+/// Vectors of floats whose lanes the layers that fuse an activation clamp to 0…`ceiling` (ReLU, or ReLU6 with 6)
+/// by compare and select: each width's own operations (the standard `clamped(lowerBound:upperBound:)`, like any
+/// SIMD code written for every width, goes lane by lane).
+protocol RectifiedLanes: SIMD where Scalar == Float {
+    func rectified(ceiling: Float) -> Self
+}
+
+extension SIMD8<Float>: RectifiedLanes {
     @inline(__always) func rectified(ceiling: Float) -> SIMD8<Float> {
+        let positive = replacing(with: 0, where: self .< 0)
+        return positive.replacing(with: ceiling, where: positive .> ceiling)
+    }
+}
+
+extension SIMD16<Float>: RectifiedLanes {
+    @inline(__always) func rectified(ceiling: Float) -> SIMD16<Float> {
         let positive = replacing(with: 0, where: self .< 0)
         return positive.replacing(with: ceiling, where: positive .> ceiling)
     }

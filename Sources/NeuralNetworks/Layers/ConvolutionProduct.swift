@@ -117,15 +117,24 @@ enum ConvolutionProduct {
         let channels: Int
     }
 
+    /// Fills both panels of a tile of sixteen columns at once (`packSixteen(low, high, group, n)`) where it can,
+    /// and says whether it did.
+    typealias PackSixteen =
+        @Sendable (
+            UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>, Int, Int
+        ) -> Bool
+
     /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
-    /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them). Four filters
+    /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them), unless
+    /// `packSixteen` fills both of a whole tile. Four filters
     /// are multiplied with both panels at once (a ``RegisterTile``; eight, a ``WideRegisterTile``, in builds
     /// with AVX-512), with one where the columns end within eight. Outputs are clamped to `0...ceiling` where
     /// it is given, after `residual` is added where there is one.
     static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, residual: Residual? = nil,
-        dst: UnsafeMutablePointer<Float>, pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void
+        dst: UnsafeMutablePointer<Float>, pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void,
+        packSixteen: PackSixteen? = nil
     ) {
         let tiles = (columns + 15) / 16, groups = outChannels / groupOut
         nonisolated(unsafe) let (weights, bias, dst, residual) = (weights, bias, dst, residual)
@@ -139,8 +148,10 @@ enum ConvolutionProduct {
             for item in range {
                 let group = item / tiles, n = item % tiles * 16
                 let lowWidth = min(8, columns - n), highWidth = min(8, columns - n - 8)
-                pack(low, group, n, lowWidth)
-                if highWidth > 0 { pack(high, group, n + 8, highWidth) }
+                if highWidth < 8 || !(packSixteen?(low, high, group, n) ?? false) {
+                    pack(low, group, n, lowWidth)
+                    if highWidth > 0 { pack(high, group, n + 8, highWidth) }
+                }
                 let lowOut = OutputColumns(first: n, width: lowWidth, spatial: spatial)
                 let highOut = OutputColumns(first: n + 8, width: highWidth, spatial: spatial)
                 /// Eight sums of filter `oc` for columns `out` into the output.

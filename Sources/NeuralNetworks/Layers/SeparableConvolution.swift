@@ -10,15 +10,18 @@ import NeuralNetworksCL
 /// biases; the 1 × 1 filters (`channels` wide, a row an output channel) and biases; and optionally the
 /// residual, of the output's batch, width and height with at most its channels (read as zero past them).
 ///
-/// On the CPU device it runs ``Method/fused``: the depthwise values are formed straight into the product's
-/// packed columns, so they never pass through memory. Elsewhere it runs ``Method/split``. Both take in the
+/// On the CPU device it runs ``Method/fused`` where output rows hold sixteen columns or more: the depthwise
+/// values are formed straight into the product's packed columns, so they never pass through memory. Elsewhere
+/// it runs ``Method/split``. Both take in the
 /// sum and the ReLU where the product is stored, and add the same terms in the same order as the layers one
 /// after another (``Convolution``, then ``ResidualAdd``).
 public struct SeparableConvolution: Filter {
     /// How the layer is run.
     public enum Method: Sendable {
-        /// Fused on the CPU device; split elsewhere: the fused kernel forms each depthwise value once for
-        /// every four filters.
+        /// Fused on the CPU device where output rows are at least sixteen wide; split elsewhere. Narrower rows
+        /// make the fused twin form its columns eight at a time across rows, and their depthwise values are
+        /// few enough to stay in the caches between the two kernels (roofline-bench: EfficientNet-Lite0's
+        /// 5 × 5 layers at 14 × 14 and 7 × 7 take 0.7 of the time split).
         case automatic
         /// One kernel (`conv_separable`).
         case fused
@@ -113,7 +116,7 @@ public struct SeparableConvolution: Filter {
         let residualChannels = Int32(encoder.inputs.count == 6 ? residual.descriptor.channels : 0)
         let fused =
             switch method {
-            case .automatic: encoder.device.kind == .cpu
+            case .automatic: encoder.device.kind == .cpu && output.width >= 16
             case .fused: true
             case .split: false
             }
@@ -225,9 +228,9 @@ public struct SeparableConvolution: Filter {
 
     /// The twin of `conv_separable`: each tile's depthwise values formed from a zero-bordered copy of the
     /// input (``ZeroBorderedPlanes``) as it is packed, then multiplied as ``Convolution``'s twins do
-    /// (``ConvolutionProduct``). Eight columns in one output row are formed as vectors, each window row a load,
-    /// four channels at a time so that four sums are in flight. Taps are added after the bias in the kernel's
-    /// order, as in ``DepthwiseConvolution``.
+    /// (``ConvolutionProduct``). Sixteen columns (or eight) in one output row are formed as vectors, each window
+    /// row a load, four channels at a time so that four sums are in flight. Taps are added after the bias in the
+    /// kernel's order, as in ``DepthwiseConvolution``.
     private static func fused(_ a: Arguments) {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
@@ -235,76 +238,110 @@ public struct SeparableConvolution: Filter {
         let spatial = outHeight * outWidth
         let depthwiseCeiling: Float? = a.depthwiseRelu != 0 ? a.depthwiseCeiling : nil
         nonisolated(unsafe) let (filters, biases) = (a.depthwiseWeights.elements, a.depthwiseBias.elements)
-        @Sendable @inline(__always) func clamped(_ sums: SIMD8<Float>) -> SIMD8<Float> {
-            depthwiseCeiling.map { sums.rectified(ceiling: $0) } ?? sums
-        }
         ZeroBorderedPlanes.withCopy(
             forWindowsOf: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width,
             kernel: (kh, kw), stride: (sy, sx), padding: (py, px), outputs: (outHeight, outWidth)
         ) { padded in
+            /// Where column `column`'s window starts in channel 0 of its image.
+            @Sendable func origin(_ column: Int) -> Int {
+                let b = column / spatial, p = column % spatial
+                return b * channels * padded.planeSize + p / outWidth * sy * padded.width + p % outWidth * sx
+            }
             ConvolutionProduct.run(
                 columns: Int(a.batch) * spatial, groupOut: Int(a.outChannels), depth: channels, spatial: spatial,
                 outChannels: Int(a.outChannels), ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
                 bias: a.bias.elements,
                 residual: a.residualChannels > 0
                     ? .init(values: a.residual.elements, channels: Int(a.residualChannels)) : nil,
-                dst: a.dst.elements
-            ) { panel, _, n, lanes in
-                /// Where column `column`'s window starts in channel 0 of its image.
-                func origin(_ column: Int) -> Int {
-                    let b = column / spatial, p = column % spatial
-                    return b * channels * padded.planeSize + p / outWidth * sy * padded.width + p % outWidth * sx
-                }
-                @inline(__always) func rowOfEight(_ load: (UnsafePointer<Float>) -> SIMD8<Float>) {
-                    let first = padded.base + origin(n), planeSize = padded.planeSize
-                    var c = 0
-                    while c + 4 <= channels {
-                        let p0 = first + c * planeSize, p1 = p0 + planeSize, p2 = p1 + planeSize, p3 = p2 + planeSize
-                        let w0 = filters + c * kh * kw, w1 = w0 + kh * kw, w2 = w1 + kh * kw, w3 = w2 + kh * kw
-                        var s0 = SIMD8<Float>(repeating: biases[c]), s1 = SIMD8<Float>(repeating: biases[c + 1])
-                        var s2 = SIMD8<Float>(repeating: biases[c + 2]), s3 = SIMD8<Float>(repeating: biases[c + 3])
-                        for ky in 0..<kh {
-                            for kx in 0..<kw {
-                                let tap = ky * kw + kx, offset = ky * padded.width + kx
-                                s0.addProduct(SIMD8(repeating: w0[tap]), load(p0 + offset))
-                                s1.addProduct(SIMD8(repeating: w1[tap]), load(p1 + offset))
-                                s2.addProduct(SIMD8(repeating: w2[tap]), load(p2 + offset))
-                                s3.addProduct(SIMD8(repeating: w3[tap]), load(p3 + offset))
-                            }
-                        }
-                        (panel[c], panel[c + 1], panel[c + 2], panel[c + 3]) = (
-                            clamped(s0), clamped(s1), clamped(s2), clamped(s3)
-                        )
-                        c += 4
+                dst: a.dst.elements,
+                pack: { panel, _, n, lanes in
+                    @inline(__always) func depthwise(from n: Int, _ load: (UnsafePointer<Float>) -> SIMD8<Float>) {
+                        Self.depthwise(
+                            at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
+                            channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
+                            ceiling: depthwiseCeiling, load: load
+                        ) { c, values in panel[c] = values }
                     }
-                    for c in c..<channels {
-                        let plane = first + c * planeSize, w = filters + c * kh * kw
-                        var sums = SIMD8<Float>(repeating: biases[c])
-                        for ky in 0..<kh {
-                            for kx in 0..<kw {
-                                sums.addProduct(SIMD8(repeating: w[ky * kw + kx]), load(plane + ky * padded.width + kx))
-                            }
+                    if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
+                        switch sx {
+                        case 1: return depthwise(from: n, { $0.loadEight(stride: 1) })
+                        case 2: return depthwise(from: n, { $0.loadEight(stride: 2) })
+                        default: return depthwise(from: n, { $0.loadEight(stride: sx) })
                         }
-                        panel[c] = clamped(sums)
                     }
-                }
-                if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
+                    // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
+                    var origins = SIMD8<Int>()
+                    for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
+                    let crossing = ZeroBorderedPlanes.CrossingColumns(origins: origins, columns: lanes, stride: sx)
                     switch sx {
-                    case 1: return rowOfEight { $0.loadEight(stride: 1) }
-                    case 2: return rowOfEight { $0.loadEight(stride: 2) }
-                    default: return rowOfEight { $0.loadEight(stride: sx) }
+                    case 1: depthwise(from: n, { crossing.load($0, stride: 1) })
+                    case 2: depthwise(from: n, { crossing.load($0, stride: 2) })
+                    default: depthwise(from: n, { crossing.load($0, stride: sx) })
                     }
-                }
-                // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
-                var origins = SIMD8<Int>()
-                for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
-                let crossing = ZeroBorderedPlanes.CrossingColumns(origins: origins, columns: lanes, stride: sx)
-                switch sx {
-                case 1: rowOfEight { crossing.load($0, stride: 1) }
-                case 2: rowOfEight { crossing.load($0, stride: 2) }
-                default: rowOfEight { crossing.load($0, stride: sx) }
+                },
+                // Sixteen columns in one output row at stride 1 or 2: each weight read once for all of them.
+                packSixteen: { low, high, _, n in
+                    guard sx <= 2, n % spatial % outWidth + 16 <= outWidth else { return false }
+                    @inline(__always) func depthwise(_ load: (UnsafePointer<Float>) -> SIMD16<Float>) {
+                        Self.depthwise(
+                            at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
+                            channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
+                            ceiling: depthwiseCeiling, load: load
+                        ) { c, values in (low[c], high[c]) = (values.lowHalf, values.highHalf) }
+                    }
+                    if sx == 1 {
+                        depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<Float>.self) }
+                    } else {
+                        depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD32<Float>.self).evenHalf }
+                    }
+                    return true
+                })
+        }
+    }
+
+    /// The depthwise values of every channel at a row of columns whose windows start at `first` in channel 0
+    /// of a zero-bordered copy (`planeSize` values a plane, `rowLength` a row): the bias, then each tap in the
+    /// kernel's order, clamped to `0...ceiling` where there is one; `load` reads a tap's values of the columns
+    /// side by side, `store` takes each channel's. Four channels at a time, so that four sums are in flight.
+    @inline(__always)
+    private static func depthwise<Vector: RectifiedLanes>(
+        at first: UnsafePointer<Float>, planeSize: Int, rowLength: Int, channels: Int,
+        kernel: (height: Int, width: Int),
+        filters: UnsafePointer<Float>, biases: UnsafePointer<Float>, ceiling: Float?,
+        load: (UnsafePointer<Float>) -> Vector, store: (Int, Vector) -> Void
+    ) {
+        let (kh, kw) = kernel
+        @inline(__always) func clamped(_ sums: Vector) -> Vector { ceiling.map { sums.rectified(ceiling: $0) } ?? sums }
+        var c = 0
+        while c + 4 <= channels {
+            let p0 = first + c * planeSize, p1 = p0 + planeSize, p2 = p1 + planeSize, p3 = p2 + planeSize
+            let w0 = filters + c * kh * kw, w1 = w0 + kh * kw, w2 = w1 + kh * kw, w3 = w2 + kh * kw
+            var s0 = Vector(repeating: biases[c]), s1 = Vector(repeating: biases[c + 1])
+            var s2 = Vector(repeating: biases[c + 2]), s3 = Vector(repeating: biases[c + 3])
+            for ky in 0..<kh {
+                for kx in 0..<kw {
+                    let tap = ky * kw + kx, offset = ky * rowLength + kx
+                    s0.addProduct(Vector(repeating: w0[tap]), load(p0 + offset))
+                    s1.addProduct(Vector(repeating: w1[tap]), load(p1 + offset))
+                    s2.addProduct(Vector(repeating: w2[tap]), load(p2 + offset))
+                    s3.addProduct(Vector(repeating: w3[tap]), load(p3 + offset))
                 }
             }
+            store(c, clamped(s0))
+            store(c + 1, clamped(s1))
+            store(c + 2, clamped(s2))
+            store(c + 3, clamped(s3))
+            c += 4
+        }
+        for c in c..<channels {
+            let plane = first + c * planeSize, w = filters + c * kh * kw
+            var sums = Vector(repeating: biases[c])
+            for ky in 0..<kh {
+                for kx in 0..<kw {
+                    sums.addProduct(Vector(repeating: w[ky * kw + kx]), load(plane + ky * rowLength + kx))
+                }
+            }
+            store(c, clamped(sums))
         }
     }
 }
