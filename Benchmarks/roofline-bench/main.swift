@@ -96,7 +96,12 @@ func work(of time: FilterTime) -> (kind: String, multiplyAdds: Int) {
     case let p as Pooling:
         return (p.name, 0)
     default:
-        return (time.filter.name.split(separator: " ").prefix(2).joined(separator: " "), 0)
+        // The filter's name up to its sizes or a comma: "resize area → 256×341" is a "resize area".
+        let name = time.filter.name.prefix { $0 != "," }
+        let words = name.split(separator: " ").prefix { word in
+            !(word.first.map { $0.isNumber || "(→×".contains($0) } ?? true)
+        }
+        return (words.joined(separator: " "), 0)
     }
 }
 
@@ -160,7 +165,7 @@ let faceCount = faced.map(\.1.count).reduce(0, +)
 
 let networks: [(name: String, size: String, run: () throws -> Void)] = [
     (
-        "EfficientNet-Lite0 (prints)", "\(photos.count) photos in one batch, 224 × 224",
+        "EfficientNet-Lite0 (prints)", "\(photos.count) photos in runs of \(PhotoPrinter.maximumBatch), 224 × 224",
         { _ = try printer.prints(of: photos.map(\.0)) }
     ),
     (
