@@ -316,6 +316,26 @@ struct Reordered: Filter {
         #expect(context.statistics.nodesRendered == 5)
     }
 
+    /// Profiles see each filter a render encodes once, in order, with what it read and made; renders outside
+    /// `timingFilters` keep no times.
+    @Test(arguments: devices)
+    func filtersAreTimedOnlyWhereAsked(_ choice: DeviceChoice) throws {
+        let source = Image(try PixelBuffer(width: 16, height: 12, batch: 2, values: [UInt8](repeating: 90, count: 384)))
+        let blurred = source.gaussianBlurred(sigma: 1)
+        let context = RenderContext(device: try TestDevices.device(choice))
+        let (results, times) = try context.timingFilters { () throws(RenderError) in
+            try context.render([blurred.gammaAdjusted(0.5), blurred])
+        }
+        #expect(results.count == 2)
+        #expect(times.map(\.filter.name) == ["convert to float32", "gaussian σ1.0", "gamma 0.5"])
+        #expect(times.map(\.output) == [results[1].descriptor, results[1].descriptor, results[0].descriptor])
+        #expect(times[0].inputs == [ImageDescriptor(width: 16, height: 12, channels: 1, batch: 2, elementType: .uint8)])
+        #expect(times.allSatisfy { $0.seconds >= 0 })
+        let (_, later) = context.timingFilters { () -> Void in }
+        _ = try context.render(blurred)
+        #expect(later.isEmpty)
+    }
+
     @Test(arguments: devices)
     func intermediateBuffersAreReused(_ choice: DeviceChoice) throws {
         let source = Image(try PixelBuffer(width: 32, height: 32, batch: 4, values: [UInt8](repeating: 7, count: 4096)))
