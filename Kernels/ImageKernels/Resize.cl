@@ -51,13 +51,16 @@ __kernel void resize_bilinear(__global const PIXEL* src, __global PIXEL* dst, in
 }
 #endif
 
+// The output is the part of the resized planes from (offsetX, offsetY) on.
 __kernel void resize_area(__global const PIXEL* src, __global PIXEL* dst, int inWidth, int inHeight,
-                          int outWidth, int outHeight, float scaleX, float scaleY, float inverseArea) {
+                          int outWidth, int outHeight, float scaleX, float scaleY, float inverseArea,
+                          int offsetX, int offsetY) {
     int x = get_global_id(0), y = get_global_id(1), plane = get_global_id(2);
     if (x >= outWidth || y >= outHeight) return;
     __global const PIXEL* p = src + (size_t)plane * inHeight * inWidth;
-    float x0 = (float)x * scaleX, x1 = fmin((float)(x + 1) * scaleX, (float)inWidth);
-    float y0 = (float)y * scaleY, y1 = fmin((float)(y + 1) * scaleY, (float)inHeight);
+    int rx = x + offsetX, ry = y + offsetY;
+    float x0 = (float)rx * scaleX, x1 = fmin((float)(rx + 1) * scaleX, (float)inWidth);
+    float y0 = (float)ry * scaleY, y1 = fmin((float)(ry + 1) * scaleY, (float)inHeight);
     int ix0 = (int)floor(x0), ix1 = min((int)ceil(x1), inWidth);
     int iy0 = (int)floor(y0), iy1 = min((int)ceil(y1), inHeight);
     float sum = 0.0f;

@@ -52,11 +52,11 @@ public final class PhotoPrinter: Sendable {
         let scale = Double(resizedSide) / Double(min(width, height))
         let resizedWidth = max(resizedSide, Int((Double(width) * scale).rounded()))
         let resizedHeight = max(resizedSide, Int((Double(height) * scale).rounded()))
-        return Image(rgb).resized(width: resizedWidth, height: resizedHeight, method: .area)
-            .cropped(
-                to: PixelRect(
-                    x: (resizedWidth - inputSize) / 2, y: (resizedHeight - inputSize) / 2, width: inputSize,
-                    height: inputSize))
+        return Image(rgb).resized(
+            width: resizedWidth, height: resizedHeight, method: .area,
+            keeping: PixelRect(
+                x: (resizedWidth - inputSize) / 2, y: (resizedHeight - inputSize) / 2, width: inputSize,
+                height: inputSize))
     }
 
     /// One print per photo (each one uint8 image), in order, the photos' inputs rendered in one batch.

@@ -38,6 +38,8 @@ struct FilterCase: Sendable, CustomStringConvertible {
         }
     }
 
+    /// A region of a 17 × 13 resize, off its corner and across more than a group of 8 columns.
+    static let resizedRegion = PixelRect(x: 3, y: 2, width: 10, height: 9)
     static let atlasRegions = [
         PixelRect(x: 0, y: 0, width: 23, height: 17), PixelRect(x: 23, y: 0, width: 13, height: 9),
         PixelRect(x: 23, y: 9, width: 5, height: 3), PixelRect(x: 0, y: 17, width: 40, height: 14),
@@ -180,6 +182,15 @@ struct FilterCase: Sendable, CustomStringConvertible {
             description: "area down uint8", input: randomBatch(.uint8, sizes: 21...61),
             recipe: { $0.resized(width: 11, height: 7, method: .area) },
             reference: { Reference.resizedArea($0, width: 11, height: 7) }),
+        FilterCase(
+            description: "area down uint8, a region of it", input: randomBatch(.uint8, sizes: 21...61),
+            recipe: { $0.resized(width: 17, height: 13, method: .area, keeping: resizedRegion) },
+            reference: { Reference.cropped(Reference.resizedArea($0, width: 17, height: 13), to: resizedRegion) }),
+        FilterCase(
+            description: "bilinear down float, a region of it", input: randomBatch(.float32, sizes: 21...61),
+            recipe: { $0.resized(width: 17, height: 13, method: .bilinear, keeping: resizedRegion) },
+            reference: { Reference.cropped(Reference.resizedBilinear($0, width: 17, height: 13), to: resizedRegion) },
+            tolerance: 1e-6),
         FilterCase(
             description: "area down float", input: randomBatch(.float32, sizes: 21...61),
             recipe: { $0.resized(width: 9, height: 13, method: .area) },

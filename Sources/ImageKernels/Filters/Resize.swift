@@ -1,6 +1,7 @@
 import ImageKernelsCL
 
-/// Resizes every plane, bilinearly (OpenCV's half-pixel centres) or by area averaging.
+/// Resizes every plane, bilinearly (OpenCV's half-pixel centres) or by area averaging; optionally makes only a
+/// region of the resized planes, as a crop of the whole would keep it.
 public struct Resize: Filter {
     public enum Method: Sendable {
         /// Bilinear interpolation between the four nearest source pixels.
@@ -12,33 +13,45 @@ public struct Resize: Filter {
     public let width: Int
     public let height: Int
     public let method: Method
-    public var name: String { "resize \(method) → \(width)×\(height)" }
+    /// The part of the `width` × `height` planes that is made: all of them unless given.
+    public let region: PixelRect?
+    public var name: String { "resize \(method) → \(width)×\(height)" + (region.map { " \($0)" } ?? "") }
 
-    public init(width: Int, height: Int, method: Method = .bilinear) {
+    public init(width: Int, height: Int, method: Method = .bilinear, region: PixelRect? = nil) {
         self.width = width
         self.height = height
         self.method = method
+        self.region = region
     }
+
+    /// What is made of the resized planes.
+    private var made: PixelRect { region ?? PixelRect(x: 0, y: 0, width: width, height: height) }
 
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
         let input = try singleInput(inputs, oneOf: [.uint8, .float32])
         guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else {
             throw .invalidInput(filter: name, reason: "size must be in 1...32768")
         }
-        return input.with(width: width, height: height)
+        let made = made
+        guard made.width > 0, made.height > 0, made.x >= 0, made.y >= 0, made.x + made.width <= width,
+            made.y + made.height <= height
+        else {
+            throw .invalidInput(filter: name, reason: "the region \(made) is not inside \(width)×\(height)")
+        }
+        return input.with(width: made.width, height: made.height)
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        let input = encoder.input.descriptor
+        let input = encoder.input.descriptor, made = made
         let scaleX = Float(input.width) / Float(width), scaleY = Float(input.height) / Float(height)
-        let size = [width, height, input.planeCount]
+        let size = [made.width, made.height, input.planeCount]
         let (inWidth, inHeight, outWidth, outHeight) = (
-            Int32(input.width), Int32(input.height), Int32(width), Int32(height)
+            Int32(input.width), Int32(input.height), Int32(made.width), Int32(made.height)
         )
         switch method {
         case .bilinear:
-            let columns = Self.samples(count: width, scale: scaleX, limit: input.width)
-            let rows = Self.samples(count: height, scale: scaleY, limit: input.height)
+            let columns = Self.samples(count: made.width, scale: scaleX, limit: input.width, from: made.x)
+            let rows = Self.samples(count: made.height, scale: scaleY, limit: input.height, from: made.y)
             func launch<T: PixelElement>(_ kernel: Kernel<BilinearArguments<T>>) throws(RenderError) {
                 try encoder.launch(
                     kernel,
@@ -59,7 +72,8 @@ public struct Resize: Filter {
                     AreaArguments(
                         src: .init(encoder.input), dst: .init(encoder.output), inWidth: inWidth,
                         inHeight: inHeight, outWidth: outWidth, outHeight: outHeight,
-                        scaleX: scaleX, scaleY: scaleY, inverseArea: 1 / (scaleX * scaleY)),
+                        scaleX: scaleX, scaleY: scaleY, inverseArea: 1 / (scaleX * scaleY), offsetX: Int32(made.x),
+                        offsetY: Int32(made.y)),
                     over: size)
             }
             try byPixelType(
@@ -91,20 +105,25 @@ public struct Resize: Filter {
         var scaleX: Float
         var scaleY: Float
         var inverseArea: Float
+        /// Where the output lies in the resized planes.
+        var offsetX: Int32
+        var offsetY: Int32
     }
 
     static let source = KernelSource(name: "Resize", bytes: ImageKernelsCL.resize)
     static let bilinearUInt8 = bilinear(UInt8.self), bilinearFloat = bilinear(Float.self)
     static let areaUInt8 = area(UInt8.self), areaFloat = area(Float.self)
 
-    /// For each output column (or row): the two source columns it blends, clamped to the plane, and the
-    /// weight of the second, from the source point (i + 0.5) · scale − 0.5 (OpenCV's half-pixel centres).
-    /// Padded to a multiple of 8 entries, for the kernel's vector loads.
-    static func samples(count: Int, scale: Float, limit: Int) -> (indices: [Int32], weights: [Float]) {
+    /// For each output column (or row) from `start` on: the two source columns it blends, clamped to the
+    /// plane, and the weight of the second, from the source point (i + 0.5) · scale − 0.5 (OpenCV's half-pixel
+    /// centres). Padded to a multiple of 8 entries, for the kernel's vector loads.
+    static func samples(count: Int, scale: Float, limit: Int, from start: Int = 0) -> (
+        indices: [Int32], weights: [Float]
+    ) {
         var indices: [Int32] = [], weights: [Float] = []
         indices.reserveCapacity(2 * count + 16)
         weights.reserveCapacity(count + 8)
-        for i in 0..<(count + 7) / 8 * 8 {
+        for i in start..<start + (count + 7) / 8 * 8 {
             let source = (Float(i) + 0.5) * scale - 0.5, floor = source.rounded(.down), first = Int(floor)
             indices += [Int32(min(max(first, 0), limit - 1)), Int32(min(max(first + 1, 0), limit - 1))]
             weights.append(source - floor)
@@ -143,7 +162,7 @@ public struct Resize: Filter {
     }
 
     /// One output row blended from two source rows (`weight` the second's) through a column table of
-    /// ``samples(count:scale:limit:)`` (its pairs of indices and its weights): the bilinear kernels'
+    /// ``samples(count:scale:limit:from:)`` (its pairs of indices and its weights): the bilinear kernels'
     /// arithmetic, for their twins.
     @inline(__always)
     static func blendRow<T: PixelElement>(
@@ -169,8 +188,10 @@ public struct Resize: Filter {
         Kernel("resize_area", in: source, options: T.pixelOptions, schedules: .perPixel) { arguments, grid in
             let inWidth = Int(arguments.inWidth), inHeight = Int(arguments.inHeight), outWidth = Int(arguments.outWidth)
             let outHeight = Int(arguments.outHeight), inverseArea = arguments.inverseArea
-            let columns = AreaCover(count: outWidth, scale: arguments.scaleX, limit: inWidth)
-            let lines = AreaCover(count: outHeight, scale: arguments.scaleY, limit: inHeight)
+            let columns = AreaCover(
+                count: outWidth, scale: arguments.scaleX, limit: inWidth, from: Int(arguments.offsetX))
+            let lines = AreaCover(
+                count: outHeight, scale: arguments.scaleY, limit: inHeight, from: Int(arguments.offsetY))
             CPUParallel.forEachRange(grid[2] * outHeight) { outputRows in
                 let src = arguments.src.elements, dst = arguments.dst.elements
                 var row = outputRows.lowerBound
@@ -218,17 +239,17 @@ public struct Resize: Filter {
     }
 }
 
-/// The source pixels x₀..<x₁ each output pixel of an area resize covers along one axis, and how much of each,
-/// as tables for the twin: output `i` reads the ``taps`` source pixels from `first[i]` on (as many for every
-/// output, so that loops over them take no branch that depends on the pixel), with `weights[i · taps + j]`,
-/// zero for those it does not cover.
+/// The source pixels x₀..<x₁ each output pixel of an area resize covers along one axis (the outputs from `start`
+/// on), and how much of each, as tables for the twin: output `i` reads the ``taps`` source pixels from
+/// `first[i]` on (as many for every output, so that loops over them take no branch that depends on the pixel),
+/// with `weights[i · taps + j]`, zero for those it does not cover.
 private final class AreaCover: @unchecked Sendable {
     let taps: Int
     let first: UnsafeMutablePointer<Int>
     let weights: UnsafeMutablePointer<Float>
 
-    init(count: Int, scale: Float, limit: Int) {
-        let spans = (0..<count).map { i in
+    init(count: Int, scale: Float, limit: Int, from start: Int) {
+        let spans = (start..<start + count).map { i in
             let x0 = Float(i) * scale, x1 = min(Float(i + 1) * scale, Float(limit))
             return (x0, x1, Int(x0.rounded(.down))..<min(Int(x1.rounded(.up)), limit))
         }
@@ -252,5 +273,13 @@ extension Image {
     /// Every plane resized to `width`×`height`.
     public func resized(width: Int, height: Int, method: Resize.Method = .bilinear) -> Image {
         applying(Resize(width: width, height: height, method: method))
+    }
+
+    /// `region` of every plane resized to `width`×`height`: what `resized(width:height:method:)` then
+    /// `cropped(to: region)` make, without making the rest.
+    public func resized(width: Int, height: Int, method: Resize.Method = .bilinear, keeping region: PixelRect)
+        -> Image
+    {
+        applying(Resize(width: width, height: height, method: method, region: region))
     }
 }
