@@ -12,9 +12,8 @@ import NeuralNetworksCL
 ///
 /// On the CPU device it runs ``Method/fused`` where output rows hold sixteen columns or more: the depthwise
 /// values are formed straight into the product's packed columns, so they never pass through memory. Elsewhere
-/// it runs ``Method/split``. Both take in the
-/// sum and the ReLU where the product is stored, and add the same terms in the same order as the layers one
-/// after another (``Convolution``, then ``ResidualAdd``).
+/// it runs ``Method/split``. Both take in the sum and the ReLU where the product is stored, and add the same
+/// terms in the same order as the layers one after another (``Convolution``, then ``ResidualAdd``).
 public struct SeparableConvolution: Filter {
     /// How the layer is run.
     public enum Method: Sendable {
