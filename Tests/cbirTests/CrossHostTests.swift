@@ -121,7 +121,8 @@ import Testing
 }
 
 /// `cbir serve` on a test host, listening on the host's address with a token, asked by `curl` from another
-/// host (started by the initialiser, which waits up to 15 s for its first answer), until `stop()`.
+/// host (started by the initialiser, which waits up to 60 s for its first answer: with the whole suite running on
+/// two cores, a server's start once took more than 15), until `stop()`.
 struct HostedServer {
     let server: BackgroundCommand
     let base: String
@@ -139,13 +140,19 @@ struct HostedServer {
         base = "http://\(host.address):\(port)"
         self.token = token
         curl = client.running(CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/curl")))
-        for _ in 0..<150 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, server.process.isRunning {
             if (try? text("/api/stats")) != nil { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         stop()
         throw CocoaError(
-            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cbir serve did not answer at \(base)"])
+            .fileReadUnknown,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "cbir serve did not answer at \(base) within 60 s, or ended; it printed: "
+                    + server.output.suffix(1500)
+            ])
     }
 
     func stop() { server.stop() }
