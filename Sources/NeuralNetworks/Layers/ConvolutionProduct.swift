@@ -126,10 +126,10 @@ enum ConvolutionProduct {
 
     /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
     /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them), unless
-    /// `packSixteen` fills both of a whole tile. Four filters
-    /// are multiplied with both panels at once (a ``RegisterTile``; eight, a ``WideRegisterTile``, in builds
-    /// with AVX-512), with one where the columns end within eight. Outputs are clamped to `0...ceiling` where
-    /// it is given, after `residual` is added where there is one.
+    /// `packSixteen` fills both of a whole tile. Four filters are multiplied with both panels at once (a
+    /// ``RegisterTile``; eight, a ``WideRegisterTile``, in builds with AVX-512), with one where the columns end
+    /// within eight. Outputs are clamped to `0...ceiling` where it is given, after `residual` is added where
+    /// there is one.
     static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, residual: Residual? = nil,
