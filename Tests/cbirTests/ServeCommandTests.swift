@@ -128,8 +128,8 @@ import Testing
     }
 }
 
-/// `cbir serve` running on loopback, answering (started by the initialiser, which waits up to 15 s for its
-/// first answer), until `stop()`.
+/// `cbir serve` running on loopback, answering (started by the initialiser, which waits up to 60 s by the clock
+/// for its first answer: with the whole suite on two cores a start has taken more than 15), until `stop()`.
 struct RunningServer {
     let server: BackgroundCommand
     let base: String
@@ -144,13 +144,19 @@ struct RunningServer {
             cbir, ["serve", "--db", database, "--port", String(port)] + options, environment: environment,
             log: log ?? temporaryPath("serve") + ".log")
         base = "http://127.0.0.1:\(port)"
-        for _ in 0..<150 {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, server.process.isRunning {
             if (try? await data(URLRequest(url: try url("/api/stats"))))?.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         stop()
         throw CocoaError(
-            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "cbir serve did not answer at \(base)"])
+            .fileReadUnknown,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "cbir serve did not answer at \(base) within 60 s, or ended; it printed: "
+                    + server.output.suffix(1500)
+            ])
     }
 
     func stop() { server.stop() }

@@ -117,9 +117,11 @@ struct StoreParityTests {
             server.waitUntilExit()
         }
         let base = "http://127.0.0.1:\(port)/api/"
+        /// The answer at `path`, asked again until the server answers (up to 60 s by the clock: with the whole
+        /// suite on two cores a start has taken more than 15).
         func get<T: Decodable>(_ type: T.Type, _ path: String) async throws -> T {
-            let url = try #require(URL(string: base + path))
-            for _ in 0..<150 {
+            let url = try #require(URL(string: base + path)), deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline, server.isRunning {
                 if let (data, response) = try? await URLSession.shared.data(from: url) {
                     #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
                     return try JSONDecoder().decode(type, from: data)
