@@ -121,8 +121,7 @@ import Testing
 }
 
 /// `cbir serve` on a test host, listening on the host's address with a token, asked by `curl` from another
-/// host (started by the initialiser, which waits up to 60 s for its first answer: with the whole suite running on
-/// two cores, a server's start once took more than 15), until `stop()`.
+/// host (started by the initialiser, which waits for its first answer as `FirstAnswer` does), until `stop()`.
 struct HostedServer {
     let server: BackgroundCommand
     let base: String
@@ -140,17 +139,16 @@ struct HostedServer {
         base = "http://\(host.address):\(port)"
         self.token = token
         curl = client.running(CommandRunner(executable: URL(fileURLWithPath: "/usr/bin/curl")))
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, server.process.isRunning {
-            if (try? text("/api/stats")) != nil { return }
-            try await Task.sleep(for: .milliseconds(100))
+        let server = server, probe = self
+        if try await FirstAnswer.wait(while: { server.process.isRunning }, { (try? probe.text("/api/stats")) != nil }) {
+            return
         }
         stop()
         throw CocoaError(
             .fileReadUnknown,
             userInfo: [
                 NSLocalizedDescriptionKey:
-                    "cbir serve did not answer at \(base) within 60 s, or ended; it printed: "
+                    "cbir serve did not answer at \(base), or ended; it printed: "
                     + server.output.suffix(1500)
             ])
     }

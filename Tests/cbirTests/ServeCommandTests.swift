@@ -128,8 +128,8 @@ import Testing
     }
 }
 
-/// `cbir serve` running on loopback, answering (started by the initialiser, which waits up to 60 s by the clock
-/// for its first answer: with the whole suite on two cores a start has taken more than 15), until `stop()`.
+/// `cbir serve` running on loopback, answering (started by the initialiser, which waits for its first answer as
+/// `FirstAnswer` does), until `stop()`.
 struct RunningServer {
     let server: BackgroundCommand
     let base: String
@@ -144,17 +144,17 @@ struct RunningServer {
             cbir, ["serve", "--db", database, "--port", String(port)] + options, environment: environment,
             log: log ?? temporaryPath("serve") + ".log")
         base = "http://127.0.0.1:\(port)"
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, server.process.isRunning {
-            if (try? await data(URLRequest(url: try url("/api/stats"))))?.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        let server = server, stats = try url("/api/stats")
+        let answered = try await FirstAnswer.wait(
+            while: { server.process.isRunning },
+            { (try? await Self.data(URLRequest(url: stats)))?.status == 200 })
+        if answered { return }
         stop()
         throw CocoaError(
             .fileReadUnknown,
             userInfo: [
                 NSLocalizedDescriptionKey:
-                    "cbir serve did not answer at \(base) within 60 s, or ended; it printed: "
+                    "cbir serve did not answer at \(base), or ended; it printed: "
                     + server.output.suffix(1500)
             ])
     }
@@ -167,6 +167,10 @@ struct RunningServer {
     }
 
     private func data(_ request: URLRequest) async throws -> (status: Int, data: Data) {
+        try await Self.data(request)
+    }
+
+    private static func data(_ request: URLRequest) async throws -> (status: Int, data: Data) {
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }

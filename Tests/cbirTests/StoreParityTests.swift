@@ -117,18 +117,14 @@ struct StoreParityTests {
             server.waitUntilExit()
         }
         let base = "http://127.0.0.1:\(port)/api/"
-        /// The answer at `path`, asked again until the server answers (up to 60 s by the clock: with the whole
-        /// suite on two cores a start has taken more than 15).
+        let stats = try #require(URL(string: base + "stats"))
+        let answered = try await FirstAnswer.wait(
+            while: { server.isRunning }, { (try? await URLSession.shared.data(from: stats)) != nil })
+        guard answered else { throw URLError(.cannotConnectToHost) }
         func get<T: Decodable>(_ type: T.Type, _ path: String) async throws -> T {
-            let url = try #require(URL(string: base + path)), deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline, server.isRunning {
-                if let (data, response) = try? await URLSession.shared.data(from: url) {
-                    #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
-                    return try JSONDecoder().decode(type, from: data)
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            throw URLError(.cannotConnectToHost)
+            let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: base + path)))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200, "\(path)")
+            return try JSONDecoder().decode(type, from: data)
         }
         /// Every item of a paged listing, the answer itself or a part of it.
         func all<Answer: Decodable, T>(_ path: String, _ type: Answer.Type, _ part: KeyPath<Answer, Listing<T>>)
