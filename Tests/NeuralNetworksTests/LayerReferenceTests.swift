@@ -53,11 +53,11 @@ struct LayerCase: Sendable, CustomStringConvertible {
 
     /// The case once per method of running a depthwise-separable convolution, against the reference depthwise
     /// convolution, 1 × 1 convolution and sum one after another. `widths` gives the input's widths (odd ones
-    /// by default: rows of outputs that are not whole vectors).
+    /// by default: rows of outputs that are not whole vectors), `heights` its heights (odd ones by default).
     static func separable(
         _ description: String, kernel: Int, stride: Int, padding: Int, trailing: Int? = nil, channels: Int,
         outChannels: Int, depthwiseCeiling: Float? = nil, residualChannels: Int? = nil, ceiling: Float? = nil,
-        batch: ClosedRange<Int>, widths: [Int]? = nil
+        batch: ClosedRange<Int>, widths: [Int]? = nil, heights: [Int]? = nil
     ) -> [LayerCase] {
         let methods: [(SeparableConvolution.Method, String)] = [
             (.automatic, "automatic"), (.fused, "fused"), (.split, "split"),
@@ -67,7 +67,8 @@ struct LayerCase: Sendable, CustomStringConvertible {
                 let width = widths?.randomElement(using: &generator) ?? odd(7...23, &generator)
                 let x = Tensor.random(
                     batch: Int.random(in: batch, using: &generator), channels: channels,
-                    height: odd(7...23, &generator), width: width, using: &generator)
+                    height: heights?.randomElement(using: &generator) ?? odd(7...23, &generator), width: width,
+                    using: &generator)
                 let depthwiseFilters = Tensor.random(
                     channels: 1, height: channels, width: kernel * kernel, using: &generator)
                 let depthwiseBiases = Tensor.random(channels: 1, height: 1, width: channels, using: &generator)
@@ -182,6 +183,13 @@ struct LayerCase: Sendable, CustomStringConvertible {
         + separable(
             "separable 3×3/2 pad 1, narrow outputs, ReLU", kernel: 3, stride: 2, padding: 1, channels: 5,
             outChannels: 9, ceiling: .infinity, batch: 1...3, widths: [2, 5, 9, 12])
+        + separable(
+            "separable 3×3/1 pad 1, wide rows (the CPU twin's bands of rows, several an image, the last short)",
+            kernel: 3, stride: 1, padding: 1, channels: 6, outChannels: 10, residualChannels: 4, ceiling: 6,
+            batch: 1...2, widths: [64, 70], heights: [19, 23])
+        + separable(
+            "separable 3×3/2 pad 1, wide rows, bands of rows", kernel: 3, stride: 2, padding: 1, channels: 4,
+            outChannels: 9, batch: 1...2, widths: [96, 101], heights: [37, 40])
         + separable(
             "separable 5×5/1 pad 2, depthwise clamped to 0...0.5, output to 0...0.25", kernel: 5, stride: 1,
             padding: 2, channels: 3, outChannels: 4, depthwiseCeiling: 0.5, ceiling: 0.25, batch: 1...2)

@@ -126,103 +126,142 @@ enum ConvolutionProduct {
 
     /// Tiles of 16 columns over groups in parallel, each as two panels of eight; `pack(panel, group, n,
     /// width)` fills a panel of `depth` × 8 values for columns `n..<n + width` (zeros past them), unless
-    /// `packSixteen` fills both of a whole tile. Four filters are multiplied with both panels at once (a
-    /// ``RegisterTile``; eight, a ``WideRegisterTile``, in builds with AVX-512), with one where the columns end
-    /// within eight. Outputs are clamped to `0...ceiling` where it is given, after `residual` is added where
-    /// there is one.
+    /// `packSixteen` fills both of a whole tile (``Product/multiply(from:to:group:panels:pack:packSixteen:)``).
     static func run(
         columns: Int, groupOut: Int, depth: Int, spatial: Int, outChannels: Int, ceiling: Float?,
         weights: UnsafePointer<Float>, bias: UnsafePointer<Float>, residual: Residual? = nil,
         dst: UnsafeMutablePointer<Float>, pack: @Sendable (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void,
         packSixteen: PackSixteen? = nil
     ) {
-        let tiles = (columns + 15) / 16, groups = outChannels / groupOut
-        nonisolated(unsafe) let (weights, bias, dst, residual) = (weights, bias, dst, residual)
-        CPUParallel.forEachRange(tiles * groups) { range in
-            let low = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
-            let high = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
-            defer {
-                low.deallocate()
-                high.deallocate()
-            }
+        let tiles = (columns + 15) / 16
+        let product = Product(
+            groupOut: groupOut, depth: depth, spatial: spatial, outChannels: outChannels, ceiling: ceiling,
+            weights: weights, bias: bias, residual: residual, dst: dst)
+        CPUParallel.forEachRange(tiles * (outChannels / groupOut)) { range in
+            let panels = Panels(depth: depth)
+            defer { panels.deallocate() }
             for item in range {
-                let group = item / tiles, n = item % tiles * 16
-                let lowWidth = min(8, columns - n), highWidth = min(8, columns - n - 8)
-                if highWidth < 8 || !(packSixteen?(low, high, group, n) ?? false) {
-                    pack(low, group, n, lowWidth)
-                    if highWidth > 0 { pack(high, group, n + 8, highWidth) }
+                product.multiply(
+                    from: item % tiles * 16, to: columns, group: item / tiles, panels: panels, pack: pack,
+                    packSixteen: packSixteen)
+            }
+        }
+    }
+
+    /// The two panels of eight columns a tile is packed into, `depth` vectors each.
+    struct Panels {
+        let low: UnsafeMutablePointer<SIMD8<Float>>
+        let high: UnsafeMutablePointer<SIMD8<Float>>
+
+        init(depth: Int) {
+            low = .allocate(capacity: depth)
+            high = .allocate(capacity: depth)
+        }
+
+        func deallocate() {
+            low.deallocate()
+            high.deallocate()
+        }
+    }
+
+    /// A product's filters, biases and outputs: filters × columns, a group's `groupOut` filters of `depth`
+    /// values against its columns, each column an output pixel (`spatial` an image).
+    struct Product: @unchecked Sendable {
+        let groupOut: Int, depth: Int, spatial: Int, outChannels: Int
+        let ceiling: Float?
+        let weights: UnsafePointer<Float>, bias: UnsafePointer<Float>
+        let residual: Residual?
+        let dst: UnsafeMutablePointer<Float>
+
+        /// The tile of columns `n..<min(n + 16, end)` of `group`, packed into `panels` and multiplied: four
+        /// filters with both panels at once (a ``RegisterTile``; eight, a ``WideRegisterTile``, in builds with
+        /// AVX-512), with one where the columns end within eight. Outputs are clamped to `0...ceiling` where it
+        /// is given, after `residual` is added where there is one.
+        @inline(__always)
+        func multiply(
+            from n: Int, to end: Int, group: Int, panels: Panels,
+            pack: (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void,
+            packSixteen: ((UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>, Int, Int) -> Bool)?
+        ) {
+            let (low, high) = (panels.low, panels.high)
+            let lowWidth = min(8, end - n), highWidth = min(8, end - n - 8)
+            if highWidth < 8 || !(packSixteen?(low, high, group, n) ?? false) {
+                pack(low, group, n, lowWidth)
+                if highWidth > 0 { pack(high, group, n + 8, highWidth) }
+            }
+            let lowOut = OutputColumns(first: n, width: lowWidth, spatial: spatial)
+            let highOut = OutputColumns(first: n + 8, width: highWidth, spatial: spatial)
+            var m = 0
+            #if FACESEARCH_AVX512
+                // Eight filters at a time where sixteen columns are there, then the rest four at a time.
+                while highWidth > 0, m + 8 <= groupOut {
+                    let oc = group * groupOut + m
+                    let tile = WideRegisterTile(
+                        rows: weights + oc * depth, stride: depth, low: low, high: high, depth: depth)
+                    for row in 0..<8 {
+                        let sums = tile.sums(row: row)
+                        store(sums.lowHalf, oc + row, lowOut)
+                        store(sums.highHalf, oc + row, highOut)
+                    }
+                    m += 8
                 }
-                let lowOut = OutputColumns(first: n, width: lowWidth, spatial: spatial)
-                let highOut = OutputColumns(first: n + 8, width: highWidth, spatial: spatial)
-                /// Eight sums of filter `oc` for columns `out` into the output.
-                @inline(__always) func store(_ acc: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
-                    var values = acc + bias[oc]
-                    guard out.sideBySide else { return storeScattered(values, oc, out) }
-                    if let residual, oc < residual.channels {
-                        let sums = residual.values + (out.image * residual.channels + oc) * spatial + out.position
-                        values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
+            #endif
+            while m < groupOut {
+                let rows = min(4, groupOut - m), oc = group * groupOut + m
+                let a0 = weights + oc * depth
+                let a1 = weights + (oc + min(1, rows - 1)) * depth
+                let a2 = weights + (oc + min(2, rows - 1)) * depth
+                let a3 = weights + (oc + min(3, rows - 1)) * depth
+                if highWidth > 0 {
+                    let tile = RegisterTile(a0, a1, a2, a3, low: low, high: high, depth: depth)
+                    for row in 0..<rows {
+                        store(tile.sums(row: row, half: 0), oc + row, lowOut)
+                        store(tile.sums(row: row, half: 1), oc + row, highOut)
                     }
-                    if let ceiling { values = values.rectified(ceiling: ceiling) }
-                    let target = dst + (out.image * outChannels + oc) * spatial + out.position
-                    UnsafeMutableRawPointer(target).storeBytes(of: values, as: SIMD8<Float>.self)
-                }
-                /// ``store`` where the columns are fewer than eight or cross from one image to the next.
-                func storeScattered(_ sums: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
-                    var values = sums
-                    for i in 0..<out.width {
-                        let column = out.first + i, b = column / spatial, p = column % spatial
-                        if let residual, oc < residual.channels {
-                            values[i] += residual.values[(b * residual.channels + oc) * spatial + p]
-                        }
+                } else {
+                    var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
+                    for k in 0..<depth {
+                        let v = low[k]
+                        acc0.addProduct(SIMD8(repeating: a0[k]), v)
+                        acc1.addProduct(SIMD8(repeating: a1[k]), v)
+                        acc2.addProduct(SIMD8(repeating: a2[k]), v)
+                        acc3.addProduct(SIMD8(repeating: a3[k]), v)
                     }
-                    if let ceiling { values = values.rectified(ceiling: ceiling) }
-                    for i in 0..<out.width {
-                        let column = out.first + i, b = column / spatial, p = column % spatial
-                        dst[(b * outChannels + oc) * spatial + p] = values[i]
+                    for (row, sums) in [acc0, acc1, acc2, acc3].prefix(rows).enumerated() {
+                        store(sums, oc + row, lowOut)
                     }
                 }
-                var m = 0
-                #if FACESEARCH_AVX512
-                    // Eight filters at a time where sixteen columns are there, then the rest four at a time.
-                    while highWidth > 0, m + 8 <= groupOut {
-                        let oc = group * groupOut + m
-                        let tile = WideRegisterTile(
-                            rows: weights + oc * depth, stride: depth, low: low, high: high, depth: depth)
-                        for row in 0..<8 {
-                            let sums = tile.sums(row: row)
-                            store(sums.lowHalf, oc + row, lowOut)
-                            store(sums.highHalf, oc + row, highOut)
-                        }
-                        m += 8
-                    }
-                #endif
-                while m < groupOut {
-                    let rows = min(4, groupOut - m), oc = group * groupOut + m
-                    let a0 = weights + oc * depth
-                    let a1 = weights + (oc + min(1, rows - 1)) * depth
-                    let a2 = weights + (oc + min(2, rows - 1)) * depth
-                    let a3 = weights + (oc + min(3, rows - 1)) * depth
-                    if highWidth > 0 {
-                        let tile = RegisterTile(a0, a1, a2, a3, low: low, high: high, depth: depth)
-                        for row in 0..<rows {
-                            store(tile.sums(row: row, half: 0), oc + row, lowOut)
-                            store(tile.sums(row: row, half: 1), oc + row, highOut)
-                        }
-                    } else {
-                        var acc0 = SIMD8<Float>(), acc1 = SIMD8<Float>(), acc2 = SIMD8<Float>(), acc3 = SIMD8<Float>()
-                        for k in 0..<depth {
-                            let v = low[k]
-                            acc0.addProduct(SIMD8(repeating: a0[k]), v)
-                            acc1.addProduct(SIMD8(repeating: a1[k]), v)
-                            acc2.addProduct(SIMD8(repeating: a2[k]), v)
-                            acc3.addProduct(SIMD8(repeating: a3[k]), v)
-                        }
-                        for (row, sums) in [acc0, acc1, acc2, acc3].prefix(rows).enumerated() {
-                            store(sums, oc + row, lowOut)
-                        }
-                    }
-                    m += rows
+                m += rows
+            }
+        }
+
+        /// Eight sums of filter `oc` for columns `out` into the output.
+        @inline(__always)
+        private func store(_ acc: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
+            var values = acc + bias[oc]
+            guard out.sideBySide else { return storeScattered(values, oc, out) }
+            if let residual, oc < residual.channels {
+                let sums = residual.values + (out.image * residual.channels + oc) * spatial + out.position
+                values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
+            }
+            if let ceiling { values = values.rectified(ceiling: ceiling) }
+            let target = dst + (out.image * outChannels + oc) * spatial + out.position
+            UnsafeMutableRawPointer(target).storeBytes(of: values, as: SIMD8<Float>.self)
+        }
+
+        /// ``store(_:_:_:)`` where the columns are fewer than eight or cross from one image to the next.
+        private func storeScattered(_ sums: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
+            var values = sums
+            for i in 0..<out.width {
+                let column = out.first + i, b = column / spatial, p = column % spatial
+                if let residual, oc < residual.channels {
+                    values[i] += residual.values[(b * residual.channels + oc) * spatial + p]
                 }
+            }
+            if let ceiling { values = values.rectified(ceiling: ceiling) }
+            for i in 0..<out.width {
+                let column = out.first + i, b = column / spatial, p = column % spatial
+                dst[(b * outChannels + oc) * spatial + p] = values[i]
             }
         }
     }

@@ -225,8 +225,9 @@ public struct SeparableConvolution: Filter {
                 of: a.src.elements, channels: channels, groupChannels: channels, spatial: spatial))
     }
 
-    /// The twin of `conv_separable`: each tile's depthwise values formed from a zero-bordered copy of the
-    /// input (``ZeroBorderedPlanes``) as it is packed, then multiplied as ``Convolution``'s twins do
+    /// The twin of `conv_separable`: bands of output rows in parallel, each band's input rows copied inside a
+    /// border of zeros (``ZeroBorderedPlanes/Band``) small enough to stay in the core's caches, then its tiles'
+    /// depthwise values formed from the copy as they are packed and multiplied as ``Convolution``'s twins do
     /// (``ConvolutionProduct``). Sixteen columns (or eight) in one output row are formed as vectors, each window
     /// row a load, four channels at a time so that four sums are in flight. Taps are added after the bias in the
     /// kernel's order, as in ``DepthwiseConvolution``.
@@ -234,67 +235,88 @@ public struct SeparableConvolution: Filter {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
-        let spatial = outHeight * outWidth
-        let depthwiseCeiling: Float? = a.depthwiseRelu != 0 ? a.depthwiseCeiling : nil
+        let spatial = outHeight * outWidth, depthwiseCeiling: Float? = a.depthwiseRelu != 0 ? a.depthwiseCeiling : nil
+        nonisolated(unsafe) let src = a.src.elements
         nonisolated(unsafe) let (filters, biases) = (a.depthwiseWeights.elements, a.depthwiseBias.elements)
-        ZeroBorderedPlanes.withCopy(
-            forWindowsOf: a.src.elements, planes: Int(a.batch) * channels, sourceHeight: height, sourceWidth: width,
-            kernel: (kh, kw), stride: (sy, sx), padding: (py, px), outputs: (outHeight, outWidth)
-        ) { padded in
-            /// Where column `column`'s window starts in channel 0 of its image.
-            @Sendable func origin(_ column: Int) -> Int {
-                let b = column / spatial, p = column % spatial
-                return b * channels * padded.planeSize + p / outWidth * sy * padded.width + p % outWidth * sx
+        let product = ConvolutionProduct.Product(
+            groupOut: Int(a.outChannels), depth: channels, spatial: spatial, outChannels: Int(a.outChannels),
+            ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements, bias: a.bias.elements,
+            residual: a.residualChannels > 0
+                ? .init(values: a.residual.elements, channels: Int(a.residualChannels)) : nil,
+            dst: a.dst.elements)
+        let bands = SeparableBands(
+            channels: channels, sourceWidth: width, kernel: (kh, kw), stride: (sy, sx), padding: px,
+            outputs: (outHeight, outWidth))
+        CPUParallel.forEachRange(Int(a.batch) * bands.perImage) { items in
+            let copy = ZeroBorderedPlanes.Band(values: channels * bands.sourceRows * bands.rowLength)
+            let panels = ConvolutionProduct.Panels(depth: channels)
+            defer {
+                copy.deallocate()
+                panels.deallocate()
             }
-            ConvolutionProduct.run(
-                columns: Int(a.batch) * spatial, groupOut: Int(a.outChannels), depth: channels, spatial: spatial,
-                outChannels: Int(a.outChannels), ceiling: a.relu != 0 ? a.ceiling : nil, weights: a.weights.elements,
-                bias: a.bias.elements,
-                residual: a.residualChannels > 0
-                    ? .init(values: a.residual.elements, channels: Int(a.residualChannels)) : nil,
-                dst: a.dst.elements,
-                pack: { panel, _, n, lanes in
-                    @inline(__always) func depthwise(from n: Int, _ load: (UnsafePointer<Float>) -> SIMD8<Float>) {
-                        Self.depthwise(
-                            at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
-                            channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
-                            ceiling: depthwiseCeiling, load: load
-                        ) { c, values in panel[c] = values }
-                    }
-                    if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
-                        switch sx {
-                        case 1: return depthwise(from: n, { $0.loadEight(stride: 1) })
-                        case 2: return depthwise(from: n, { $0.loadEight(stride: 2) })
-                        default: return depthwise(from: n, { $0.loadEight(stride: sx) })
-                        }
-                    }
-                    // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
-                    var origins = SIMD8<Int>()
-                    for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
-                    let crossing = ZeroBorderedPlanes.CrossingColumns(origins: origins, columns: lanes, stride: sx)
-                    switch sx {
-                    case 1: depthwise(from: n, { crossing.load($0, stride: 1) })
-                    case 2: depthwise(from: n, { crossing.load($0, stride: 2) })
-                    default: depthwise(from: n, { crossing.load($0, stride: sx) })
-                    }
-                },
-                // Sixteen columns in one output row at stride 1 or 2: each weight read once for all of them.
-                packSixteen: { low, high, _, n in
-                    guard sx <= 2, n % spatial % outWidth + 16 <= outWidth else { return false }
-                    @inline(__always) func depthwise(_ load: (UnsafePointer<Float>) -> SIMD16<Float>) {
-                        Self.depthwise(
-                            at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
-                            channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
-                            ceiling: depthwiseCeiling, load: load
-                        ) { c, values in (low[c], high[c]) = (values.lowHalf, values.highHalf) }
-                    }
-                    if sx == 1 {
-                        depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<Float>.self) }
-                    } else {
-                        depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD32<Float>.self).evenHalf }
-                    }
-                    return true
-                })
+            for item in items {
+                let image = item / bands.perImage, top = item % bands.perImage * bands.rows
+                let bottom = min(top + bands.rows, outHeight)
+                let padded = copy.fill(
+                    from: src + image * channels * height * width, planes: channels, sourceHeight: height,
+                    sourceWidth: width, firstRow: top * sy - py, left: px, height: (bottom - top - 1) * sy + kh,
+                    width: bands.rowLength)
+                /// Where column `column`'s window starts in channel 0 of the band's copy.
+                func origin(_ column: Int) -> Int {
+                    let p = column % spatial
+                    return (p / outWidth - top) * sy * padded.width + p % outWidth * sx
+                }
+                let end = image * spatial + bottom * outWidth
+                for n in stride(from: image * spatial + top * outWidth, to: end, by: 16) {
+                    product.multiply(
+                        from: n, to: end, group: 0, panels: panels,
+                        pack: { panel, _, n, lanes in
+                            @inline(__always) func depthwise(
+                                from n: Int, _ load: (UnsafePointer<Float>) -> SIMD8<Float>
+                            ) {
+                                Self.depthwise(
+                                    at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
+                                    channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
+                                    ceiling: depthwiseCeiling, load: load
+                                ) { c, values in panel[c] = values }
+                            }
+                            if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
+                                switch sx {
+                                case 1: return depthwise(from: n, { $0.loadEight(stride: 1) })
+                                case 2: return depthwise(from: n, { $0.loadEight(stride: 2) })
+                                default: return depthwise(from: n, { $0.loadEight(stride: sx) })
+                                }
+                            }
+                            // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
+                            var origins = SIMD8<Int>()
+                            for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
+                            let crossing = ZeroBorderedPlanes.CrossingColumns(
+                                origins: origins, columns: lanes, stride: sx)
+                            switch sx {
+                            case 1: depthwise(from: n, { crossing.load($0, stride: 1) })
+                            case 2: depthwise(from: n, { crossing.load($0, stride: 2) })
+                            default: depthwise(from: n, { crossing.load($0, stride: sx) })
+                            }
+                        },
+                        // Sixteen columns in one output row at stride 1 or 2: each weight read once for all of them.
+                        packSixteen: { low, high, _, n in
+                            guard sx <= 2, n % spatial % outWidth + 16 <= outWidth else { return false }
+                            @inline(__always) func depthwise(_ load: (UnsafePointer<Float>) -> SIMD16<Float>) {
+                                Self.depthwise(
+                                    at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
+                                    channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
+                                    ceiling: depthwiseCeiling, load: load
+                                ) { c, values in (low[c], high[c]) = (values.lowHalf, values.highHalf) }
+                            }
+                            if sx == 1 {
+                                depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<Float>.self) }
+                            } else {
+                                depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD32<Float>.self).evenHalf }
+                            }
+                            return true
+                        })
+                }
+            }
         }
     }
 

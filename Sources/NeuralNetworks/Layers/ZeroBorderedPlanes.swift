@@ -65,7 +65,66 @@ extension ZeroBorderedPlanes {
         withCopy(
             of: source, planes: planes, sourceHeight: sourceHeight, sourceWidth: sourceWidth, top: padding.y,
             left: padding.x, height: max(sourceHeight + padding.y, (outputs.height - 1) * stride.y + kernel.height),
-            width: max(sourceWidth + padding.x, (outputs.width - 1) * stride.x + kernel.width + 1), body)
+            width: rowLength(
+                forWindowsOf: sourceWidth, kernelWidth: kernel.width, strideX: stride.x, paddingX: padding.x,
+                outputWidth: outputs.width),
+            body)
+    }
+
+    /// The values a bordered row holds so that the windows of eight columns of an output row read as vectors
+    /// lie inside it: a stride-2 load reads one value past the last it keeps.
+    static func rowLength(
+        forWindowsOf sourceWidth: Int, kernelWidth: Int, strideX: Int, paddingX: Int, outputWidth: Int
+    )
+        -> Int
+    {
+        max(sourceWidth + paddingX, (outputWidth - 1) * strideX + kernelWidth + 1)
+    }
+
+    /// Room for a bordered copy of some rows of a tensor's planes, filled again for each band of rows a kernel
+    /// works through (``fill(from:planes:sourceHeight:sourceWidth:firstRow:left:height:width:)``), so that the
+    /// copy stays in the core's caches while the kernel reads it, and the tensor is read once, not copied
+    /// whole first.
+    struct Band {
+        private let allocation: UnsafeMutablePointer<Float>
+        private let capacity: Int
+
+        /// Room for copies of up to `values` values, ``slack`` zeros before them and after.
+        init(values: Int) {
+            capacity = values
+            allocation = .allocate(capacity: values + 2 * slack)
+            allocation.initialize(repeating: 0, count: slack)
+        }
+
+        /// Rows `firstRow..<firstRow + height` of each of `planes` planes of `source` (`sourceHeight` ×
+        /// `sourceWidth` each), moved `left` columns right inside `width` zeros a row; rows outside the source
+        /// are zeros. The copy lasts until the next fill.
+        func fill(
+            from source: UnsafePointer<Float>, planes: Int, sourceHeight: Int, sourceWidth: Int, firstRow: Int,
+            left: Int, height: Int, width: Int
+        ) -> ZeroBorderedPlanes {
+            assert(planes * height * width <= capacity, "a band larger than its room")
+            let copy = allocation + slack
+            var at = copy
+            for plane in 0..<planes {
+                let input = source + plane * sourceHeight * sourceWidth
+                for y in firstRow..<firstRow + height {
+                    guard y >= 0, y < sourceHeight else {
+                        at.initialize(repeating: 0, count: width)
+                        at += width
+                        continue
+                    }
+                    at.initialize(repeating: 0, count: left)
+                    (at + left).initialize(from: input + y * sourceWidth, count: sourceWidth)
+                    (at + left + sourceWidth).initialize(repeating: 0, count: width - left - sourceWidth)
+                    at += width
+                }
+            }
+            at.initialize(repeating: 0, count: slack)
+            return ZeroBorderedPlanes(base: copy, width: width, height: height)
+        }
+
+        func deallocate() { allocation.deallocate() }
     }
 }
 
