@@ -2,8 +2,9 @@ import ImageKernels
 import PhotoSimilarityCL
 
 /// Per interior row of each uint8 plane, the sum and the sum of squares of its 4-neighbour Laplacian (a
-/// float image 2 wide and `height − 2` high per plane): what ``sharpness(ofGray:context:)`` reduces to the
-/// Laplacian's variance, the usual measure of focus (a blurred or upscaled copy scores lower).
+/// float image 2 wide and `height − 2` high per plane), each summed exactly and rounded once: what
+/// ``sharpness(ofGray:context:)`` reduces to the Laplacian's variance, the usual measure of focus (a blurred
+/// or upscaled copy scores lower).
 public struct LaplacianMoments: Filter {
     public var name: String { "Laplacian moments" }
 
@@ -45,19 +46,47 @@ public struct LaplacianMoments: Filter {
             let src = arguments.src.elements, dst = arguments.dst.elements
             for item in rows {
                 let plane = item / (height - 2), row = item % (height - 2)
-                let p = src + (plane * height + row + 1) * width
-                var sum: Float = 0, squares: Float = 0
-                for x in 1..<width - 1 {
-                    let l =
-                        Float(p[x - width]) + Float(p[x + width]) + Float(p[x - 1]) + Float(p[x + 1]) - 4 * Float(p[x])
-                    sum += l
-                    squares += l * l
-                }
-                dst[item * 2] = sum
-                dst[item * 2 + 1] = squares
+                let (sum, squares) = moments(ofRow: src + (plane * height + row + 1) * width, width: width)
+                dst[item * 2] = Float(sum)
+                dst[item * 2 + 1] = Float(squares)
             }
         }
     }
+
+    /// Σ L and Σ L² over the interior pixels of the row at `p` (`width` pixels, rows above and below it),
+    /// exactly: sixteen pixels at a time in 32-bit lanes, whose sums of squares are moved into 64 bits every
+    /// ``lanesFlush`` vectors, before they could overflow.
+    @inline(__always)
+    private static func moments(ofRow p: UnsafePointer<UInt8>, width: Int) -> (Int64, Int64) {
+        @inline(__always) func pixels(_ at: UnsafePointer<UInt8>) -> SIMD16<Int32> {
+            SIMD16<Int32>(truncatingIfNeeded: UnsafeRawPointer(at).loadUnaligned(as: SIMD16<UInt8>.self))
+        }
+        var sum: Int64 = 0, squares: Int64 = 0, x = 1
+        while x + 16 <= width - 1 {
+            var sums = SIMD16<Int32>(), laneSquares = SIMD16<Int32>(), vectors = 0
+            while x + 16 <= width - 1, vectors < lanesFlush {
+                let l =
+                    pixels(p + x - width) &+ pixels(p + x + width) &+ pixels(p + x - 1) &+ pixels(p + x + 1)
+                    &- 4 &* pixels(p + x)
+                sums &+= l
+                laneSquares &+= l &* l
+                x += 16
+                vectors += 1
+            }
+            sum += Int64(sums.wrappedSum())
+            for lane in 0..<16 { squares += Int64(laneSquares[lane]) }
+        }
+        for x in x..<width - 1 {
+            let l = Int(p[x - width]) + Int(p[x + width]) + Int(p[x - 1]) + Int(p[x + 1]) - 4 * Int(p[x])
+            sum += Int64(l)
+            squares += Int64(l * l)
+        }
+        return (sum, squares)
+    }
+
+    /// Vectors of sixteen a row's 32-bit lanes add before their sums of squares (each at most 1020²) move into
+    /// 64 bits: 2,000 of them stay below 2³¹.
+    private static let lanesFlush = 2000
 
     /// The variance of the Laplacian of each uint8 grey plane, at the size it is given (compare photos
     /// at one size: downscaling sharpens), all in one render on `context`; 0 for a plane under 3×3.
