@@ -166,24 +166,20 @@ struct RunningServer {
         return url
     }
 
-    private func data(_ request: URLRequest) async throws -> (status: Int, data: Data) {
-        try await Self.data(request)
-    }
-
     private static func data(_ request: URLRequest) async throws -> (status: Int, data: Data) {
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
     func get<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
-        try JSONDecoder().decode(type, from: try await data(URLRequest(url: try url(path))).data)
+        try JSONDecoder().decode(type, from: try await Self.data(URLRequest(url: try url(path))).data)
     }
 
     /// A page's HTML.
     func text(_ path: String) async throws -> String {
         var request = URLRequest(url: try url(path))
         request.setValue("text/html", forHTTPHeaderField: "Accept")
-        return String(decoding: try await data(request).data, as: UTF8.self)
+        return String(decoding: try await Self.data(request).data, as: UTF8.self)
     }
 
     func post(_ path: String, json: String, headers: [String: String] = [:]) async throws -> (status: Int, data: Data) {
@@ -192,6 +188,6 @@ struct RunningServer {
         request.httpBody = Data(json.utf8)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        return try await data(request)
+        return try await Self.data(request)
     }
 }

@@ -29,26 +29,38 @@ struct ZeroBorderedPlanes: @unchecked Sendable {
         nonisolated(unsafe) let (source, destination) = (source, copy)
         CPUParallel.forEachRange(planes) { range in
             for plane in range {
-                let bordered = destination + plane * planeSize, input = source + plane * sourceHeight * sourceWidth
-                // Zeros only where the source does not go, each run between two rows one fill: a row's right
-                // margin and the next row's left one (the rows above the first and the rows below the last
-                // in the first and last runs). A short run before a row is one vector store, which the row's
-                // copy then overwrites past the run.
-                var at = bordered, zeros = top * width + left
-                for y in 0..<sourceHeight {
-                    if zeros <= 8, zeros + sourceWidth >= 8 {
-                        UnsafeMutableRawPointer(at).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
-                    } else {
-                        at.initialize(repeating: 0, count: zeros)
-                    }
-                    (at + zeros).initialize(from: input + y * sourceWidth, count: sourceWidth)
-                    at += zeros + sourceWidth
-                    zeros = width - sourceWidth
-                }
-                at.initialize(repeating: 0, count: bordered + planeSize - at)
+                fill(
+                    destination + plane * planeSize, from: source + plane * sourceHeight * sourceWidth,
+                    sourceHeight: sourceHeight, sourceWidth: sourceWidth, firstRow: -top, left: left, height: height,
+                    width: width)
             }
         }
         return body(ZeroBorderedPlanes(base: copy, width: width, height: height))
+    }
+
+    /// Fills `height` × `width` values at `bordered` with rows `firstRow..<firstRow + height` of the
+    /// `sourceHeight` × `sourceWidth` plane at `input`, moved `left` columns right, zeros where the plane does
+    /// not go (rows outside it too).
+    private static func fill(
+        _ bordered: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>, sourceHeight: Int,
+        sourceWidth: Int, firstRow: Int, left: Int, height: Int, width: Int
+    ) {
+        // Zeros only where the source does not go, each run between two rows one fill: a row's right margin and
+        // the next row's left one (the rows above the first and the rows below the last in the first and last
+        // runs). A short run before a row is one vector store, which the row's copy then overwrites past the run.
+        let first = max(0, firstRow), rows = first..<max(first, min(sourceHeight, firstRow + height))
+        var at = bordered, zeros = (rows.lowerBound - firstRow) * width + left
+        for y in rows {
+            if zeros <= 8, zeros + sourceWidth >= 8 {
+                UnsafeMutableRawPointer(at).storeBytes(of: SIMD8<Float>(), as: SIMD8<Float>.self)
+            } else {
+                at.initialize(repeating: 0, count: zeros)
+            }
+            (at + zeros).initialize(from: input + y * sourceWidth, count: sourceWidth)
+            at += zeros + sourceWidth
+            zeros = width - sourceWidth
+        }
+        at.initialize(repeating: 0, count: bordered + height * width - at)
     }
 }
 
@@ -105,22 +117,13 @@ extension ZeroBorderedPlanes {
         ) -> ZeroBorderedPlanes {
             assert(planes * height * width <= capacity, "a band larger than its room")
             let copy = allocation + slack
-            var at = copy
             for plane in 0..<planes {
-                let input = source + plane * sourceHeight * sourceWidth
-                for y in firstRow..<firstRow + height {
-                    guard y >= 0, y < sourceHeight else {
-                        at.initialize(repeating: 0, count: width)
-                        at += width
-                        continue
-                    }
-                    at.initialize(repeating: 0, count: left)
-                    (at + left).initialize(from: input + y * sourceWidth, count: sourceWidth)
-                    (at + left + sourceWidth).initialize(repeating: 0, count: width - left - sourceWidth)
-                    at += width
-                }
+                ZeroBorderedPlanes.fill(
+                    copy + plane * height * width, from: source + plane * sourceHeight * sourceWidth,
+                    sourceHeight: sourceHeight, sourceWidth: sourceWidth, firstRow: firstRow, left: left,
+                    height: height, width: width)
             }
-            at.initialize(repeating: 0, count: slack)
+            (copy + planes * height * width).initialize(repeating: 0, count: slack)
             return ZeroBorderedPlanes(base: copy, width: width, height: height)
         }
 
