@@ -16,4 +16,14 @@ public enum FirstAnswer {
         }
         return false
     }
+
+    /// The error of a `cbir serve` at `base` that never answered: what it printed (the end of `output`) says why.
+    public static func silence(at base: String, printed output: String) -> CocoaError {
+        CocoaError(
+            .fileReadUnknown,
+            userInfo: [
+                NSLocalizedDescriptionKey: "cbir serve did not answer at \(base), or ended; it printed: "
+                    + output.suffix(1500)
+            ])
+    }
 }

@@ -144,13 +144,7 @@ struct HostedServer {
             return
         }
         stop()
-        throw CocoaError(
-            .fileReadUnknown,
-            userInfo: [
-                NSLocalizedDescriptionKey:
-                    "cbir serve did not answer at \(base), or ended; it printed: "
-                    + server.output.suffix(1500)
-            ])
+        throw FirstAnswer.silence(at: base, printed: server.output)
     }
 
     func stop() { server.stop() }

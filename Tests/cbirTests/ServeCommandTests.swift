@@ -150,13 +150,7 @@ struct RunningServer {
             { (try? await Self.data(URLRequest(url: stats)))?.status == 200 })
         if answered { return }
         stop()
-        throw CocoaError(
-            .fileReadUnknown,
-            userInfo: [
-                NSLocalizedDescriptionKey:
-                    "cbir serve did not answer at \(base), or ended; it printed: "
-                    + server.output.suffix(1500)
-            ])
+        throw FirstAnswer.silence(at: base, printed: server.output)
     }
 
     func stop() { server.stop() }
