@@ -91,8 +91,11 @@ import Testing
         try everythingBack("after a whole run")
 
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
-        var killedApplies = 0
-        for round in 0..<20 {
+        // Twenty rounds, and up to twenty more until ten applies were cut: a kill comes at a random time within
+        // the first run's length, which on a loaded machine later runs can beat (9 of 20 cut once in CI).
+        var killedApplies = 0, round = 0
+        while round < 20 || (killedApplies < 10 && round < 40) {
+            defer { round += 1 }
             let when = "round \(round), seed \(generator.seed)"
             if try Self.kill(library, apply, after: Double.random(in: 0...whole, using: &generator)) {
                 killedApplies += 1
@@ -108,6 +111,6 @@ import Testing
             }
             try everythingBack(when)
         }
-        #expect(killedApplies >= 10, "only \(killedApplies) of 20 applies were cut")
+        #expect(killedApplies >= 10, "only \(killedApplies) of \(round) applies were cut")
     }
 }
