@@ -181,7 +181,7 @@ public struct Resize: Filter {
     /// The twin does the kernel's arithmetic in its order: each output pixel the sum over its source rows of
     /// the row's weight times the row's partial sum (its source columns' weights times their pixels). A row's
     /// partial sums depend on the source row alone, so each is worked out once for every output row that reads
-    /// it, then the rows' weighted sums are taken eight output pixels at a time. Every output pixel reads as
+    /// it, eight output pixels at a time, then the rows' weighted sums likewise. Every output pixel reads as
     /// many source pixels a side (``AreaCover``), those it does not cover with a weight of zero, which adds
     /// nothing to a sum of finite values.
     private static func area<T: PixelElement>(_ type: T.Type) -> Kernel<AreaArguments<T>> {
@@ -204,7 +204,21 @@ public struct Resize: Filter {
                     for line in firstLine..<endLine {
                         let pixels = src + (plane * inHeight + line) * inWidth
                         let sums = partials + (line - firstLine) * outWidth
-                        for x in 0..<outWidth {
+                        // Eight output pixels at a time, each a sum of its own (a lone sum waits on itself
+                        // at every tap), their pixels gathered tap by tap.
+                        var x = 0
+                        while x + 8 <= outWidth {
+                            var partial = SIMD8<Float>(), gathered = SIMD8<Float>()
+                            for i in 0..<columns.taps {
+                                for lane in 0..<8 { gathered[lane] = pixels[columns.first[x + lane] + i].floatValue }
+                                partial +=
+                                    UnsafeRawPointer(columns.weightsByTap + i * outWidth + x).loadUnaligned(
+                                        as: SIMD8<Float>.self) * gathered
+                            }
+                            UnsafeMutableRawPointer(sums + x).storeBytes(of: partial, as: SIMD8<Float>.self)
+                            x += 8
+                        }
+                        for x in x..<outWidth {
                             let first = pixels + columns.first[x], weights = columns.weights + x * columns.taps
                             var partial: Float = 0
                             for i in 0..<columns.taps { partial += weights[i] * first[i].floatValue }
@@ -247,6 +261,9 @@ private final class AreaCover: @unchecked Sendable {
     let taps: Int
     let first: UnsafeMutablePointer<Int>
     let weights: UnsafeMutablePointer<Float>
+    /// The same weights tap by tap: `weightsByTap[j · count + i]` is output `i`'s weight for its tap `j`, so that
+    /// the weights of neighbouring outputs for one tap are read as a vector.
+    let weightsByTap: UnsafeMutablePointer<Float>
 
     init(count: Int, scale: Float, limit: Int, from start: Int) {
         let spans = (start..<start + count).map { i in
@@ -261,11 +278,16 @@ private final class AreaCover: @unchecked Sendable {
             first[i] = min(covered.lowerBound, limit - taps)
             for x in covered { weights[i * taps + x - first[i]] = min(Float(x + 1), x1) - max(Float(x), x0) }
         }
+        weightsByTap = .allocate(capacity: count * taps)
+        for i in 0..<count {
+            for j in 0..<taps { weightsByTap[j * count + i] = weights[i * taps + j] }
+        }
     }
 
     deinit {
         first.deallocate()
         weights.deallocate()
+        weightsByTap.deallocate()
     }
 }
 
