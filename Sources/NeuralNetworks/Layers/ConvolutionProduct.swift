@@ -148,15 +148,23 @@ enum ConvolutionProduct {
         }
     }
 
-    /// The two panels of eight columns a tile is packed into, `depth` vectors each.
+    /// The two panels of eight columns a tile is packed into, `depth` vectors each; or room for several tiles'
+    /// panels, each tile's at ``tile(_:depth:)``.
     struct Panels {
         let low: UnsafeMutablePointer<SIMD8<Float>>
         let high: UnsafeMutablePointer<SIMD8<Float>>
 
-        init(depth: Int) {
-            low = .allocate(capacity: depth)
-            high = .allocate(capacity: depth)
+        init(depth: Int, tiles: Int = 1) {
+            low = .allocate(capacity: depth * tiles)
+            high = .allocate(capacity: depth * tiles)
         }
+
+        private init(low: UnsafeMutablePointer<SIMD8<Float>>, high: UnsafeMutablePointer<SIMD8<Float>>) {
+            (self.low, self.high) = (low, high)
+        }
+
+        /// The panels of tile `index` in room for several tiles of `depth` vectors.
+        func tile(_ index: Int, depth: Int) -> Panels { Panels(low: low + index * depth, high: high + index * depth) }
 
         func deallocate() {
             low.deallocate()

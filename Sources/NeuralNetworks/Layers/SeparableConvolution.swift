@@ -229,8 +229,9 @@ public struct SeparableConvolution: Filter {
     /// border of zeros (``ZeroBorderedPlanes/Band``) small enough to stay in the core's caches, then its tiles'
     /// depthwise values formed from the copy as they are packed and multiplied as ``Convolution``'s twins do
     /// (``ConvolutionProduct``). Sixteen columns (or eight) in one output row are formed as vectors, each window
-    /// row a load, four channels at a time so that four sums are in flight. Taps are added after the bias in the
-    /// kernel's order, as in ``DepthwiseConvolution``.
+    /// row a load, four channels at a time so that four sums are in flight; at stride 1, sixteen columns of four
+    /// rows (``depthwiseFourRows(at:planeSize:rowLength:channels:kernel:filters:biases:ceiling:into:)``). Taps
+    /// are added after the bias in the kernel's order, as in ``DepthwiseConvolution``.
     private static func fused(_ a: Arguments) {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
@@ -249,7 +250,7 @@ public struct SeparableConvolution: Filter {
             outputs: (outHeight, outWidth))
         CPUParallel.forEachRange(Int(a.batch) * bands.perImage) { items in
             let copy = ZeroBorderedPlanes.Band(values: channels * bands.sourceRows * bands.rowLength)
-            let panels = ConvolutionProduct.Panels(depth: channels)
+            let panels = ConvolutionProduct.Panels(depth: channels, tiles: 4)
             defer {
                 copy.deallocate()
                 panels.deallocate()
@@ -267,56 +268,135 @@ public struct SeparableConvolution: Filter {
                     return (p / outWidth - top) * sy * padded.width + p % outWidth * sx
                 }
                 let end = image * spatial + bottom * outWidth
-                for n in stride(from: image * spatial + top * outWidth, to: end, by: 16) {
-                    product.multiply(
-                        from: n, to: end, group: 0, panels: panels,
-                        pack: { panel, _, n, lanes in
-                            @inline(__always) func depthwise(
-                                from n: Int, _ load: (UnsafePointer<Float>) -> SIMD8<Float>
-                            ) {
-                                Self.depthwise(
-                                    at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
-                                    channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
-                                    ceiling: depthwiseCeiling, load: load
-                                ) { c, values in panel[c] = values }
-                            }
-                            if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
-                                switch sx {
-                                case 1: return depthwise(from: n, { $0.loadEight(stride: 1) })
-                                case 2: return depthwise(from: n, { $0.loadEight(stride: 2) })
-                                default: return depthwise(from: n, { $0.loadEight(stride: sx) })
-                                }
-                            }
-                            // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
-                            var origins = SIMD8<Int>()
-                            for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
-                            let crossing = ZeroBorderedPlanes.CrossingColumns(
-                                origins: origins, columns: lanes, stride: sx)
-                            switch sx {
-                            case 1: depthwise(from: n, { crossing.load($0, stride: 1) })
-                            case 2: depthwise(from: n, { crossing.load($0, stride: 2) })
-                            default: depthwise(from: n, { crossing.load($0, stride: sx) })
-                            }
-                        },
-                        // Sixteen columns in one output row at stride 1 or 2: each weight read once for all of them.
-                        packSixteen: { low, high, _, n in
-                            guard sx <= 2, n % spatial % outWidth + 16 <= outWidth else { return false }
-                            @inline(__always) func depthwise(_ load: (UnsafePointer<Float>) -> SIMD16<Float>) {
-                                Self.depthwise(
-                                    at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
-                                    channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
-                                    ceiling: depthwiseCeiling, load: load
-                                ) { c, values in (low[c], high[c]) = (values.lowHalf, values.highHalf) }
-                            }
-                            if sx == 1 {
-                                depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<Float>.self) }
-                            } else {
-                                depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD32<Float>.self).evenHalf }
-                            }
-                            return true
-                        })
+                /// Packs the depthwise values of columns `n..<n + lanes` (at most eight) into `panel`.
+                func pack(_ panel: UnsafeMutablePointer<SIMD8<Float>>, _: Int, _ n: Int, _ lanes: Int) {
+                    @inline(__always) func depthwise(from n: Int, _ load: (UnsafePointer<Float>) -> SIMD8<Float>) {
+                        Self.depthwise(
+                            at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
+                            channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
+                            ceiling: depthwiseCeiling, load: load
+                        ) { c, values in panel[c] = values }
+                    }
+                    if lanes == 8, n % spatial % outWidth + 8 <= outWidth {
+                        switch sx {
+                        case 1: return depthwise(from: n, { $0.loadEight(stride: 1) })
+                        case 2: return depthwise(from: n, { $0.loadEight(stride: 2) })
+                        default: return depthwise(from: n, { $0.loadEight(stride: sx) })
+                        }
+                    }
+                    // Columns that cross rows: read as ZeroBorderedPlanes.CrossingColumns does.
+                    var origins = SIMD8<Int>()
+                    for i in 0..<8 { origins[i] = origin(n + min(i, lanes - 1)) }
+                    let crossing = ZeroBorderedPlanes.CrossingColumns(origins: origins, columns: lanes, stride: sx)
+                    switch sx {
+                    case 1: depthwise(from: n, { crossing.load($0, stride: 1) })
+                    case 2: depthwise(from: n, { crossing.load($0, stride: 2) })
+                    default: depthwise(from: n, { crossing.load($0, stride: sx) })
+                    }
+                }
+                /// Packs both panels of the sixteen columns from `n` where they lie in one output row at stride 1
+                /// or 2 (each weight read once for all of them), and says whether it did.
+                func packSixteen(
+                    _ low: UnsafeMutablePointer<SIMD8<Float>>, _ high: UnsafeMutablePointer<SIMD8<Float>>, _: Int,
+                    _ n: Int
+                ) -> Bool {
+                    guard sx <= 2, n % spatial % outWidth + 16 <= outWidth else { return false }
+                    @inline(__always) func depthwise(_ load: (UnsafePointer<Float>) -> SIMD16<Float>) {
+                        Self.depthwise(
+                            at: padded.base + origin(n), planeSize: padded.planeSize, rowLength: padded.width,
+                            channels: channels, kernel: (kh, kw), filters: filters, biases: biases,
+                            ceiling: depthwiseCeiling, load: load
+                        ) { c, values in (low[c], high[c]) = (values.lowHalf, values.highHalf) }
+                    }
+                    if sx == 1 {
+                        depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD16<Float>.self) }
+                    } else {
+                        depthwise { UnsafeRawPointer($0).loadUnaligned(as: SIMD32<Float>.self).evenHalf }
+                    }
+                    return true
+                }
+                // At stride 1, the sixteen columns of four output rows at once (each input row's values loaded once
+                // for all the rows that read them), then each row's tile multiplied; the columns past a row's last
+                // sixteen, a tile of their own. Rows short of four at the band's end, and every row at other strides,
+                // in tiles of sixteen columns as they lie.
+                var row = top
+                while sx == 1, sy == 1, outWidth >= 16, row + 4 <= bottom {
+                    let rowStart = image * spatial + row * outWidth
+                    var x = 0
+                    while x + 16 <= outWidth {
+                        Self.depthwiseFourRows(
+                            at: padded.base + origin(rowStart + x), planeSize: padded.planeSize,
+                            rowLength: padded.width, channels: channels, kernel: (kh, kw), filters: filters,
+                            biases: biases, ceiling: depthwiseCeiling, into: panels)
+                        for r in 0..<4 {
+                            let n = rowStart + r * outWidth + x
+                            product.multiply(
+                                from: n, to: n + 16, group: 0, panels: panels.tile(r, depth: channels), pack: pack,
+                                packSixteen: { _, _, _, _ in true })
+                        }
+                        x += 16
+                    }
+                    for r in 0..<4 where x < outWidth {
+                        let n = rowStart + r * outWidth
+                        product.multiply(
+                            from: n + x, to: n + outWidth, group: 0, panels: panels, pack: pack, packSixteen: nil)
+                    }
+                    row += 4
+                }
+                for n in stride(from: image * spatial + row * outWidth, to: end, by: 16) {
+                    product.multiply(from: n, to: end, group: 0, panels: panels, pack: pack, packSixteen: packSixteen)
                 }
             }
+        }
+    }
+
+    /// The depthwise values of four output rows of sixteen columns at stride 1, whose windows start at `first`
+    /// (the top row's) in channel 0 of a zero-bordered copy, into the panels of four tiles
+    /// (``ConvolutionProduct/Panels/tile(_:depth:)``): the sums that
+    /// ``depthwise(at:planeSize:rowLength:channels:kernel:filters:biases:ceiling:load:store:)`` forms, in its
+    /// order, but each input row's values loaded once for all the output rows that read them, and, where the
+    /// kernel is 3 × 3 or 5 × 5 (its taps unrolled), each weight once for all of them. A channel at a time: its
+    /// four rows are the sums in flight.
+    @inline(__always)
+    private static func depthwiseFourRows(
+        at first: UnsafePointer<Float>, planeSize: Int, rowLength: Int, channels: Int,
+        kernel: (height: Int, width: Int), filters: UnsafePointer<Float>, biases: UnsafePointer<Float>,
+        ceiling: Float?, into panels: ConvolutionProduct.Panels
+    ) {
+        @inline(__always) func form(_ kh: Int, _ kw: Int) {
+            for c in 0..<channels {
+                let plane = first + c * planeSize, w = filters + c * kh * kw
+                let bias = SIMD16<Float>(repeating: biases[c])
+                var s0 = bias, s1 = bias, s2 = bias, s3 = bias
+                for i in 0..<kh + 3 {
+                    for kx in 0..<kw {
+                        let values = UnsafeRawPointer(plane + i * rowLength + kx).loadUnaligned(as: SIMD16<Float>.self)
+                        // Output row r reads this input row as its kernel row i − r.
+                        @inline(__always) func add(row r: Int, to sums: inout SIMD16<Float>) {
+                            guard i >= r, i - r < kh else { return }
+                            sums.addProduct(SIMD16(repeating: w[(i - r) * kw + kx]), values)
+                        }
+                        add(row: 0, to: &s0)
+                        add(row: 1, to: &s1)
+                        add(row: 2, to: &s2)
+                        add(row: 3, to: &s3)
+                    }
+                }
+                @inline(__always) func store(_ sums: SIMD16<Float>, row: Int) {
+                    let values = ceiling.map { sums.rectified(ceiling: $0) } ?? sums
+                    let tile = panels.tile(row, depth: channels)
+                    (tile.low[c], tile.high[c]) = (values.lowHalf, values.highHalf)
+                }
+                store(s0, row: 0)
+                store(s1, row: 1)
+                store(s2, row: 2)
+                store(s3, row: 3)
+            }
+        }
+        switch kernel {
+        case (3, 3): form(3, 3)
+        case (5, 5): form(5, 5)
+        default: form(kernel.height, kernel.width)
         }
     }
 
