@@ -191,12 +191,12 @@ struct LayerCase: Sendable, CustomStringConvertible {
             "separable 3×3/2 pad 1, wide rows, bands of rows", kernel: 3, stride: 2, padding: 1, channels: 4,
             outChannels: 9, batch: 1...2, widths: [96, 101], heights: [37, 40])
         + separable(
-            "separable 3×3/1 pad 1, four rows at a time (rows of whole and part tiles, bands not of four rows)",
+            "separable 3×3/1 pad 1, four rows at a time (rows of whole tiles, bands not of four rows)",
             kernel: 3, stride: 1, padding: 1, channels: 7, outChannels: 12, residualChannels: 12, ceiling: 6,
-            batch: 1...2, widths: [16, 40, 56], heights: [12, 14, 21])
+            batch: 1...2, widths: [16, 32, 48], heights: [12, 14, 21])
         + separable(
             "separable 5×5/1 pad 2, four rows at a time, depthwise ReLU6", kernel: 5, stride: 1, padding: 2,
-            channels: 5, outChannels: 8, depthwiseCeiling: 6, batch: 1...2, widths: [16, 28, 33], heights: [8, 15])
+            channels: 5, outChannels: 8, depthwiseCeiling: 6, batch: 1...2, widths: [16, 32], heights: [8, 15])
         + separable(
             "separable 5×5/1 pad 2, depthwise clamped to 0...0.5, output to 0...0.25", kernel: 5, stride: 1,
             padding: 2, channels: 3, outChannels: 4, depthwiseCeiling: 0.5, ceiling: 0.25, batch: 1...2)

@@ -1,7 +1,7 @@
 /// How ``SeparableConvolution``'s CPU twin cuts a tensor into bands of output rows: each band's input rows,
 /// copied inside a border of zeros (``ZeroBorderedPlanes/Band``), stay in the core's caches while its tiles
-/// read them. A band holds whole tiles of sixteen columns where the rows allow (at stride 1, a multiple of four
-/// rows, which the twin forms at once), as many rows as keep its copy
+/// read them. A band holds whole tiles of sixteen columns where the rows allow (a multiple of four rows where
+/// the twin forms four at once), as many rows as keep its copy
 /// within ``copyBytes`` and its columns within ``columns``.
 struct SeparableBands {
     /// The most bytes a band's copy takes: a quarter of a core's 1 MB second-level cache on the machines the
@@ -22,10 +22,12 @@ struct SeparableBands {
         let rowLength = ZeroBorderedPlanes.rowLength(
             forWindowsOf: sourceWidth, kernelWidth: kernel.width, strideX: stride.x, paddingX: padding,
             outputWidth: outputs.width)
-        // Rows a band at least: the fewest whose columns are whole tiles of sixteen; at stride 1, where the twin
-        // forms four rows at once, a multiple of four.
-        let whole = 16 / Self.greatestCommonDivisor(16, outputs.width)
-        let least = stride.y == 1 && outputs.width >= 16 ? whole * 4 / Self.greatestCommonDivisor(whole, 4) : whole
+        // Rows a band at least: the fewest whose columns are whole tiles of sixteen; at stride 1 where rows are
+        // whole tiles, four, which the twin forms at once.
+        var common = 16, other = outputs.width
+        while other != 0 { (common, other) = (other, common % other) }
+        let whole = 16 / common
+        let least = stride.y == 1 && outputs.width % 16 == 0 ? 4 : whole
         let unit = min(least, outputs.height)
         func bytes(_ rows: Int) -> Int { channels * ((rows - 1) * stride.y + kernel.height) * rowLength * 4 }
         var rows = unit
@@ -38,11 +40,5 @@ struct SeparableBands {
         self.rowLength = rowLength
         perImage = (outputs.height + rows - 1) / rows
         sourceRows = (rows - 1) * stride.y + kernel.height
-    }
-
-    private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {
-        var (a, b) = (a, b)
-        while b != 0 { (a, b) = (b, a % b) }
-        return a
     }
 }

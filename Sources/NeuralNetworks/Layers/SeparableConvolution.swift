@@ -229,9 +229,10 @@ public struct SeparableConvolution: Filter {
     /// border of zeros (``ZeroBorderedPlanes/Band``) small enough to stay in the core's caches, then its tiles'
     /// depthwise values formed from the copy as they are packed and multiplied as ``Convolution``'s twins do
     /// (``ConvolutionProduct``). Sixteen columns (or eight) in one output row are formed as vectors, each window
-    /// row a load, four channels at a time so that four sums are in flight; at stride 1, sixteen columns of four
-    /// rows (``depthwiseFourRows(at:planeSize:rowLength:channels:kernel:filters:biases:ceiling:into:)``). Taps
-    /// are added after the bias in the kernel's order, as in ``DepthwiseConvolution``.
+    /// row a load, four channels at a time so that four sums are in flight; at stride 1 where rows are whole
+    /// tiles, sixteen columns of four rows
+    /// (``depthwiseFourRows(at:planeSize:rowLength:channels:kernel:filters:biases:ceiling:into:)``). Taps are
+    /// added after the bias in the kernel's order, as in ``DepthwiseConvolution``.
     private static func fused(_ a: Arguments) {
         let channels = Int(a.channels), height = Int(a.height), width = Int(a.width)
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
@@ -315,12 +316,12 @@ public struct SeparableConvolution: Filter {
                     }
                     return true
                 }
-                // At stride 1, the sixteen columns of four output rows at once (each input row's values loaded once
-                // for all the rows that read them), then each row's tile multiplied; the columns past a row's last
-                // sixteen, a tile of their own. Rows short of four at the band's end, and every row at other strides,
-                // in tiles of sixteen columns as they lie.
+                // At stride 1 where rows are whole tiles of sixteen columns, the sixteen columns of four output rows
+                // at once (each input row's values loaded once for all the rows that read them), then each row's
+                // tile multiplied. Rows short of four at the band's end, and every row elsewhere, in tiles of sixteen
+                // columns as they lie (a row's part tile of its own measured slower: EfficientNet's 28 × 28 layers).
                 var row = top
-                while sx == 1, sy == 1, outWidth >= 16, row + 4 <= bottom {
+                while sx == 1, sy == 1, outWidth % 16 == 0, row + 4 <= bottom {
                     let rowStart = image * spatial + row * outWidth
                     var x = 0
                     while x + 16 <= outWidth {
@@ -335,11 +336,6 @@ public struct SeparableConvolution: Filter {
                                 packSixteen: { _, _, _, _ in true })
                         }
                         x += 16
-                    }
-                    for r in 0..<4 where x < outWidth {
-                        let n = rowStart + r * outWidth
-                        product.multiply(
-                            from: n + x, to: n + outWidth, group: 0, panels: panels, pack: pack, packSixteen: nil)
                     }
                     row += 4
                 }
