@@ -343,6 +343,42 @@ struct LayerCase: Sendable, CustomStringConvertible {
         #expect(error <= 1e-4, "\(layer) on \(device), seed \(generator.seed): relative error \(error)")
     }
 
+    /// On the CPU device a separable convolution's two forms add the same terms in the same order, so they give
+    /// the same floats to the bit: the fused twin (four rows at once where rows are whole tiles, rows crossing
+    /// in narrow outputs) against the depthwise twin (eight rows of eight where planes are narrow) and the
+    /// product after it.
+    @Test(arguments: [(3, 1, [16, 48, 7, 13]), (5, 1, [32, 6, 19]), (3, 2, [33, 9])])
+    func fusedAndSplitAgreeToTheBit(kernel: Int, stride: Int, widths: [Int]) throws {
+        var generator = SeededGenerator()
+        let context = RenderContext(device: .cpu, fallsBack: false)
+        for width in widths {
+            let channels = 7, outChannels = 12
+            let x = Tensor.random(batch: 2, channels: channels, height: 13, width: width, using: &generator)
+            let weights = [
+                Tensor.random(channels: 1, height: channels, width: kernel * kernel, using: &generator)
+                    .parameters(width: kernel * kernel),
+                Tensor.random(channels: 1, height: 1, width: channels, using: &generator).parameters(width: channels),
+                Tensor.random(channels: 1, height: outChannels, width: channels, using: &generator)
+                    .parameters(width: channels),
+                Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
+                    .parameters(width: outChannels),
+            ]
+            let rendered = try [SeparableConvolution.Method.fused, .split].map { method in
+                try context.render(
+                    x.image.applying(
+                        SeparableConvolution(
+                            kernelWidth: kernel, kernelHeight: kernel, strideX: stride, strideY: stride,
+                            paddingX: kernel / 2, paddingY: kernel / 2, depthwiseCeiling: 6, ceiling: 6,
+                            method: method),
+                        with: weights)
+                ).floatValues
+            }
+            #expect(
+                rendered[0] == rendered[1],
+                "\(kernel)×\(kernel)/\(stride), width \(width), seed \(generator.seed): the fused form differs")
+        }
+    }
+
     @Test func everyKernelMatchesItsSource() throws {
         let problems = try KernelSourceChecks.problems(module: "NeuralNetworks", kernels: NeuralNetworksLibrary.kernels)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
