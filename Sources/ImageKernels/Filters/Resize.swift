@@ -212,28 +212,30 @@ public struct Resize: Filter {
                             for i in 0..<columns.taps {
                                 for lane in 0..<8 { gathered[lane] = pixels[columns.first[x + lane] + i].floatValue }
                                 partial +=
-                                    UnsafeRawPointer(columns.weightsByTap + i * outWidth + x).loadUnaligned(
+                                    UnsafeRawPointer(columns.weights + i * outWidth + x).loadUnaligned(
                                         as: SIMD8<Float>.self) * gathered
                             }
                             UnsafeMutableRawPointer(sums + x).storeBytes(of: partial, as: SIMD8<Float>.self)
                             x += 8
                         }
                         for x in x..<outWidth {
-                            let first = pixels + columns.first[x], weights = columns.weights + x * columns.taps
+                            let first = pixels + columns.first[x]
                             var partial: Float = 0
-                            for i in 0..<columns.taps { partial += weights[i] * first[i].floatValue }
+                            for i in 0..<columns.taps {
+                                partial += columns.weights[i * outWidth + x] * first[i].floatValue
+                            }
                             sums[x] = partial
                         }
                     }
                     for row in row...last {
-                        let y = row % outHeight, out = dst + row * outWidth, weights = lines.weights + y * lines.taps
+                        let y = row % outHeight, out = dst + row * outWidth, weights = lines.weights + y
                         let sums = partials + (lines.first[y] - firstLine) * outWidth
                         var x = 0
                         while x + 8 <= outWidth {
                             var sum = SIMD8<Float>()
                             for i in 0..<lines.taps {
                                 sum +=
-                                    weights[i]
+                                    weights[i * outHeight]
                                     * UnsafeRawPointer(sums + i * outWidth + x).loadUnaligned(as: SIMD8<Float>.self)
                             }
                             sum *= inverseArea
@@ -242,7 +244,7 @@ public struct Resize: Filter {
                         }
                         for x in x..<outWidth {
                             var sum: Float = 0
-                            for i in 0..<lines.taps { sum += weights[i] * sums[i * outWidth + x] }
+                            for i in 0..<lines.taps { sum += weights[i * outHeight] * sums[i * outWidth + x] }
                             out[x] = T(rounding: sum * inverseArea)
                         }
                     }
@@ -256,14 +258,12 @@ public struct Resize: Filter {
 /// The source pixels x₀..<x₁ each output pixel of an area resize covers along one axis (the outputs from `start`
 /// on), and how much of each, as tables for the twin: output `i` reads the ``taps`` source pixels from
 /// `first[i]` on (as many for every output, so that loops over them take no branch that depends on the pixel),
-/// with `weights[i · taps + j]`, zero for those it does not cover.
+/// with `weights[j · count + i]` for its tap `j` (tap by tap, so that neighbouring outputs' weights for one tap
+/// are read as a vector), zero for those it does not cover.
 private final class AreaCover: @unchecked Sendable {
     let taps: Int
     let first: UnsafeMutablePointer<Int>
     let weights: UnsafeMutablePointer<Float>
-    /// The same weights tap by tap: `weightsByTap[j · count + i]` is output `i`'s weight for its tap `j`, so that
-    /// the weights of neighbouring outputs for one tap are read as a vector.
-    let weightsByTap: UnsafeMutablePointer<Float>
 
     init(count: Int, scale: Float, limit: Int, from start: Int) {
         let spans = (start..<start + count).map { i in
@@ -276,18 +276,13 @@ private final class AreaCover: @unchecked Sendable {
         weights.initialize(repeating: 0, count: count * taps)
         for (i, (x0, x1, covered)) in spans.enumerated() {
             first[i] = min(covered.lowerBound, limit - taps)
-            for x in covered { weights[i * taps + x - first[i]] = min(Float(x + 1), x1) - max(Float(x), x0) }
-        }
-        weightsByTap = .allocate(capacity: count * taps)
-        for i in 0..<count {
-            for j in 0..<taps { weightsByTap[j * count + i] = weights[i * taps + j] }
+            for x in covered { weights[(x - first[i]) * count + i] = min(Float(x + 1), x1) - max(Float(x), x0) }
         }
     }
 
     deinit {
         first.deallocate()
         weights.deallocate()
-        weightsByTap.deallocate()
     }
 }
 

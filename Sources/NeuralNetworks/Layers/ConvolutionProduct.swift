@@ -191,12 +191,19 @@ enum ConvolutionProduct {
             pack: (UnsafeMutablePointer<SIMD8<Float>>, Int, Int, Int) -> Void,
             packSixteen: ((UnsafeMutablePointer<SIMD8<Float>>, UnsafeMutablePointer<SIMD8<Float>>, Int, Int) -> Bool)?
         ) {
+            let lowWidth = min(8, end - n), highWidth = min(8, end - n - 8)
+            if highWidth < 8 || !(packSixteen?(panels.low, panels.high, group, n) ?? false) {
+                pack(panels.low, group, n, lowWidth)
+                if highWidth > 0 { pack(panels.high, group, n + 8, highWidth) }
+            }
+            multiply(packed: panels, from: n, to: end, group: group)
+        }
+
+        /// ``multiply(from:to:group:panels:pack:packSixteen:)`` of a tile whose `panels` are packed already.
+        @inline(__always)
+        func multiply(packed panels: Panels, from n: Int, to end: Int, group: Int) {
             let (low, high) = (panels.low, panels.high)
             let lowWidth = min(8, end - n), highWidth = min(8, end - n - 8)
-            if highWidth < 8 || !(packSixteen?(low, high, group, n) ?? false) {
-                pack(low, group, n, lowWidth)
-                if highWidth > 0 { pack(high, group, n + 8, highWidth) }
-            }
             let lowOut = OutputColumns(first: n, width: lowWidth, spatial: spatial)
             let highOut = OutputColumns(first: n + 8, width: highWidth, spatial: spatial)
             var m = 0

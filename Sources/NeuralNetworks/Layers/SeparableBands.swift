@@ -10,6 +10,9 @@ struct SeparableBands {
     /// The most columns a band has: more rows a band read each input row fewer times, to a point.
     static let columns = 512
 
+    /// Whether the twin forms four output rows at once: at stride 1, where rows are whole tiles of sixteen
+    /// columns (a row's part tile of its own measured slower: EfficientNet's 28 × 28 layers).
+    let fourRows: Bool
     /// Output rows a band (the last of an image may have fewer), and bands an image.
     let rows: Int, perImage: Int
     /// The input rows a band's copy holds at most, and the values a row of it.
@@ -27,8 +30,8 @@ struct SeparableBands {
         var common = 16, other = outputs.width
         while other != 0 { (common, other) = (other, common % other) }
         let whole = 16 / common
-        let least = stride.y == 1 && outputs.width % 16 == 0 ? 4 : whole
-        let unit = min(least, outputs.height)
+        fourRows = stride == (1, 1) && outputs.width % 16 == 0
+        let unit = min(fourRows ? 4 : whole, outputs.height)
         func bytes(_ rows: Int) -> Int { channels * ((rows - 1) * stride.y + kernel.height) * rowLength * 4 }
         var rows = unit
         while rows + unit <= outputs.height, (rows + unit) * outputs.width <= Self.columns,

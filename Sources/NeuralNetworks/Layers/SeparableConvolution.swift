@@ -251,7 +251,7 @@ public struct SeparableConvolution: Filter {
             outputs: (outHeight, outWidth))
         CPUParallel.forEachRange(Int(a.batch) * bands.perImage) { items in
             let copy = ZeroBorderedPlanes.Band(values: channels * bands.sourceRows * bands.rowLength)
-            let panels = ConvolutionProduct.Panels(depth: channels, tiles: 4)
+            let panels = ConvolutionProduct.Panels(depth: channels, tiles: bands.fourRows ? 4 : 1)
             defer {
                 copy.deallocate()
                 panels.deallocate()
@@ -316,12 +316,12 @@ public struct SeparableConvolution: Filter {
                     }
                     return true
                 }
-                // At stride 1 where rows are whole tiles of sixteen columns, the sixteen columns of four output rows
-                // at once (each input row's values loaded once for all the rows that read them), then each row's
-                // tile multiplied. Rows short of four at the band's end, and every row elsewhere, in tiles of sixteen
-                // columns as they lie (a row's part tile of its own measured slower: EfficientNet's 28 × 28 layers).
+                // Where the bands say so (SeparableBands.fourRows), the sixteen columns of four output rows at once
+                // (each input row's values loaded once for all the rows that read them), then each row's tile
+                // multiplied. Rows short of four at the band's end, and every row elsewhere, in tiles of sixteen
+                // columns as they lie.
                 var row = top
-                while sx == 1, sy == 1, outWidth % 16 == 0, row + 4 <= bottom {
+                while bands.fourRows, row + 4 <= bottom {
                     let rowStart = image * spatial + row * outWidth
                     var x = 0
                     while x + 16 <= outWidth {
@@ -331,9 +331,7 @@ public struct SeparableConvolution: Filter {
                             biases: biases, ceiling: depthwiseCeiling, into: panels)
                         for r in 0..<4 {
                             let n = rowStart + r * outWidth + x
-                            product.multiply(
-                                from: n, to: n + 16, group: 0, panels: panels.tile(r, depth: channels), pack: pack,
-                                packSixteen: { _, _, _, _ in true })
+                            product.multiply(packed: panels.tile(r, depth: channels), from: n, to: n + 16, group: 0)
                         }
                         x += 16
                     }
