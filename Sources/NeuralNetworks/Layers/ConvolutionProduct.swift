@@ -254,17 +254,20 @@ enum ConvolutionProduct {
         @inline(__always)
         private func store(_ acc: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
             var values = acc + bias[oc]
-            guard out.sideBySide else { return storeScattered(values, oc, out) }
+            guard out.inOneImage else { return storeScattered(values, oc, out) }
             if let residual, oc < residual.channels {
                 let sums = residual.values + (out.image * residual.channels + oc) * spatial + out.position
-                values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
+                if out.sideBySide {
+                    values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
+                } else {
+                    for i in 0..<out.width { values[i] += sums[i] }
+                }
             }
             if let ceiling { values = values.rectified(ceiling: ceiling) }
-            let target = dst + (out.image * outChannels + oc) * spatial + out.position
-            UnsafeMutableRawPointer(target).storeBytes(of: values, as: SIMD8<Float>.self)
+            (dst + (out.image * outChannels + oc) * spatial + out.position).storeFirst(out.width, of: values)
         }
 
-        /// ``store(_:_:_:)`` where the columns are fewer than eight or cross from one image to the next.
+        /// ``store(_:_:_:)`` where the columns cross from one image to the next.
         private func storeScattered(_ sums: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
             var values = sums
             for i in 0..<out.width {
@@ -283,13 +286,14 @@ enum ConvolutionProduct {
 }
 
 /// Eight of a product's columns as outputs: the first and how many there are, the image of the first and its
-/// position there, and whether all eight lie side by side in that image (most do).
+/// position there, whether they all lie in that image (most do), and whether they are eight.
 private struct OutputColumns {
     let first: Int, width: Int, image: Int, position: Int
-    let sideBySide: Bool
+    let inOneImage: Bool, sideBySide: Bool
 
     init(first: Int, width: Int, spatial: Int) {
         (self.first, self.width, image, position) = (first, width, first / spatial, first % spatial)
-        sideBySide = width == 8 && position + 8 <= spatial
+        inOneImage = position + width <= spatial
+        sideBySide = width == 8 && inOneImage
     }
 }

@@ -201,3 +201,15 @@ extension UnsafePointer<Float> {
         }
     }
 }
+
+extension UnsafeMutablePointer<Float> {
+    /// Stores the first `count` (at most eight) of `values` from here: a vector where all eight go.
+    @inline(__always)
+    func storeFirst(_ count: Int, of values: SIMD8<Float>) {
+        if count == 8 {
+            UnsafeMutableRawPointer(self).storeBytes(of: values, as: SIMD8<Float>.self)
+        } else {
+            for i in 0..<count { self[i] = values[i] }
+        }
+    }
+}
