@@ -85,10 +85,13 @@ func work(of time: FilterTime) -> (kind: String, multiplyAdds: Int) {
             : taps == 1 ? "1×1" : "dense \(c.kernelWidth)×\(c.kernelHeight)"
         return (kind, outputs * input.channels / c.groups * taps)
     case let s as SeparableConvolution:
+        // The depthwise channels: the expansion's where it expands (its filters are the second input).
         let input = time.inputs[0], pixels = output.batch * output.height * output.width
+        let channels = s.expands ? time.inputs[1].height : input.channels
+        let expansion = s.expands ? input.batch * input.height * input.width * input.channels * channels : 0
         return (
-            "depthwise \(s.kernelWidth)×\(s.kernelHeight) + 1×1",
-            pixels * input.channels * (s.kernelWidth * s.kernelHeight + output.channels)
+            "\(s.expands ? "1×1 + " : "")depthwise \(s.kernelWidth)×\(s.kernelHeight) + 1×1",
+            expansion + pixels * channels * (s.kernelWidth * s.kernelHeight + output.channels)
         )
     case is FullyConnected:
         let weights = time.inputs[1]

@@ -238,18 +238,36 @@ __kernel void conv_depthwise(__global const float* src, __global const float* we
     dst[((size_t)plane * outHeight + oy) * outWidth + ox] = relu ? fmin(fmax(acc, 0.0f), ceiling) : acc;
 }
 
-// A depthwise-separable convolution in one kernel: a depthwise convolution (one kernelHeight × kernelWidth
-// filter a channel, conv_depthwise's windows, clamped to [0, depthwiseCeiling] where depthwiseRelu is set),
-// then a 1 × 1 convolution of its channels, plus channel oc of residual where residualChannels is above oc,
-// then clamped where relu is set. Work-item (n, m): output columns n·VECTOR_WIDTH… and filters m·TILE_M…;
+// Value (y, x) of channel c of an image at in: the tensor's own where inChannels is 0, else its 1 × 1
+// expansion: the products with expansionWeights' row c summed from zero in channel order, plus the bias, clamped
+// to [0, expansionCeiling] where expansionRelu is set (conv_gemm's sums), formed again for every tap that reads
+// it.
+float conv_expanded(__global const float* in, int c, int y, int x, int height, int width, int inChannels,
+                    __global const float* expansionWeights, __global const float* expansionBias, int expansionRelu,
+                    float expansionCeiling) {
+    size_t plane = (size_t)height * width, at = (size_t)y * width + x;
+    if (inChannels == 0) return in[c * plane + at];
+    __global const float* w = expansionWeights + (size_t)c * inChannels;
+    float sum = 0.0f;
+    for (int k = 0; k < inChannels; ++k) sum = fma(w[k], in[k * plane + at], sum);
+    sum += expansionBias[c];
+    return expansionRelu ? fmin(fmax(sum, 0.0f), expansionCeiling) : sum;
+}
+
+// A depthwise-separable convolution in one kernel: where inChannels is above 0, a 1 × 1 expansion of src's
+// inChannels channels to channels first (conv_expanded), then a depthwise convolution (one kernelHeight ×
+// kernelWidth filter a channel, conv_depthwise's windows, clamped to [0, depthwiseCeiling] where depthwiseRelu
+// is set), then a 1 × 1 convolution of its channels, plus channel oc of residual where residualChannels is above
+// oc, then clamped where relu is set. Work-item (n, m): output columns n·VECTOR_WIDTH… and filters m·TILE_M…;
 // each forms the depthwise values of its columns as it goes, so none pass through memory.
-__kernel void conv_separable(__global const float* src, __global const float* depthwiseWeights,
+__kernel void conv_separable(__global const float* src, __global const float* expansionWeights,
+                             __global const float* expansionBias, __global const float* depthwiseWeights,
                              __global const float* depthwiseBias, __global const float* weights,
                              __global const float* bias, __global const float* residual, __global float* dst,
-                             int channels, int height, int width, int kernelHeight, int kernelWidth, int strideY,
-                             int strideX, int paddingY, int paddingX, int outHeight, int outWidth, int batch,
-                             int outChannels, int depthwiseRelu, float depthwiseCeiling, int residualChannels,
-                             int relu, float ceiling) {
+                             int inChannels, int channels, int height, int width, int kernelHeight, int kernelWidth,
+                             int strideY, int strideX, int paddingY, int paddingX, int outHeight, int outWidth,
+                             int batch, int outChannels, int expansionRelu, float expansionCeiling, int depthwiseRelu,
+                             float depthwiseCeiling, int residualChannels, int relu, float ceiling) {
     int n = get_global_id(0) * VECTOR_WIDTH, m = get_global_id(1) * TILE_M;
     int spatial = outHeight * outWidth, columns = batch * spatial;
     if (n >= columns || m >= outChannels) return;
@@ -260,7 +278,7 @@ __kernel void conv_separable(__global const float* src, __global const float* de
         int b = column / spatial, p = column - b * spatial, oy = p / outWidth, ox = p - oy * outWidth;
         top[i] = oy * strideY - paddingY;
         left[i] = ox * strideX - paddingX;
-        base[i] = (size_t)b * channels * height * width;
+        base[i] = (size_t)b * (inChannels > 0 ? inChannels : channels) * height * width;
     }
     __global const float* a = weights + (size_t)m * channels;
     int rows = min(TILE_M, outChannels - m);
@@ -270,14 +288,17 @@ __kernel void conv_separable(__global const float* src, __global const float* de
         __global const float* w = depthwiseWeights + (size_t)c * kernelHeight * kernelWidth;
         float values[VECTOR_WIDTH];
         for (int i = 0; i < VECTOR_WIDTH; ++i) {
-            __global const float* in = src + base[i] + (size_t)c * height * width;
             float sum = depthwiseBias[c];
             for (int ky = 0; ky < kernelHeight; ++ky) {
                 int y = top[i] + ky;
                 if (y < 0 || y >= height) continue;
                 for (int kx = 0; kx < kernelWidth; ++kx) {
                     int x = left[i] + kx;
-                    if (x >= 0 && x < width) sum = fma(w[ky * kernelWidth + kx], in[y * width + x], sum);
+                    if (x >= 0 && x < width)
+                        sum = fma(w[ky * kernelWidth + kx],
+                                  conv_expanded(src + base[i], c, y, x, height, width, inChannels, expansionWeights,
+                                                expansionBias, expansionRelu, expansionCeiling),
+                                  sum);
                 }
             }
             values[i] = depthwiseRelu ? fmin(fmax(sum, 0.0f), depthwiseCeiling) : sum;

@@ -14,12 +14,16 @@ public protocol NetworkOperation: Sendable {
     /// This operation with a second input node added to its result (then a ReLU where `rectified`), or nil
     /// where it does not take one in (the default).
     func summed(rectified: Bool) -> (any NetworkOperation)?
+    /// `previous`, whose output only this operation reads, and this operation after it as one, or nil where
+    /// this one does not take it in (the default).
+    func preceded(by previous: any NetworkOperation) -> (any NetworkOperation)?
 }
 
 extension NetworkOperation {
     public var weights: [(values: [Float], width: Int)] { [] }
     public func followed(by next: any NetworkOperation) -> (any NetworkOperation)? { nil }
     public func summed(rectified: Bool) -> (any NetworkOperation)? { nil }
+    public func preceded(by previous: any NetworkOperation) -> (any NetworkOperation)? { nil }
     /// Whether this is a plain ReLU, which the operations before it can take in.
     var isRectifier: Bool { (self as? Activation)?.function == .relu }
 }
@@ -66,11 +70,11 @@ public struct Network: Sendable {
     /// takes it in (``NetworkOperation/followed(by:)``: an affine map or a ReLU into a convolution, a 1 × 1
     /// convolution into the depthwise one it reads, a ReLU into an affine map or a sum), and a sum of two
     /// nodes into the later of them where that one takes it in (``NetworkOperation/summed(rectified:)``: a
-    /// separable convolution), in each case where nothing else reads the earlier node.
+    /// separable convolution), then each operation into the one after it where that one takes it in
+    /// (``NetworkOperation/preceded(by:)``: a 1 × 1 convolution into the separable convolution it expands), in
+    /// each case where nothing else reads the earlier node.
     public func fused() -> Network {
-        var readers = [Int](repeating: 0, count: nodes.count)
-        for input in nodes.flatMap(\.inputs) { readers[input] += 1 }
-        for output in resultNodes { readers[output] += 1 }  // an output's value must stay as it is
+        let readers = readerCounts()
         var result = Network(), map = [0]  // old index → new index
         for node in nodes.dropFirst() {
             let inputs = node.inputs.map { map[$0] }
@@ -87,6 +91,37 @@ public struct Network: Sendable {
             }
         }
         result.outputs = resultNodes.map { map[$0] }
+        return result.mergingPredecessors()
+    }
+
+    /// How many nodes read each node's output, an output of the network counting as one (its value must stay
+    /// as it is).
+    private func readerCounts() -> [Int] {
+        var readers = [Int](repeating: 0, count: nodes.count)
+        for input in nodes.flatMap(\.inputs) { readers[input] += 1 }
+        for output in resultNodes { readers[output] += 1 }
+        return readers
+    }
+
+    /// The network with each node's first input merged into it where only it reads that input, the input
+    /// reads one node, and it takes the input's operation in (``NetworkOperation/preceded(by:)``).
+    private func mergingPredecessors() -> Network {
+        let readers = readerCounts()
+        var merged = nodes, taken = Set<Int>()
+        for index in nodes.indices {
+            guard let first = merged[index].inputs.first, first > 0, readers[first] == 1,
+                merged[first].inputs.count == 1,
+                let operation = merged[index].operation.preceded(by: merged[first].operation)
+            else { continue }
+            merged[index].operation = operation
+            merged[index].inputs[0] = merged[first].inputs[0]
+            taken.insert(first)
+        }
+        var result = Network(), map = [Int](repeating: 0, count: nodes.count)  // old index → new index
+        for index in nodes.indices.dropFirst() where !taken.contains(index) {
+            map[index] = result.append(merged[index].operation, inputs: merged[index].inputs.map { map[$0] })
+        }
+        result.outputs = outputs.map { map[$0] }
         return result
     }
 

@@ -51,13 +51,15 @@ struct LayerCase: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The case once per method of running a depthwise-separable convolution, against the reference depthwise
-    /// convolution, 1 × 1 convolution and sum one after another. `widths` gives the input's widths (odd ones
-    /// by default: rows of outputs that are not whole vectors), `heights` its heights (odd ones by default).
+    /// The case once per method of running a depthwise-separable convolution, against the reference 1 × 1
+    /// expansion (where `expansion` gives its input's channels and ceiling), depthwise convolution, 1 × 1
+    /// convolution and sum one after another. `widths` gives the input's widths (odd ones by default: rows of
+    /// outputs that are not whole vectors), `heights` its heights (odd ones by default).
     static func separable(
-        _ description: String, kernel: Int, stride: Int, padding: Int, trailing: Int? = nil, channels: Int,
-        outChannels: Int, depthwiseCeiling: Float? = nil, residualChannels: Int? = nil, ceiling: Float? = nil,
-        batch: ClosedRange<Int>, widths: [Int]? = nil, heights: [Int]? = nil
+        _ description: String, expansion: (inChannels: Int, ceiling: Float?)? = nil, kernel: Int, stride: Int,
+        padding: Int, trailing: Int? = nil, channels: Int, outChannels: Int, depthwiseCeiling: Float? = nil,
+        residualChannels: Int? = nil, ceiling: Float? = nil, batch: ClosedRange<Int>, widths: [Int]? = nil,
+        heights: [Int]? = nil
     ) -> [LayerCase] {
         let methods: [(SeparableConvolution.Method, String)] = [
             (.automatic, "automatic"), (.fused, "fused"), (.split, "split"),
@@ -65,10 +67,23 @@ struct LayerCase: Sendable, CustomStringConvertible {
         return methods.map { method, name in
             LayerCase(description: description + ", " + name) { generator in
                 let width = widths?.randomElement(using: &generator) ?? odd(7...23, &generator)
-                let x = Tensor.random(
-                    batch: Int.random(in: batch, using: &generator), channels: channels,
+                let input = Tensor.random(
+                    batch: Int.random(in: batch, using: &generator), channels: expansion?.inChannels ?? channels,
                     height: heights?.randomElement(using: &generator) ?? odd(7...23, &generator), width: width,
                     using: &generator)
+                let expansionWeights = expansion.map { expansion in
+                    (
+                        Tensor.random(channels: 1, height: channels, width: expansion.inChannels, using: &generator),
+                        Tensor.random(channels: 1, height: 1, width: channels, using: &generator)
+                    )
+                }
+                let x =
+                    expansionWeights.map { filters, biases in
+                        NeuralReference.convolution(
+                            input, filters: filters.values, biases: biases.values, outChannels: channels,
+                            kernelHeight: 1, kernelWidth: 1, stride: (1, 1), padding: (0, 0), groups: 1,
+                            relu: expansion?.ceiling != nil, ceiling: Double(expansion?.ceiling ?? .infinity))
+                    } ?? input
                 let depthwiseFilters = Tensor.random(
                     channels: 1, height: channels, width: kernel * kernel, using: &generator)
                 let depthwiseBiases = Tensor.random(channels: 1, height: 1, width: channels, using: &generator)
@@ -91,12 +106,15 @@ struct LayerCase: Sendable, CustomStringConvertible {
                 if let ceiling {
                     expected = NeuralReference.map(expected) { value, _ in min(max(Double(value), 0), Double(ceiling)) }
                 }
-                let recipe = x.image.applying(
+                let recipe = input.image.applying(
                     SeparableConvolution(
                         kernelWidth: kernel, kernelHeight: kernel, strideX: stride, strideY: stride,
                         paddingX: padding, paddingY: padding, trailingPaddingX: trailing, trailingPaddingY: trailing,
+                        expands: expansion != nil, expansionCeiling: expansion?.ceiling,
                         depthwiseCeiling: depthwiseCeiling, ceiling: ceiling, method: method),
-                    with: [
+                    with: (expansionWeights.map { filters, biases in
+                        [filters.parameters(width: input.channels), biases.parameters(width: channels)]
+                    } ?? []) + [
                         depthwiseFilters.parameters(width: kernel * kernel),
                         depthwiseBiases.parameters(width: channels), filters.parameters(width: channels),
                         biases.parameters(width: outChannels),
@@ -200,6 +218,22 @@ struct LayerCase: Sendable, CustomStringConvertible {
         + separable(
             "separable 5×5/1 pad 2, depthwise clamped to 0...0.5, output to 0...0.25", kernel: 5, stride: 1,
             padding: 2, channels: 3, outChannels: 4, depthwiseCeiling: 0.5, ceiling: 0.25, batch: 1...2)
+        + separable(
+            "1×1 + separable 3×3/1 pad 1, 5 → 12 → 7 channels, expansion ReLU6, plus 7 channels, wide rows (the CPU "
+                + "twin's window of expanded rows moving down an image)",
+            expansion: (5, 6), kernel: 3, stride: 1, padding: 1, channels: 12, outChannels: 7, depthwiseCeiling: 6,
+            residualChannels: 7, batch: 1...2, widths: [32, 56, 70], heights: [19, 30])
+        + separable(
+            "1×1 + separable 3×3/2 pads 0 before, 1 after, 4 → 10 → 6 channels, expansion unclamped, wide rows",
+            expansion: (4, nil), kernel: 3, stride: 2, padding: 0, trailing: 1, channels: 10, outChannels: 6,
+            ceiling: 6, batch: 1...2, widths: [64, 57], heights: [37, 40])
+        + separable(
+            "1×1 + separable 5×5/1 pad 2, 6 → 9 → 5 channels, rows not whole vectors", expansion: (6, 6), kernel: 5,
+            stride: 1, padding: 2, channels: 9, outChannels: 5, depthwiseCeiling: 6, batch: 1...2,
+            widths: [28, 13, 17])
+        + separable(
+            "1×1 + separable 3×3/1 pad 1, 3 → 8 → 4 channels, narrow outputs", expansion: (3, .infinity), kernel: 3,
+            stride: 1, padding: 1, channels: 8, outChannels: 4, residualChannels: 4, batch: 1...3, widths: [5, 9])
         + [
             LayerCase(description: "channel affine + ReLU") { generator in
                 let x = Tensor.random(
@@ -376,6 +410,48 @@ struct LayerCase: Sendable, CustomStringConvertible {
             #expect(
                 rendered[0] == rendered[1],
                 "\(kernel)×\(kernel)/\(stride), width \(width), seed \(generator.seed): the fused form differs")
+        }
+    }
+
+    /// On the CPU device a separable convolution's expansion gives the same floats to the bit formed in the
+    /// fused twin, band by band (``ExpandedRows``), as launched before it as a layer of its own. The images are
+    /// tall enough for a worker's range of bands to hold three or more on two cores, so that rows are kept for
+    /// the next band and the window of rows moves.
+    @Test(arguments: [(3, 1, [56, 28, 20], 401), (5, 1, [32, 13], 401), (3, 2, [112, 33], 801)])
+    func expansionInTheTwinAgreesToTheBit(kernel: Int, stride: Int, widths: [Int], height: Int) throws {
+        var generator = SeededGenerator()
+        let context = RenderContext(device: .cpu, fallsBack: false)
+        for width in widths {
+            let inChannels = 5, channels = 24, outChannels = 12
+            let x = Tensor.random(batch: 1, channels: inChannels, height: height, width: width, using: &generator)
+            let weights = [
+                Tensor.random(channels: 1, height: channels, width: inChannels, using: &generator)
+                    .parameters(width: inChannels),
+                Tensor.random(channels: 1, height: 1, width: channels, using: &generator).parameters(width: channels),
+                Tensor.random(channels: 1, height: channels, width: kernel * kernel, using: &generator)
+                    .parameters(width: kernel * kernel),
+                Tensor.random(channels: 1, height: 1, width: channels, using: &generator).parameters(width: channels),
+                Tensor.random(channels: 1, height: outChannels, width: channels, using: &generator)
+                    .parameters(width: channels),
+                Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
+                    .parameters(width: outChannels),
+            ]
+            func rendered(expandingInTheTwin: Bool) throws -> [Float] {
+                let layer = SeparableConvolution(
+                    kernelWidth: kernel, kernelHeight: kernel, strideX: stride, strideY: stride,
+                    paddingX: kernel / 2, paddingY: kernel / 2, expands: expandingInTheTwin, expansionCeiling: 6,
+                    depthwiseCeiling: 6, ceiling: 6, method: .fused)
+                guard !expandingInTheTwin else {
+                    return try context.render(x.image.applying(layer, with: weights)).floatValues
+                }
+                let expanded = x.image.convolved(
+                    filters: weights[0], biases: weights[1], kernelWidth: 1, kernelHeight: 1, rectified: true,
+                    ceiling: 6)
+                return try context.render(expanded.applying(layer, with: Array(weights[2...]))).floatValues
+            }
+            #expect(
+                try rendered(expandingInTheTwin: true) == rendered(expandingInTheTwin: false),
+                "\(kernel)×\(kernel)/\(stride), width \(width), seed \(generator.seed): the expansion differs")
         }
     }
 

@@ -68,6 +68,58 @@ import Testing
         #expect(error <= 1e-5, "seed \(generator.seed): relative error \(error)")
     }
 
+    /// EfficientNet-Lite's inverted-residual block: a 1 × 1 expansion with an affine map and a ReLU6, a
+    /// depthwise convolution with the same, a 1 × 1 projection with an affine map, the sum with the block's
+    /// input, all one separable convolution once fused; then a second expansion, which stays a layer of its own
+    /// because the second block's sum reads it too.
+    @Test(arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
+    func expansionsMergeIntoTheSeparableConvolutionsTheyFeed(_ choice: DeviceChoice) throws {
+        var generator = SeededGenerator()
+        func random(_ count: Int) -> [Float] { (0..<count).map { _ in Float.random(in: -1..<1, using: &generator) } }
+        let channels = 4, expanded = 12, width = 32
+        func pointwise(_ inChannels: Int, _ out: Int) -> Network.ConvolutionWeights {
+            Network.ConvolutionWeights(
+                filters: random(out * inChannels), biases: random(out), kernelWidth: 1, kernelHeight: 1)
+        }
+        func affine(_ count: Int) -> Network.ChannelAffineWeights {
+            .channelAffine(scale: random(count), shift: random(count), rectified: false)
+        }
+        var network = Network()
+        network.append(.convolution(pointwise(channels, expanded)))
+        network.append(affine(expanded))
+        network.append(.relu6)
+        network.append(
+            .convolution(
+                Network.ConvolutionWeights(
+                    filters: random(expanded * 9), biases: random(expanded), kernelWidth: 3, kernelHeight: 3,
+                    padding: 1, groups: expanded)))
+        network.append(affine(expanded))
+        network.append(.relu6)
+        network.append(.convolution(pointwise(expanded, channels)))
+        let projected = network.append(affine(channels))
+        let block = network.append(.add(rectified: false), inputs: [0, projected])
+        let second = network.append(.convolution(pointwise(channels, expanded)), inputs: [block])
+        network.append(
+            .convolution(
+                Network.ConvolutionWeights(
+                    filters: random(expanded * 9), biases: random(expanded), kernelWidth: 3, kernelHeight: 3,
+                    padding: 1, groups: expanded)))
+        let last = network.append(.convolution(pointwise(expanded, channels)))
+        network.append(.add(rectified: false), inputs: [second, last])
+        let fused = network.fused()
+        let kinds = fused.nodes.dropFirst().map { node in
+            (node.operation as? Network.SeparableConvolutionWeights).map { $0.expansion != nil ? "expanded" : "plain" }
+                ?? "\(type(of: node.operation))"
+        }
+        #expect(kinds == ["expanded", "ConvolutionWeights", "plain"], "seed \(generator.seed): \(kinds)")
+        let context = RenderContext(device: try TestDevices.device(choice), fallsBack: false)
+        let x = Tensor.random(batch: 2, channels: channels, height: 21, width: width, using: &generator)
+        let expected = Tensor(try context.render(network.loaded(on: context).apply(to: x.image)))
+        let rendered = Tensor(try context.render(fused.loaded(on: context).apply(to: x.image)))
+        let error = rendered.relativeError(to: expected)
+        #expect(error <= 1e-5, "seed \(generator.seed): relative error \(error)")
+    }
+
     /// The layer itself refuses a residual it cannot add where it is stored, naming it.
     @Test func separableConvolutionRefusesAResidualOfAnotherSize() throws {
         var generator = SeededGenerator()

@@ -117,7 +117,16 @@ public struct Convolution: Filter {
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        let input = encoder.input.descriptor, output = encoder.output.descriptor
+        try encode(
+            encoder, src: encoder.input, weights: encoder.inputs[1], biases: encoder.inputs[2], dst: encoder.output)
+    }
+
+    /// Encodes the launches that fill `dst` from `src`, `weights` and `biases`: for filters that run a
+    /// convolution as one of their steps (``SeparableConvolution``'s expansion).
+    func encode(
+        _ encoder: KernelEncoder, src: DeviceImage, weights: DeviceImage, biases: DeviceImage, dst: DeviceImage
+    ) throws(RenderError) {
+        let input = src.descriptor, output = dst.descriptor
         let groupOutChannels = output.channels / groups, depthwise = groups == input.channels
         // A 1 × 1 filter with unit stride and no padding over one image: the columns are the input as it is.
         let columnsAreInput =
@@ -139,8 +148,7 @@ public struct Convolution: Filter {
                 reason: "depthwise takes one group a channel, not \(groups) groups of \(input.channels) channels")
         }
         if method == .direct || method == .depthwise {
-            let arguments = directArguments(
-                src: encoder.input, weights: encoder.inputs[1], biases: encoder.inputs[2], dst: encoder.output)
+            let arguments = directArguments(src: src, weights: weights, biases: biases, dst: dst)
             if method == .depthwise {
                 try encoder.launch(
                     Self.depthwise, arguments, over: [output.width, output.height, input.batch * output.channels])
@@ -157,13 +165,13 @@ public struct Convolution: Filter {
         let rows = input.channels * kernelHeight * kernelWidth, columns = input.batch * output.width * output.height
         let cols =
             columnsAreInput
-            ? encoder.input
+            ? src
             : try encoder.temporaryImage(ImageDescriptor(width: columns, height: rows, elementType: .float32))
         if !columnsAreInput {
             try encoder.launch(
                 Self.im2col,
                 Columns(
-                    src: .init(encoder.input), cols: .init(cols), channels: Int32(input.channels),
+                    src: .init(src), cols: .init(cols), channels: Int32(input.channels),
                     height: Int32(input.height), width: Int32(input.width),
                     kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth),
                     strideY: Int32(strideY), strideX: Int32(strideX), paddingY: Int32(paddingY),
@@ -172,8 +180,8 @@ public struct Convolution: Filter {
                 over: [columns, rows])
         }
         let product = Product(
-            weights: .init(encoder.inputs[1]), cols: .init(cols), bias: .init(encoder.inputs[2]),
-            dst: .init(encoder.output), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
+            weights: .init(weights), cols: .init(cols), bias: .init(biases),
+            dst: .init(dst), groupOutChannels: Int32(groupOutChannels), groupDepth: Int32(rows / groups),
             columns: Int32(columns), spatial: Int32(output.width * output.height), outChannels: Int32(output.channels),
             relu: rectified ? 1 : 0, ceiling: ceiling)
         if method == .loweredShared {

@@ -1,31 +1,38 @@
 import ImageKernels
 import NeuralNetworksCL
 
-/// A depthwise-separable convolution as one layer: a depthwise convolution (one `kernelWidth` ×
+/// A depthwise-separable convolution as one layer: optionally a 1 × 1 expansion first (with a bias,
+/// optionally clamped to `0...expansionCeiling`), then a depthwise convolution (one `kernelWidth` ×
 /// `kernelHeight` filter a channel, with a bias, optionally clamped to `0...depthwiseCeiling`), then a 1 × 1
 /// convolution of its channels with a bias, then optionally a residual tensor added, then optionally a ReLU
-/// (clamped to `0...ceiling`). MobileNet-style networks (BlazeFace, EfficientNet-Lite) are built of these.
+/// (clamped to `0...ceiling`). MobileNet-style networks (BlazeFace, EfficientNet-Lite) are built of these;
+/// with the expansion, a whole inverted-residual block.
 ///
-/// Inputs: the tensor; the depthwise filters (`kernelHeight · kernelWidth` wide, a row a channel) and
-/// biases; the 1 × 1 filters (`channels` wide, a row an output channel) and biases; and optionally the
-/// residual, of the output's batch, width and height with at most its channels (read as zero past them).
+/// Inputs: the tensor; where it ``expands``, the expansion's filters (the tensor's channels wide, a row an
+/// expanded channel) and biases; the depthwise filters (`kernelHeight · kernelWidth` wide, a row a channel)
+/// and biases; the 1 × 1 filters (the depthwise channels wide, a row an output channel) and biases; and
+/// optionally the residual, of the output's batch, width and height with at most its channels (read as zero
+/// past them).
 ///
 /// On the CPU device it runs ``Method/fused`` where output rows hold sixteen columns or more: the depthwise
-/// values are formed straight into the product's packed columns, so they never pass through memory. Elsewhere
-/// it runs ``Method/split``. Both take in the sum and the ReLU where the product is stored, and add the same
-/// terms in the same order as the layers one after another (``Convolution``, then ``ResidualAdd``).
+/// values are formed straight into the product's packed columns, so they never pass through memory, and the
+/// expansion is formed band by band as the depthwise half reads it (`ExpandedRows`), so the expanded tensor
+/// is never written whole. Elsewhere it runs ``Method/split``. Both take in the sum and the ReLU where the
+/// product is stored, and add the same terms in the same order as the layers one after another
+/// (``Convolution``, then ``ResidualAdd``).
 public struct SeparableConvolution: Filter {
     /// How the layer is run.
     public enum Method: Sendable {
         /// Fused on the CPU device where output rows are at least sixteen wide; split elsewhere. Narrower rows
         /// make the fused twin form its columns eight at a time across rows, and their depthwise values are
         /// few enough to stay in the caches between the two kernels (roofline-bench: EfficientNet-Lite0's
-        /// 5 × 5 layers at 14 × 14 and 7 × 7 take 0.7 of the time split).
+        /// 5 × 5 layers at 14 × 14 and 7 × 7 take 0.7 of the time split). Fused, the expansion is formed in
+        /// the kernel where the tensor's rows are whole vectors of eight, and launched before it elsewhere.
         case automatic
-        /// One kernel (`conv_separable`).
+        /// One kernel (`conv_separable`), the expansion included.
         case fused
-        /// The depthwise convolution into scratch (`conv_depthwise`), then the 1 × 1 product with the sum
-        /// (`conv_pointwise`).
+        /// The expansion into scratch where there is one (``Convolution``), the depthwise convolution into
+        /// scratch (`conv_depthwise`), then the 1 × 1 product with the sum (`conv_pointwise`).
         case split
     }
 
@@ -38,6 +45,10 @@ public struct SeparableConvolution: Filter {
     /// The zero padding after the last column and row (the leading paddings unless given).
     public let trailingPaddingX: Int
     public let trailingPaddingY: Int
+    /// Whether a 1 × 1 expansion comes first (the inputs after the tensor are then its filters and biases).
+    public let expands: Bool
+    /// The most an expanded value can be, where the expansion is clamped; nil where it is not.
+    public let expansionCeiling: Float?
     /// The most a depthwise value can be, where the depthwise convolution is clamped (a ReLU or ReLU6
     /// between the two halves); nil where it is not.
     public let depthwiseCeiling: Float?
@@ -48,8 +59,9 @@ public struct SeparableConvolution: Filter {
 
     public init(
         kernelWidth: Int, kernelHeight: Int, strideX: Int = 1, strideY: Int = 1, paddingX: Int = 0,
-        paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil,
-        depthwiseCeiling: Float? = nil, ceiling: Float? = nil, method: Method = .automatic
+        paddingY: Int = 0, trailingPaddingX: Int? = nil, trailingPaddingY: Int? = nil, expands: Bool = false,
+        expansionCeiling: Float? = nil, depthwiseCeiling: Float? = nil, ceiling: Float? = nil,
+        method: Method = .automatic
     ) {
         self.kernelWidth = kernelWidth
         self.kernelHeight = kernelHeight
@@ -59,6 +71,8 @@ public struct SeparableConvolution: Filter {
         self.paddingY = paddingY
         self.trailingPaddingX = trailingPaddingX ?? paddingX
         self.trailingPaddingY = trailingPaddingY ?? paddingY
+        self.expands = expands
+        self.expansionCeiling = expansionCeiling
         self.depthwiseCeiling = depthwiseCeiling
         self.ceiling = ceiling
         self.method = method
@@ -74,18 +88,51 @@ public struct SeparableConvolution: Filter {
             ceiling: depthwiseCeiling ?? .infinity)
     }
 
+    /// The expansion as a ``Convolution``: it checks its shapes and runs it in the split form.
+    private var expansion: Convolution {
+        Convolution(
+            kernelWidth: 1, kernelHeight: 1, rectified: expansionCeiling != nil, ceiling: expansionCeiling ?? .infinity)
+    }
+
+    /// The layer's inputs by part (descriptors or images).
+    private struct Parts<Input> {
+        let tensor: Input
+        let expansion: (filters: Input, biases: Input)?
+        let depthwise: (filters: Input, biases: Input)
+        let pointwise: (filters: Input, biases: Input)
+        let residual: Input?
+    }
+
+    /// `inputs` by part, or nil where there are not as many as the layer takes.
+    private func parts<Input>(of inputs: [Input]) -> Parts<Input>? {
+        let first = expands ? 3 : 1
+        guard inputs.count == first + 4 || inputs.count == first + 5 else { return nil }
+        return Parts(
+            tensor: inputs[0], expansion: expands ? (inputs[1], inputs[2]) : nil,
+            depthwise: (inputs[first], inputs[first + 1]), pointwise: (inputs[first + 2], inputs[first + 3]),
+            residual: inputs.count == first + 5 ? inputs[first + 4] : nil)
+    }
+
     public func outputDescriptor(for inputs: [ImageDescriptor]) throws(RenderError) -> ImageDescriptor {
-        guard inputs.count == 5 || inputs.count == 6 else {
+        guard let parts = parts(of: inputs) else {
             throw .invalidInput(
                 filter: name,
-                reason:
-                    "takes a tensor, two filters and two biases and optionally a residual, got \(inputs.count) inputs")
+                reason: """
+                    takes a tensor, \(expands ? "the expansion's filters and biases, " : "")two filters and two \
+                    biases and optionally a residual, got \(inputs.count) inputs
+                    """)
         }
-        let input = inputs[0], filters = inputs[3], biases = inputs[4]
-        let spatial = try depthwise(channels: input.channels).outputDescriptor(for: Array(inputs[0..<3]))
-        guard inputs[1].height == input.channels else {
+        var input = parts.tensor
+        if let expansion = parts.expansion {
+            input = try self.expansion.outputDescriptor(for: [input, expansion.filters, expansion.biases])
+        }
+        let (filters, biases) = parts.pointwise
+        let spatial = try depthwise(channels: input.channels).outputDescriptor(
+            for: [input, parts.depthwise.filters, parts.depthwise.biases])
+        guard parts.depthwise.filters.height == input.channels else {
             throw .invalidInput(
-                filter: name, reason: "\(inputs[1].height) depthwise filters for \(input.channels) channels")
+                filter: name,
+                reason: "\(parts.depthwise.filters.height) depthwise filters for \(input.channels) channels")
         }
         guard filters.elementType == .float32, biases.elementType == .float32, filters.width == input.channels,
             filters.planeCount == 1, biases.planeCount == 1, biases.width * biases.height == filters.height
@@ -97,8 +144,7 @@ public struct SeparableConvolution: Filter {
         let output = ImageDescriptor(
             width: spatial.width, height: spatial.height, channels: filters.height, batch: input.batch,
             elementType: .float32)
-        if inputs.count == 6 {
-            let residual = inputs[5]
+        if let residual = parts.residual {
             guard residual.elementType == .float32, residual.batch == output.batch, residual.width == output.width,
                 residual.height == output.height, residual.channels <= output.channels
             else {
@@ -109,47 +155,70 @@ public struct SeparableConvolution: Filter {
     }
 
     public func encode(_ encoder: KernelEncoder) throws(RenderError) {
-        let input = encoder.input.descriptor, output = encoder.output.descriptor
-        // Without a residual the kernels are given the biases in its place and read none of it.
-        let residual = encoder.inputs.count == 6 ? encoder.inputs[5] : encoder.inputs[4]
-        let residualChannels = Int32(encoder.inputs.count == 6 ? residual.descriptor.channels : 0)
+        guard let parts = parts(of: encoder.inputs) else {
+            throw .invalidInput(filter: name, reason: "takes \(encoder.inputs.count) inputs it was not checked for")
+        }
+        let output = encoder.output.descriptor, channels = parts.depthwise.filters.descriptor.height
+        // Without a residual the kernels are given the biases in its place and read none of it, and without an
+        // expansion its weights are the depthwise ones, unread.
+        let residual = parts.residual ?? parts.pointwise.biases
+        let residualChannels = Int32(parts.residual?.descriptor.channels ?? 0)
         let fused =
             switch method {
             case .automatic: encoder.device.kind == .cpu && output.width >= 16
             case .fused: true
             case .split: false
             }
+        // Automatically, the fused twin forms the expansion where the tensor's rows are whole vectors of eight;
+        // a row's part vector costs more than the expanded tensor's passage through memory saves
+        // (EfficientNet-Lite0's 28-wide 5 × 5 layer took 1.1 × the time with its expansion in the twin).
+        let expandsInKernel = fused && (method == .fused || parts.tensor.descriptor.width % 8 == 0)
+        var tensor = parts.tensor
+        if let expansion = parts.expansion, !expandsInKernel {
+            let input = tensor.descriptor
+            tensor = try encoder.temporaryImage(
+                ImageDescriptor(
+                    width: input.width, height: input.height, channels: channels, batch: input.batch,
+                    elementType: .float32))
+            try self.expansion.encode(
+                encoder, src: parts.tensor, weights: expansion.filters, biases: expansion.biases, dst: tensor)
+        }
+        let input = tensor.descriptor
         if fused {
+            let expansion = parts.expansion ?? parts.depthwise
             try encoder.launch(
                 Self.kernel,
                 Arguments(
-                    src: .init(encoder.input), depthwiseWeights: .init(encoder.inputs[1]),
-                    depthwiseBias: .init(encoder.inputs[2]), weights: .init(encoder.inputs[3]),
-                    bias: .init(encoder.inputs[4]), residual: .init(residual), dst: .init(encoder.output),
-                    channels: Int32(input.channels), height: Int32(input.height), width: Int32(input.width),
-                    kernelHeight: Int32(kernelHeight), kernelWidth: Int32(kernelWidth), strideY: Int32(strideY),
-                    strideX: Int32(strideX), paddingY: Int32(paddingY), paddingX: Int32(paddingX),
-                    outHeight: Int32(output.height), outWidth: Int32(output.width), batch: Int32(input.batch),
-                    outChannels: Int32(output.channels), depthwiseRelu: depthwiseCeiling != nil ? 1 : 0,
-                    depthwiseCeiling: depthwiseCeiling ?? .infinity, residualChannels: residualChannels,
-                    relu: ceiling != nil ? 1 : 0, ceiling: ceiling ?? .infinity),
+                    src: .init(tensor), expansionWeights: .init(expansion.filters),
+                    expansionBias: .init(expansion.biases), depthwiseWeights: .init(parts.depthwise.filters),
+                    depthwiseBias: .init(parts.depthwise.biases), weights: .init(parts.pointwise.filters),
+                    bias: .init(parts.pointwise.biases), residual: .init(residual), dst: .init(encoder.output),
+                    inChannels: Int32(expandsInKernel && parts.expansion != nil ? input.channels : 0),
+                    channels: Int32(channels),
+                    height: Int32(input.height), width: Int32(input.width), kernelHeight: Int32(kernelHeight),
+                    kernelWidth: Int32(kernelWidth), strideY: Int32(strideY), strideX: Int32(strideX),
+                    paddingY: Int32(paddingY), paddingX: Int32(paddingX), outHeight: Int32(output.height),
+                    outWidth: Int32(output.width), batch: Int32(input.batch), outChannels: Int32(output.channels),
+                    expansionRelu: expansionCeiling != nil ? 1 : 0, expansionCeiling: expansionCeiling ?? .infinity,
+                    depthwiseRelu: depthwiseCeiling != nil ? 1 : 0, depthwiseCeiling: depthwiseCeiling ?? .infinity,
+                    residualChannels: residualChannels, relu: ceiling != nil ? 1 : 0, ceiling: ceiling ?? .infinity),
                 over: [input.batch * output.width * output.height, (output.channels + 3) / 4])
             return
         }
         let values = try encoder.temporaryImage(
             ImageDescriptor(
-                width: output.width, height: output.height, channels: input.channels, batch: input.batch,
+                width: output.width, height: output.height, channels: channels, batch: input.batch,
                 elementType: .float32))
         try encoder.launch(
             Convolution.depthwise,
-            depthwise(channels: input.channels).directArguments(
-                src: encoder.input, weights: encoder.inputs[1], biases: encoder.inputs[2], dst: values),
-            over: [output.width, output.height, input.batch * input.channels])
+            depthwise(channels: channels).directArguments(
+                src: tensor, weights: parts.depthwise.filters, biases: parts.depthwise.biases, dst: values),
+            over: [output.width, output.height, input.batch * channels])
         try encoder.launch(
             Self.pointwise,
             Pointwise(
-                src: .init(values), weights: .init(encoder.inputs[3]), bias: .init(encoder.inputs[4]),
-                residual: .init(residual), dst: .init(encoder.output), channels: Int32(input.channels),
+                src: .init(values), weights: .init(parts.pointwise.filters), bias: .init(parts.pointwise.biases),
+                residual: .init(residual), dst: .init(encoder.output), channels: Int32(channels),
                 spatial: Int32(output.width * output.height), batch: Int32(input.batch),
                 outChannels: Int32(output.channels), residualChannels: residualChannels,
                 relu: ceiling != nil ? 1 : 0, ceiling: ceiling ?? .infinity),
@@ -158,12 +227,15 @@ public struct SeparableConvolution: Filter {
 
     struct Arguments: KernelArguments {
         var src: KernelBuffer<Float>
+        var expansionWeights: KernelBuffer<Float>
+        var expansionBias: KernelBuffer<Float>
         var depthwiseWeights: KernelBuffer<Float>
         var depthwiseBias: KernelBuffer<Float>
         var weights: KernelBuffer<Float>
         var bias: KernelBuffer<Float>
         var residual: KernelBuffer<Float>
         var dst: KernelMutableBuffer<Float>
+        var inChannels: Int32
         var channels: Int32
         var height: Int32
         var width: Int32
@@ -177,6 +249,8 @@ public struct SeparableConvolution: Filter {
         var outWidth: Int32
         var batch: Int32
         var outChannels: Int32
+        var expansionRelu: Int32
+        var expansionCeiling: Float
         var depthwiseRelu: Int32
         var depthwiseCeiling: Float
         var residualChannels: Int32
@@ -225,8 +299,9 @@ public struct SeparableConvolution: Filter {
                 of: a.src.elements, channels: channels, groupChannels: channels, spatial: spatial))
     }
 
-    /// The twin of `conv_separable`: bands of output rows in parallel, each band's input rows copied inside a
-    /// border of zeros (``ZeroBorderedPlanes/Band``) small enough to stay in the core's caches, then its tiles'
+    /// The twin of `conv_separable`: bands of output rows in parallel, each band's input rows (expanded first,
+    /// where the layer expands, by ``ExpandedRows``) copied inside a border of zeros
+    /// (``ZeroBorderedPlanes/Band``) small enough to stay in the core's caches, then its tiles'
     /// depthwise values formed from the copy as they are packed and multiplied as ``Convolution``'s twins do
     /// (``ConvolutionProduct``). Sixteen columns (or eight) in one output row are formed as vectors, each window
     /// row a load, four channels at a time so that four sums are in flight; at stride 1 where rows are whole
@@ -238,6 +313,7 @@ public struct SeparableConvolution: Filter {
         let kh = Int(a.kernelHeight), kw = Int(a.kernelWidth), sy = Int(a.strideY), sx = Int(a.strideX)
         let py = Int(a.paddingY), px = Int(a.paddingX), outHeight = Int(a.outHeight), outWidth = Int(a.outWidth)
         let spatial = outHeight * outWidth, depthwiseCeiling: Float? = a.depthwiseRelu != 0 ? a.depthwiseCeiling : nil
+        let inChannels = Int(a.inChannels), expansionCeiling: Float? = a.expansionRelu != 0 ? a.expansionCeiling : nil
         nonisolated(unsafe) let src = a.src.elements
         nonisolated(unsafe) let (filters, biases) = (a.depthwiseWeights.elements, a.depthwiseBias.elements)
         let product = ConvolutionProduct.Product(
@@ -252,17 +328,32 @@ public struct SeparableConvolution: Filter {
         CPUParallel.forEachRange(Int(a.batch) * bands.perImage) { items in
             let copy = ZeroBorderedPlanes.Band(values: channels * bands.sourceRows * bands.rowLength)
             let panels = ConvolutionProduct.Panels(depth: channels, tiles: bands.fourRows ? 4 : 1)
+            // The range's bands are consecutive, so each band's expanded rows are mostly the last band's.
+            var expanded =
+                inChannels > 0
+                ? ExpandedRows(
+                    capacity: 2 * bands.sourceRows, rowLength: bands.rowLength, top: py, left: px, source: src,
+                    inChannels: inChannels, height: height, width: width, channels: channels,
+                    weights: a.expansionWeights.elements, biases: a.expansionBias.elements, ceiling: expansionCeiling
+                ) : nil
             defer {
                 copy.deallocate()
                 panels.deallocate()
+                expanded?.deallocate()
             }
             for item in items {
                 let image = item / bands.perImage, top = item % bands.perImage * bands.rows
                 let bottom = min(top + bands.rows, outHeight)
-                let padded = copy.fill(
-                    from: src + image * channels * height * width, planes: channels, sourceHeight: height,
-                    sourceWidth: width, firstRow: top * sy - py, left: px, height: (bottom - top - 1) * sy + kh,
-                    width: bands.rowLength)
+                let firstRow = top * sy - py, rowCount = (bottom - top - 1) * sy + kh
+                let padded: ZeroBorderedPlanes
+                if var rows = expanded {
+                    padded = rows.rows(top * sy..<top * sy + rowCount, of: image)
+                    expanded = rows
+                } else {
+                    padded = copy.fill(
+                        from: src + image * channels * height * width, planes: channels, sourceHeight: height,
+                        sourceWidth: width, firstRow: firstRow, left: px, height: rowCount, width: bands.rowLength)
+                }
                 /// Where column `column`'s window starts in channel 0 of the band's copy.
                 func origin(_ column: Int) -> Int {
                     let p = column % spatial
@@ -442,46 +533,59 @@ public struct SeparableConvolution: Filter {
 }
 
 extension Image {
-    /// This tensor through a depthwise-separable convolution (see ``SeparableConvolution``): the depthwise
-    /// `filters` and `biases`, then the 1 × 1 `pointwiseFilters` and `pointwiseBiases`, plus `residual` where
-    /// given, then clamped to `0...ceiling` where a ceiling is given.
+    /// This tensor through a depthwise-separable convolution (see ``SeparableConvolution``): where
+    /// `expansionFilters` and `expansionBiases` are given, a 1 × 1 expansion first (clamped to
+    /// `0...expansionCeiling` where that is given); the depthwise `filters` and `biases`, then the 1 × 1
+    /// `pointwiseFilters` and `pointwiseBiases`, plus `residual` where given, then clamped to `0...ceiling`
+    /// where a ceiling is given.
     public func separablyConvolved(
+        expansionFilters: Image? = nil, expansionBiases: Image? = nil, expansionCeiling: Float? = nil,
         depthwiseFilters: Image, depthwiseBiases: Image, kernelWidth: Int, kernelHeight: Int, stride: Int = 1,
         padding: Int = 0, trailingPadding: Int? = nil, depthwiseCeiling: Float? = nil, pointwiseFilters: Image,
         pointwiseBiases: Image, adding residual: Image? = nil, ceiling: Float? = nil
     ) -> Image {
-        applying(
+        let expansion = expansionFilters.flatMap { filters in expansionBiases.map { [filters, $0] } } ?? []
+        return applying(
             SeparableConvolution(
                 kernelWidth: kernelWidth, kernelHeight: kernelHeight, strideX: stride, strideY: stride,
                 paddingX: padding, paddingY: padding, trailingPaddingX: trailingPadding,
-                trailingPaddingY: trailingPadding, depthwiseCeiling: depthwiseCeiling, ceiling: ceiling),
-            with: [depthwiseFilters, depthwiseBiases, pointwiseFilters, pointwiseBiases] + (residual.map { [$0] } ?? [])
+                trailingPaddingY: trailingPadding, expands: !expansion.isEmpty, expansionCeiling: expansionCeiling,
+                depthwiseCeiling: depthwiseCeiling, ceiling: ceiling),
+            with: expansion + [depthwiseFilters, depthwiseBiases, pointwiseFilters, pointwiseBiases]
+                + (residual.map { [$0] } ?? [])
         )
     }
 }
 
 extension Network {
     /// A depthwise convolution and the 1 × 1 convolution reading it as one operation (``SeparableConvolution``),
-    /// optionally with a second input added before the 1 × 1 convolution's ReLU: ``Network/fused()`` makes
-    /// them of the layers one after another.
+    /// optionally with a 1 × 1 expansion before it and a second input added before the 1 × 1 convolution's
+    /// ReLU: ``Network/fused()`` makes them of the layers one after another.
     public struct SeparableConvolutionWeights: NetworkOperation {
+        /// The 1 × 1 convolution whose output only the depthwise one reads, where there is one.
+        public var expansion: ConvolutionWeights? = nil
         public var depthwise: ConvolutionWeights
         public var pointwise: ConvolutionWeights
         /// Whether the operation reads a second input and adds it (a residual connection).
         public var addsResidual = false
 
         public var weights: [(values: [Float], width: Int)] {
-            depthwise.weights + pointwise.weights
+            (expansion?.weights ?? []) + depthwise.weights + pointwise.weights
         }
 
         public func apply(to inputs: [Image], weights: [Image]) -> Image {
+            // The expansion's weights come first where there is one.
+            let first = expansion == nil ? 0 : 2
             let output = { (residual: Image?, ceiling: Float?) in
                 inputs[0].separablyConvolved(
-                    depthwiseFilters: weights[0], depthwiseBiases: weights[1], kernelWidth: depthwise.kernelWidth,
-                    kernelHeight: depthwise.kernelHeight, stride: depthwise.stride, padding: depthwise.padding,
-                    trailingPadding: depthwise.trailingPadding,
-                    depthwiseCeiling: depthwise.rectified ? depthwise.ceiling : nil, pointwiseFilters: weights[2],
-                    pointwiseBiases: weights[3], adding: residual, ceiling: ceiling)
+                    expansionFilters: first > 0 ? weights[0] : nil, expansionBiases: first > 0 ? weights[1] : nil,
+                    expansionCeiling: expansion.flatMap { $0.rectified ? $0.ceiling : nil },
+                    depthwiseFilters: weights[first], depthwiseBiases: weights[first + 1],
+                    kernelWidth: depthwise.kernelWidth, kernelHeight: depthwise.kernelHeight, stride: depthwise.stride,
+                    padding: depthwise.padding, trailingPadding: depthwise.trailingPadding,
+                    depthwiseCeiling: depthwise.rectified ? depthwise.ceiling : nil,
+                    pointwiseFilters: weights[first + 2], pointwiseBiases: weights[first + 3], adding: residual,
+                    ceiling: ceiling)
             }
             let ceiling = pointwise.rectified ? pointwise.ceiling : nil
             guard addsResidual else { return output(nil, ceiling) }
@@ -507,6 +611,15 @@ extension Network {
             var result = self
             result.addsResidual = true
             result.pointwise.rectified = rectified
+            return result
+        }
+
+        /// A 1 × 1 convolution before it, whose output only it reads, becomes its expansion.
+        public func preceded(by previous: any NetworkOperation) -> (any NetworkOperation)? {
+            guard expansion == nil, let convolution = previous as? ConvolutionWeights, convolution.isPointwise
+            else { return nil }
+            var result = self
+            result.expansion = convolution
             return result
         }
     }
