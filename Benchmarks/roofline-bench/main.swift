@@ -235,3 +235,56 @@ for network in networks {
         print()
     }
 }
+
+// MARK: Inverted-residual blocks
+
+/// EfficientNet-Lite0's blocks (at batch 4, as prints run) whose expansion the separable twin forms itself (rows of
+/// whole vectors of eight), and the 28-wide one it leaves to a layer of its own: batch, input channels, side,
+/// expanded and output channels, kernel and stride.
+let blocks = [
+    (4, 16, 112, 96, 24, 3, 2), (4, 24, 56, 144, 24, 3, 1), (4, 24, 56, 144, 40, 5, 2), (4, 40, 28, 240, 40, 5, 1),
+]
+print("## Inverted-residual blocks: the expansion as a layer of its own, and formed in the separable twin\n")
+print("Random weights, ReLU6 after each half; medians of \(runs * 5) runs of each form, in turn.\n")
+print("| block | ms, two layers | ms, one layer | one ÷ two | the same floats |")
+print("|---|---:|---:|---:|---|")
+for (batch, inChannels, side, channels, outChannels, kernel, stride) in blocks {
+    func tensor(_ width: Int, _ height: Int, _ planes: Int = 1, _ batch: Int = 1) throws -> Image {
+        let count = width * height * planes * batch
+        return Image(
+            try PixelBuffer(
+                width: width, height: height, channels: planes, batch: batch,
+                values: (0..<count).map { _ in Float.random(in: -1..<1) }))
+    }
+    let x = Image(try context.render(try tensor(side, side, inChannels, batch)))
+    let expansion = [try tensor(inChannels, channels), try tensor(channels, 1)]
+    let separable =
+        [try tensor(kernel * kernel, channels), try tensor(channels, 1)]
+        + [try tensor(channels, outChannels), try tensor(outChannels, 1)]
+    func layer(expands: Bool) -> SeparableConvolution {
+        SeparableConvolution(
+            kernelWidth: kernel, kernelHeight: kernel, strideX: stride, strideY: stride, paddingX: kernel / 2,
+            paddingY: kernel / 2, expands: expands, expansionCeiling: 6, depthwiseCeiling: 6, ceiling: 6,
+            method: .fused)
+    }
+    let forms = [
+        x.convolved(
+            filters: expansion[0], biases: expansion[1], kernelWidth: 1, kernelHeight: 1, rectified: true, ceiling: 6
+        ).applying(layer(expands: false), with: separable),
+        x.applying(layer(expands: true), with: expansion + separable),
+    ]
+    let outputs = try forms.map { try context.render($0).floatValues }
+    var seconds: [[Double]] = [[], []]
+    for _ in 0..<runs * 5 {
+        for (index, form) in forms.enumerated() {
+            let (_, times) = try context.timingFilters { try context.render(form) }
+            seconds[index].append(times.map(\.seconds).reduce(0, +))
+        }
+    }
+    let medians = seconds.map { $0.sorted()[$0.count / 2] * 1e3 }
+    print(
+        String(
+            format: "| %d × %d × %d, %d → %d → %d channels, %d × %d/%d | %.2f | %.2f | %.2f | %@ |", batch, side, side,
+            inChannels, channels, outChannels, kernel, kernel, stride, medians[0], medians[1], medians[1] / medians[0],
+            outputs[0] == outputs[1] ? "yes" : "**no**"))
+}
