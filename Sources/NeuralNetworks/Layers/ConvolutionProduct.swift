@@ -250,35 +250,40 @@ enum ConvolutionProduct {
             }
         }
 
-        /// Eight sums of filter `oc` for columns `out` into the output.
+        /// Eight sums of filter `oc` for columns `out` into the output. Kept small, so that it is inlined at
+        /// every tile's stores: fewer columns go through ``storePart(_:_:_:)``.
         @inline(__always)
         private func store(_ acc: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
+            guard out.sideBySide else { return storePart(acc, oc, out) }
             var values = acc + bias[oc]
-            guard out.inOneImage else { return storeScattered(values, oc, out) }
             if let residual, oc < residual.channels {
                 let sums = residual.values + (out.image * residual.channels + oc) * spatial + out.position
-                if out.sideBySide {
-                    values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
-                } else {
-                    for i in 0..<out.width { values[i] += sums[i] }
-                }
+                values += UnsafeRawPointer(sums).loadUnaligned(as: SIMD8<Float>.self)
             }
             if let ceiling { values = values.rectified(ceiling: ceiling) }
-            (dst + (out.image * outChannels + oc) * spatial + out.position).storeFirst(out.width, of: values)
+            let target = dst + (out.image * outChannels + oc) * spatial + out.position
+            UnsafeMutableRawPointer(target).storeBytes(of: values, as: SIMD8<Float>.self)
         }
 
-        /// ``store(_:_:_:)`` where the columns cross from one image to the next.
-        private func storeScattered(_ sums: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
-            var values = sums
-            for i in 0..<out.width {
-                let column = out.first + i, b = column / spatial, p = column % spatial
-                if let residual, oc < residual.channels {
+        /// ``store(_:_:_:)`` where the columns are fewer than eight, lane by lane: where they lie in one image
+        /// without working out each one's image (rows of outputs that are not whole vectors store such a part
+        /// a row), else each where it goes.
+        private func storePart(_ acc: SIMD8<Float>, _ oc: Int, _ out: OutputColumns) {
+            var values = acc + bias[oc]
+            func place(_ lane: Int) -> (image: Int, position: Int) {
+                guard !out.inOneImage else { return (out.image, out.position + lane) }
+                let column = out.first + lane
+                return (column / spatial, column % spatial)
+            }
+            if let residual, oc < residual.channels {
+                for i in 0..<out.width {
+                    let (b, p) = place(i)
                     values[i] += residual.values[(b * residual.channels + oc) * spatial + p]
                 }
             }
             if let ceiling { values = values.rectified(ceiling: ceiling) }
             for i in 0..<out.width {
-                let column = out.first + i, b = column / spatial, p = column % spatial
+                let (b, p) = place(i)
                 dst[(b * outChannels + oc) * spatial + p] = values[i]
             }
         }
