@@ -388,15 +388,8 @@ struct LayerCase: Sendable, CustomStringConvertible {
         for width in widths {
             let channels = 7, outChannels = 12
             let x = Tensor.random(batch: 2, channels: channels, height: 13, width: width, using: &generator)
-            let weights = [
-                Tensor.random(channels: 1, height: channels, width: kernel * kernel, using: &generator)
-                    .parameters(width: kernel * kernel),
-                Tensor.random(channels: 1, height: 1, width: channels, using: &generator).parameters(width: channels),
-                Tensor.random(channels: 1, height: outChannels, width: channels, using: &generator)
-                    .parameters(width: channels),
-                Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
-                    .parameters(width: outChannels),
-            ]
+            let weights = Self.separableWeights(
+                channels: channels, outChannels: outChannels, kernel: kernel, using: &generator)
             let rendered = try [SeparableConvolution.Method.fused, .split].map { method in
                 try context.render(
                     x.image.applying(
@@ -424,18 +417,9 @@ struct LayerCase: Sendable, CustomStringConvertible {
         for width in widths {
             let inChannels = 5, channels = 24, outChannels = 12
             let x = Tensor.random(batch: 1, channels: inChannels, height: height, width: width, using: &generator)
-            let weights = [
-                Tensor.random(channels: 1, height: channels, width: inChannels, using: &generator)
-                    .parameters(width: inChannels),
-                Tensor.random(channels: 1, height: 1, width: channels, using: &generator).parameters(width: channels),
-                Tensor.random(channels: 1, height: channels, width: kernel * kernel, using: &generator)
-                    .parameters(width: kernel * kernel),
-                Tensor.random(channels: 1, height: 1, width: channels, using: &generator).parameters(width: channels),
-                Tensor.random(channels: 1, height: outChannels, width: channels, using: &generator)
-                    .parameters(width: channels),
-                Tensor.random(channels: 1, height: 1, width: outChannels, using: &generator)
-                    .parameters(width: outChannels),
-            ]
+            let weights = Self.separableWeights(
+                expandingFrom: inChannels, channels: channels, outChannels: outChannels, kernel: kernel,
+                using: &generator)
             func rendered(expandingInTheTwin: Bool) throws -> [Float] {
                 let layer = SeparableConvolution(
                     kernelWidth: kernel, kernelHeight: kernel, strideX: stride, strideY: stride,
@@ -453,6 +437,22 @@ struct LayerCase: Sendable, CustomStringConvertible {
                 try rendered(expandingInTheTwin: true) == rendered(expandingInTheTwin: false),
                 "\(kernel)×\(kernel)/\(stride), width \(width), seed \(generator.seed): the expansion differs")
         }
+    }
+
+    /// Random weights of a separable convolution as its inputs after the tensor: the expansion's from
+    /// `inChannels` channels where given, the depthwise filters and biases, the 1 × 1 filters and biases.
+    private static func separableWeights(
+        expandingFrom inChannels: Int? = nil, channels: Int, outChannels: Int, kernel: Int,
+        using generator: inout SeededGenerator
+    ) -> [Image] {
+        func matrix(_ rows: Int, _ width: Int) -> Image {
+            Tensor.random(channels: 1, height: rows, width: width, using: &generator).parameters(width: width)
+        }
+        let expansion = inChannels.map { [matrix(channels, $0), matrix(1, channels)] } ?? []
+        return expansion + [
+            matrix(channels, kernel * kernel), matrix(1, channels), matrix(outChannels, channels),
+            matrix(1, outChannels),
+        ]
     }
 
     @Test func everyKernelMatchesItsSource() throws {
