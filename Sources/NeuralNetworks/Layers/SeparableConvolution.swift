@@ -23,11 +23,14 @@ import NeuralNetworksCL
 public struct SeparableConvolution: Filter {
     /// How the layer is run.
     public enum Method: Sendable {
-        /// Fused on the CPU device where output rows are at least sixteen wide; split elsewhere. Narrower rows
-        /// make the fused twin form its columns eight at a time across rows, and their depthwise values are
-        /// few enough to stay in the caches between the two kernels (roofline-bench: EfficientNet-Lite0's
-        /// 5 × 5 layers at 14 × 14 and 7 × 7 take 0.7 of the time split). Fused, the expansion is formed in
-        /// the kernel where the tensor's rows are whole vectors of eight, and launched before it elsewhere.
+        /// Fused on the CPU device where output rows are at least sixteen wide, and whole tiles of sixteen for
+        /// kernels larger than 3 × 3; split elsewhere. Narrower rows make the fused twin form its columns eight
+        /// at a time across rows, and their depthwise values are few enough to stay in the caches between the
+        /// two kernels (roofline-bench: EfficientNet-Lite0's 5 × 5 layers at 14 × 14 and 7 × 7 take 0.7 of the
+        /// time split); a tile that crosses rows reads each tap blended from both, and for 25 taps that costs
+        /// more than the split form's pass through the caches (its 5 × 5 layers at 28 × 28: 0.8 of the time
+        /// split). Fused, the expansion is formed in the kernel where the tensor's rows are whole vectors of
+        /// eight, and launched before it elsewhere.
         case automatic
         /// One kernel (`conv_separable`), the expansion included.
         case fused
@@ -165,7 +168,9 @@ public struct SeparableConvolution: Filter {
         let residualChannels = Int32(parts.residual?.descriptor.channels ?? 0)
         let fused =
             switch method {
-            case .automatic: encoder.device.kind == .cpu && output.width >= 16
+            case .automatic:
+                encoder.device.kind == .cpu && output.width >= 16
+                    && (output.width % 16 == 0 || kernelWidth * kernelHeight <= 9)
             case .fused: true
             case .split: false
             }
