@@ -331,7 +331,9 @@ public struct SeparableConvolution: Filter {
             channels: channels, sourceWidth: width, kernel: (kh, kw), stride: (sy, sx), padding: px,
             outputs: (outHeight, outWidth))
         CPUParallel.forEachRange(Int(a.batch) * bands.perImage) { items in
-            let copy = ZeroBorderedPlanes.Band(values: channels * bands.sourceRows * bands.rowLength)
+            // Bands are copied from the tensor, or, where the layer expands, formed in `expanded`'s window.
+            let copy = ZeroBorderedPlanes.Band(
+                values: inChannels > 0 ? 0 : channels * bands.sourceRows * bands.rowLength)
             let panels = ConvolutionProduct.Panels(depth: channels, tiles: bands.fourRows ? 4 : 1)
             // The range's bands are consecutive, so each band's expanded rows are mostly the last band's.
             var expanded =
