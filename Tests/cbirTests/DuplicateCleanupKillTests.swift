@@ -9,9 +9,10 @@ import Testing
 /// neither; the next run completes or reverses what was cut, and at the end of each round every file is back
 /// at its place, the catalog whole, the journal settled and the trash empty.
 @Suite(.serialized, .needs(.ukbenchDev)) struct DuplicateCleanupKillTests {
-    /// A started `cbir`, killed after `delay` seconds unless it ends first; returns whether it was killed.
+    /// A started `cbir`, killed after `delay` seconds unless it ends first; returns how long it ran when it
+    /// ended by itself, nil when it was killed.
     static func kill(_ library: DuplicateCleanupTests.Library, _ arguments: [String], after delay: Double) throws
-        -> Bool
+        -> TimeInterval?
     {
         let process = Process()
         process.executableURL = library.cbir.executable
@@ -21,13 +22,14 @@ import Testing
         }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        let start = Date()
         try process.run()
-        let deadline = Date().addingTimeInterval(delay)
+        let deadline = start.addingTimeInterval(delay)
         while process.isRunning && Date() < deadline { usleep(1000) }
         let killed = process.isRunning
         if killed { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        return killed
+        return killed ? nil : Date().timeIntervalSince(start)
     }
 
     struct Line {
@@ -86,18 +88,21 @@ import Testing
         // One whole run first, to know how long a run takes.
         let start = Date()
         _ = try library.succeeding(apply)
-        let whole = Date().timeIntervalSince(start)
+        var whole = Date().timeIntervalSince(start)
         #expect(library.trashed().count == 24)
         try everythingBack("after a whole run")
 
         var generator = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
-        // Twenty rounds, and up to twenty more until ten applies were cut: a kill comes at a random time within
-        // the first run's length, which on a loaded machine later runs can beat (9 of 20 cut once in CI).
+        // Twenty rounds, and up to twenty more until ten applies were cut. A kill comes at a random time within
+        // the shortest whole run seen: later runs, their files cached, can beat the first (8 of 40 cut once in CI
+        // when the first run's length stayed the bound), and every apply a kill missed says how long one takes.
         var killedApplies = 0, round = 0
         while round < 20 || (killedApplies < 10 && round < 40) {
             defer { round += 1 }
             let when = "round \(round), seed \(generator.seed)"
-            if try Self.kill(library, apply, after: Double.random(in: 0...whole, using: &generator)) {
+            if let length = try Self.kill(library, apply, after: Double.random(in: 0...whole, using: &generator)) {
+                whole = min(whole, length)
+            } else {
                 killedApplies += 1
             }
             try nothingLost(when + ", apply killed")
