@@ -10,7 +10,7 @@ import PhotoSimilarity
 // roofline-bench: where the networks of `cbir index` stand against this machine's limits. It measures the
 // machine's peaks first (multiply-adds from registers, bytes copied through memory, on every core), then runs
 // each network as indexing runs it on the CPU device (EfficientNet-Lite0 on a batch of photos, BlazeFace on
-// each photo, dlib's ResNet on their faces' chips), times every layer (`RenderContext.timingFilters`), and
+// the photos together, dlib's ResNet on their faces' chips), times every layer (`RenderContext.timingFilters`), and
 // prints a table per network by kind of layer: multiply-adds, bytes read and written, time, and the
 // GFLOP/s and GB/s reached against the peaks. --layers also lists every layer.
 
@@ -173,8 +173,13 @@ let networks: [(name: String, size: String, run: () throws -> Void)] = [
     ),
     (
         "BlazeFace full range (faces)",
-        "\(photos.count) photos one at a time, 192 × 192 squares, as indexing searches them",
-        { for photo in photos { _ = try faces(of: photo) } }
+        "\(photos.count) photos together, 192 × 192 squares in runs of \(BlazeFaceDetector.maximumBatch), as indexing "
+            + "searches them",
+        {
+            _ = try detector.faces(in: photos.map { FaceSearchRequest(photo: $0.0, minimumFaceSize: $0.1) }).map {
+                try $0.get()
+            }
+        }
     ),
     (
         "dlib ResNet (embeddings)", "\(faceCount) faces of those photos in one batch, 150 × 150 chips",

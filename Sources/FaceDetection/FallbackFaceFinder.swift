@@ -17,7 +17,14 @@ public struct FallbackFaceFinder: FaceFinder {
     public func faces(in photo: PixelBuffer, gray: PixelBuffer?, minimumFaceSize: Int) throws(DetectionError)
         -> [FaceObservation]
     {
-        let found = try primary.faces(in: photo, gray: gray, minimumFaceSize: minimumFaceSize)
-        return found.isEmpty ? try fallback.faces(in: photo, gray: gray, minimumFaceSize: minimumFaceSize) : found
+        try faces(in: [FaceSearchRequest(photo: photo, gray: gray, minimumFaceSize: minimumFaceSize)])[0].get()
+    }
+
+    /// The primary finder's faces of all the photos together, then the fallback's of those it found none in.
+    public func faces(in requests: [FaceSearchRequest]) -> [Result<[FaceObservation], DetectionError>] {
+        var found = primary.faces(in: requests)
+        let missed = found.indices.filter { (try? found[$0].get())?.isEmpty == true }
+        for (index, result) in zip(missed, fallback.faces(in: missed.map { requests[$0] })) { found[index] = result }
+        return found
     }
 }

@@ -217,6 +217,47 @@ struct BlazeFaceReference: Decodable {
         #expect(faces.count == 1 && faces.allSatisfy { $0.rect.width > 70 }, "\(faces)")
     }
 
+    /// Photos searched together (in runs of ``BlazeFaceDetector/maximumBatch``, their squares too) give each the
+    /// faces it gets alone, to the bit: every wild photo, some searched in squares, an ORL face that only the
+    /// short-range fallback finds, and a float image among them that fails alone while the rest are found.
+    @Test(.needs(.wildPhotos, .orl), arguments: TestDevices.hasOpenCL ? [DeviceChoice.cpu, .opencl] : [.cpu])
+    func photosSearchedTogetherGiveWhatEachGivesAlone(_ choice: DeviceChoice) throws {
+        let context = RenderContext(device: try TestDevices.device(choice), fallsBack: false)
+        let fullRange = try BlazeFaceDetector(model: .fullRange, context: context)
+        let finder = FallbackFaceFinder(
+            fullRange, fallback: try BlazeFaceDetector(model: .shortRange, context: context))
+        let folder = SharedDataset.wildPhotos.path
+        let names = (FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? [])
+            .filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".jpeg") || $0.hasSuffix(".png") }.sorted()
+            .map { "wild-photos/" + $0 }
+        var photos = try (names + ["orl/s14/2.pgm"]).map {
+            try ImageDecoder.decode(contentsOf: SharedData.root + "/" + $0)
+        }
+        photos.insert(try PixelBuffer(width: 4, height: 4, values: [Float](repeating: 0, count: 16)), at: 3)
+        #expect(photos.count > BlazeFaceDetector.maximumBatch)
+        let requests = photos.map { FaceSearchRequest(photo: $0, minimumFaceSize: 40) }
+        let together = finder.faces(in: requests)
+        var squared = 0
+        for (index, (request, found)) in zip(requests, together).enumerated() {
+            let alone = Result { () throws(DetectionError) in
+                try finder.faces(in: request.photo, gray: nil, minimumFaceSize: request.minimumFaceSize)
+            }
+            #expect(found == alone, "photo \(index)")
+            let d = request.photo.descriptor
+            if d.elementType == .uint8,
+                fullRange.regions(width: d.width, height: d.height, minimumFaceSize: 40).count > 1,
+                try fullRange.smallFacesLikely(
+                    among: fullRange.faces(in: request.photo), width: d.width, height: d.height)
+            {
+                squared += 1
+            }
+        }
+        #expect(squared >= 2, "fewer than two photos were searched in squares")
+        #expect(throws: DetectionError.self) { try together[3].get() }
+        #expect(try together.last?.get().count == 1, "the ORL face, found by the short-range fallback")
+        #expect(together.filter { (try? $0.get())?.isEmpty == false }.count >= 8)
+    }
+
     /// The README's BlazeFace example, kept here so that it stays true.
     @Test(.needs(.wildPhotos)) func theReadmeExample() throws {
         let detector = try BlazeFaceDetector(model: .fullRange)

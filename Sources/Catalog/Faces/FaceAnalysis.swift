@@ -66,11 +66,12 @@ public struct FaceAnalysis: PhotoAnalysis {
         try analyze([photo])[0].get()
     }
 
-    /// Each photo's faces: found photo by photo, then the faces of all of them described in one render and embedded
-    /// in one batch (a batch runs the network faster a face than one face at a time). Where that shared step fails,
-    /// each photo is tried alone, so the failure is the photo's own.
+    /// Each photo's faces: found in all of them together (a detector that runs a network runs the photos as one
+    /// batch), then the faces of all described in one render and embedded in one batch (a batch runs a network
+    /// faster a photo or face than one at a time). Where that shared step fails, each photo is tried alone, so the
+    /// failure is the photo's own.
     public func analyze(_ photos: [Photo]) -> [Result<[FaceRecord], any Error>] {
-        let found = photos.map { photo in Result { try faces(in: photo) } }
+        let found = faces(in: photos)
         do {
             return try records(of: photos, found: found)
         } catch {
@@ -154,15 +155,28 @@ public struct FaceAnalysis: PhotoAnalysis {
 
     /// The faces of a photo, in its decoded pixels, and their aligned gray crops.
     public func faces(in photo: Photo) throws -> ([FaceObservation], PixelBuffer) {
-        let gray = photo.gray, shortSide = Double(min(gray.descriptor.width, gray.descriptor.height)) * photo.scale
-        let smallest = max(
-            1, Int((FaceSize.smallest(minimum: minimumFaceSize, shortSide: shortSide) / photo.scale).rounded()))
-        let observations = try finder.faces(in: photo.pixels, gray: gray, minimumFaceSize: smallest)
-        guard !observations.isEmpty else { return ([], gray) }
-        return (
-            observations,
-            try finder.alignedFaces(observations, in: gray, size: describer.parameters.faceSize, margin: margin)
-        )
+        try faces(in: [photo])[0].get()
+    }
+
+    /// ``faces(in:)-(Photo)`` of several photos, found together.
+    private func faces(in photos: [Photo]) -> [Result<([FaceObservation], PixelBuffer), any Error>] {
+        let requests = photos.map { photo in
+            let d = photo.gray.descriptor, shortSide = Double(min(d.width, d.height)) * photo.scale
+            let smallest = max(
+                1, Int((FaceSize.smallest(minimum: minimumFaceSize, shortSide: shortSide) / photo.scale).rounded()))
+            return FaceSearchRequest(photo: photo.pixels, gray: photo.gray, minimumFaceSize: smallest)
+        }
+        return zip(photos, finder.faces(in: requests)).map { photo, found in
+            Result {
+                let observations = try found.get()
+                guard !observations.isEmpty else { return ([], photo.gray) }
+                return (
+                    observations,
+                    try finder.alignedFaces(
+                        observations, in: photo.gray, size: describer.parameters.faceSize, margin: margin)
+                )
+            }
+        }
     }
 
     public func write(_ analysis: [FaceRecord], image: Int64, to connection: any StoreConnection) throws {
