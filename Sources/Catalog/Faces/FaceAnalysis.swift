@@ -158,7 +158,7 @@ public struct FaceAnalysis: PhotoAnalysis {
         try faces(in: [photo])[0].get()
     }
 
-    /// ``faces(in:)-(Photo)`` of several photos, found together.
+    /// The faces of several photos, as ``faces(in:)`` finds one's, found together.
     private func faces(in photos: [Photo]) -> [Result<([FaceObservation], PixelBuffer), any Error>] {
         let requests = photos.map { photo in
             let d = photo.gray.descriptor, shortSide = Double(min(d.width, d.height)) * photo.scale

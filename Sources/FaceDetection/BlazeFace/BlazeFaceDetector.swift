@@ -162,7 +162,7 @@ public final class BlazeFaceDetector: FaceFinder {
         }
     }
 
-    /// A photo as ``faces(in:)-([(photo:minimumFaceSize:)])`` searches it: in RGB, with its size and the
+    /// A photo as the search of several photos takes it: in RGB, with its size and the
     /// regions it searches.
     private struct SearchedPhoto {
         let rgb: Image, width: Int, height: Int, regions: [PixelRect]
@@ -206,7 +206,7 @@ public final class BlazeFaceDetector: FaceFinder {
     }
 
     /// ``faces(in:gray:minimumFaceSize:)`` of several photos, through the network together
-    /// (``faces(in:)-([(photo:minimumFaceSize:)])``).
+    /// (each photo's detections as ``faces(in:minimumFaceSize:)`` finds them, the photos' squares together).
     public func faces(in requests: [FaceSearchRequest]) -> [Result<[FaceObservation], DetectionError>] {
         let found = faces(in: requests.map { ($0.photo, tiles ? $0.minimumFaceSize : nil) })
         return zip(requests, found).map { request, found in
