@@ -132,17 +132,18 @@ public final class BlazeFaceDetector: FaceFinder {
         let searched = photos.map { photo, minimumFaceSize in
             Result { () throws(DetectionError) in try SearchedPhoto(photo, minimumFaceSize: minimumFaceSize, by: self) }
         }
-        let valid = searched.indices.compactMap { index in (try? searched[index].get()).map { (index, $0) } }
+        let valid = searched.indices.compactMap { index in
+            (try? searched[index].get()).map { (index: index, photo: $0) }
+        }
         do throws(DetectionError) {
-            let wholes = try faces(in: valid.map { ($1.rgb, $1.regions[0]) })
-            let squared = zip(valid, wholes).map { searched, whole in
-                let photo = searched.1
-                return photo.regions.count > 1
-                    && smallFacesLikely(among: whole, width: photo.width, height: photo.height)
+            let wholes = try faces(in: valid.map { ($0.photo.rgb, $0.photo.regions[0]) })
+            let squared = zip(valid, wholes).map { valid, whole in
+                valid.photo.regions.count > 1
+                    && smallFacesLikely(among: whole, width: valid.photo.width, height: valid.photo.height)
             }
             let squares = try faces(
-                in: zip(valid, squared).filter(\.1).flatMap { searched, _ in
-                    searched.1.regions.dropFirst().map { (searched.1.rgb, $0) }
+                in: zip(valid, squared).filter(\.1).flatMap { valid, _ in
+                    valid.photo.regions.dropFirst().map { (valid.photo.rgb, $0) }
                 })
             var results = searched.map { $0.map { _ in [BlazeFaceDetection]() } }, next = 0
             for ((index, photo), (whole, isSquared)) in zip(valid, zip(wholes, squared)) {
@@ -242,46 +243,45 @@ public final class BlazeFaceDetector: FaceFinder {
     /// The faces in each region of an RGB photo, letterboxed into the model's square, in the photo's pixels:
     /// the squares through the network together.
     private func faces(in parts: [(rgb: Image, region: PixelRect)]) throws(DetectionError) -> [[BlazeFaceDetection]] {
-        let size = Float(model.inputSize)
-        let placements = parts.map { _, region in
-            let scale = size / Float(max(region.width, region.height))
-            return (
-                scale: scale, padX: (size - scale * Float(region.width)) / 2,
-                padY: (size - scale * Float(region.height)) / 2
-            )
+        let letterboxes = parts.map { Letterbox(region: $0.region, side: model.inputSize) }
+        let inputs = zip(parts, letterboxes).map { part, letterbox in
+            part.rgb.transformed(by: letterbox.matrix, width: model.inputSize, height: model.inputSize, border: .zero)
         }
-        // MediaPipe's mapping, pixel corners onto pixel corners (u = scale · x + pad): centred on pixel
-        // centres instead, boxes come out 2–4 % smaller and a few pixels off.
-        let inputs = zip(parts, placements).map { part, placement in
-            let (rgb, region) = part, (scale, padX, padY) = placement
-            let letterbox = AffineMatrix(
-                a: scale, b: 0, c: padX - scale * Float(region.x), d: 0, e: scale,
-                f: padY - scale * Float(region.y))
-            return rgb.transformed(by: letterbox, width: model.inputSize, height: model.inputSize, border: .zero)
-        }
-        return zip(zip(parts, placements), try rawOutputs(for: inputs)).map { partAndPlacement, outputs in
-            let region = partAndPlacement.0.region, (scale, padX, padY) = partAndPlacement.1
-            return faces(from: outputs, region: region, scale: scale, padX: padX, padY: padY)
+        return zip(letterboxes, try rawOutputs(for: inputs)).map { letterbox, outputs in
+            BlazeFaceDecoding.detections(
+                regressors: outputs.regressors, scores: outputs.scores, anchors: anchors, inputSize: model.inputSize,
+                threshold: threshold
+            ).map(letterbox.inPhoto)
         }
     }
 
-    /// The detections in one square's raw outputs, mapped back from the square into the photo's pixels.
-    private func faces(
-        from outputs: (regressors: [Float], scores: [Float]), region: PixelRect, scale: Float, padX: Float,
-        padY: Float
-    ) -> [BlazeFaceDetection] {
-        let size = Float(model.inputSize), (regressors, scores) = outputs
-        return BlazeFaceDecoding.detections(
-            regressors: regressors, scores: scores, anchors: anchors, inputSize: model.inputSize,
-            threshold: threshold
-        ).map { face in
+    /// A region of a photo scaled to fit the model's square and centred on black, as MediaPipe does.
+    private struct Letterbox {
+        let region: PixelRect, side: Float, scale: Float, padX: Float, padY: Float
+
+        init(region: PixelRect, side: Int) {
+            (self.region, self.side) = (region, Float(side))
+            scale = self.side / Float(max(region.width, region.height))
+            padX = (self.side - scale * Float(region.width)) / 2
+            padY = (self.side - scale * Float(region.height)) / 2
+        }
+
+        /// The photo's pixels to the square's. MediaPipe's mapping, pixel corners onto pixel corners (u = scale ·
+        /// x + pad): centred on pixel centres instead, boxes come out 2–4 % smaller and a few pixels off.
+        var matrix: AffineMatrix {
+            AffineMatrix(
+                a: scale, b: 0, c: padX - scale * Float(region.x), d: 0, e: scale, f: padY - scale * Float(region.y))
+        }
+
+        /// A detection in the square (in fractions of its side), in the photo's pixels.
+        func inPhoto(_ face: BlazeFaceDetection) -> BlazeFaceDetection {
             func photoPoint(_ p: ImagePoint) -> ImagePoint {
                 ImagePoint(
-                    x: (p.x * size - padX) / scale + Float(region.x), y: (p.y * size - padY) / scale + Float(region.y))
+                    x: (p.x * side - padX) / scale + Float(region.x), y: (p.y * side - padY) / scale + Float(region.y))
             }
             let corner = photoPoint(ImagePoint(x: face.x, y: face.y))
             return BlazeFaceDetection(
-                x: corner.x, y: corner.y, width: face.width * size / scale, height: face.height * size / scale,
+                x: corner.x, y: corner.y, width: face.width * side / scale, height: face.height * side / scale,
                 score: face.score, keypoints: face.keypoints.map(photoPoint))
         }
     }
