@@ -55,6 +55,47 @@ func multiplyAddPeak() -> Double {
     return Double(cores * steps * 12 * Vector.scalarCount) / seconds
 }
 
+/// Multiply-adds a second on every core of the register tile that every convolution's product runs
+/// (``WideRegisterTile`` where there is AVX-512, else ``RegisterTile``), alone: filters of `depth` values
+/// against one packed tile of sixteen columns, all of them in the first-level cache. What the layers reach
+/// beyond it is lost outside the tile (packing, stores, the depthwise sums, the caches).
+func registerTilePeak(depth: Int = 144) -> Double {
+    #if FACESEARCH_AVX512
+        let rows = 8
+    #else
+        let rows = 4
+    #endif
+    let cores = ProcessInfo.processInfo.activeProcessorCount, tiles = 2_000_000 / depth
+    let seconds = medianSeconds(runs: runs) {
+        DispatchQueue.concurrentPerform(iterations: cores) { core in
+            // Two blocks of filters taken in turn, so that no tile's sums are those of the tile before.
+            let weights = UnsafeMutablePointer<Float>.allocate(capacity: 2 * rows * depth)
+            let low = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
+            let high = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: depth)
+            defer { (weights.deallocate(), low.deallocate(), high.deallocate()) }
+            for index in 0..<2 * rows * depth { weights[index] = Float(index % 7) * 1e-3 }
+            for k in 0..<depth {
+                (low[k], high[k]) = (SIMD8(repeating: Float(core + 1) * 1e-3), SIMD8(repeating: 2e-3))
+            }
+            var total = SIMD8<Float>()
+            for index in 0..<tiles {
+                let filters = weights + index % 2 * rows * depth
+                #if FACESEARCH_AVX512
+                    let tile = WideRegisterTile(rows: filters, stride: depth, low: low, high: high, depth: depth)
+                    for row in 0..<rows { total += tile.sums(row: row).lowHalf + tile.sums(row: row).highHalf }
+                #else
+                    let tile = RegisterTile(
+                        filters, filters + depth, filters + 2 * depth, filters + 3 * depth, low: low, high: high,
+                        depth: depth)
+                    for row in 0..<rows { total += tile.sums(row: row, half: 0) + tile.sums(row: row, half: 1) }
+                #endif
+            }
+            if total.sum().isNaN { print("") }  // keeps the sums alive
+        }
+    }
+    return Double(cores * tiles * rows * 16 * depth) / seconds
+}
+
 /// Bytes a second read and written by copies of `bytes` a core, on every core at once.
 func copyPeak(bytes: Int) -> Double {
     let cores = ProcessInfo.processInfo.activeProcessorCount, repeats = max(1, (256 << 20) / bytes)
@@ -129,6 +170,7 @@ func profile(_ context: RenderContext, _ body: () throws -> Void) throws -> [(Fi
 
 let flopPeak = multiplyAddPeak() * 2
 let memoryPeak = copyPeak(bytes: 64 << 20), cachePeak = copyPeak(bytes: 256 << 10)
+let tilePeak = registerTilePeak() * 2
 
 print("# roofline-bench\n")
 print("Machine: \(machineDescription()).\n")
@@ -139,6 +181,12 @@ print(
             %.1f GB/s through memory (64 MB a core), %.1f GB/s within the caches (256 KB a core), read and \
             written bytes counted.\n
             """, runs, flopPeak / 1e9, memoryPeak / 1e9, cachePeak / 1e9))
+print(
+    String(
+        format: """
+            The products' register tile alone (filters of 144 values against a packed tile of 16 columns, in the \
+            first-level cache): %.1f GFLOP/s, %.0f %% of the peak.\n
+            """, tilePeak / 1e9, 100 * tilePeak / flopPeak))
 
 let context = RenderContext(device: .cpu)
 let names = (FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? [])
