@@ -57,6 +57,17 @@ struct PhotoBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Counts of random prints to time grouping on.")
     var groupingSizes: [Int] = [10_000, 100_000]
 
+    @Option(
+        parsing: .upToNextOption,
+        help: "UKBench-style folders to score the sharper ranking on, each alone and together; the first tunes it.")
+    var expansionSets = ["../shared/datasets/ukbench-dev", "../shared/datasets/ukbench-val"]
+
+    @Option(help: "A folder of folders of unrelated photos, added to the sets together as distractors.")
+    var expansionDistractors = "../shared/datasets/caltech-dev"
+
+    @Flag(help: "Only the sharper ranking's tables (power normalisation, augmentation, query expansion).")
+    var expansionOnly = false
+
     func validate() throws {
         guard runs >= 1, timedPhotos >= 1, batches.allSatisfy({ $0 >= 1 }), !layouts.isEmpty,
             groupingSizes.allSatisfy({ $0 >= 2 })
@@ -77,6 +88,20 @@ struct PhotoBench: ParsableCommand {
     func run() throws {
         let devices = device.devices(progress: progress)
         guard !devices.isEmpty else { throw ValidationFailure("no device to time") }
+        let expansion = try ExpansionBench(
+            folders: expansionSets, distractors: expansionDistractors,
+            printer: PhotoPrinter(context: RenderContext(device: devices[0]))
+        ).rows()
+        guard !expansionOnly else {
+            let report = PhotoBenchReport(
+                machine: machineDescription(), runs: runs, retrieval: [], nearDuplicates: [], grouping: [], speed: [],
+                expansion: expansion.steps, expansionGrid: expansion.grid)
+            switch format {
+            case .json: try printJSONReport(report)
+            case .markdown: print(report.markdown)
+            }
+            return
+        }
         let files = try FileManager.default.contentsOfDirectory(atPath: photos).filter { $0.hasSuffix(".jpg") }.sorted()
         let groups = try files.map { file in
             guard let number = Int(file.filter(\.isNumber)) else { throw ValidationFailure("\(file) has no number") }
@@ -135,7 +160,7 @@ struct PhotoBench: ParsableCommand {
             machineDescription() + "; OpenCL: " + (devices.first { $0.kind != .cpu }?.name ?? "none")
         let report = PhotoBenchReport(
             machine: machine, runs: runs, retrieval: retrieval, nearDuplicates: nearDuplicates, grouping: grouping,
-            speed: speed)
+            speed: speed, expansion: expansion.steps, expansionGrid: expansion.grid)
         switch format {
         case .json: try printJSONReport(report)
         case .markdown: print(report.markdown)

@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import PhotoSimilarity
 
 /// photo-bench's figures. Field names are the JSON format other tools read: keep them.
 struct PhotoBenchReport: Encodable {
@@ -41,6 +42,23 @@ struct PhotoBenchReport: Encodable {
         let peakMemoryMB: Double
     }
 
+    /// How one step of the sharper ranking (`PrintExpansion`) ranks a UKBench-style set.
+    struct Expansion: Encodable {
+        let set: String
+        let photos: Int
+        let step: String
+        let neighbours: Int
+        let weightPower: Float
+        let nsScore: Double
+        let meanAveragePrecision: Double
+
+        init(set: String, photos: Int, step: String, expansion: PrintExpansion, _ score: RetrievalScore) {
+            (self.set, self.photos, self.step) = (set, photos, step)
+            (neighbours, weightPower) = (expansion.neighbourCount, expansion.weightPower)
+            (nsScore, meanAveragePrecision) = (score.nsScore, score.meanAveragePrecision)
+        }
+    }
+
     /// How fast photos are printed, decoding included.
     struct Speed: Encodable {
         let device: String
@@ -56,6 +74,9 @@ struct PhotoBenchReport: Encodable {
     let nearDuplicates: [NearDuplicates]
     let grouping: [Grouping]
     let speed: [Speed]
+    let expansion: [Expansion]
+    /// Augmentation and query expansion on the first expansion set at each neighbour count and weight power.
+    let expansionGrid: [Expansion]
 
     var markdown: String {
         var lines = [
@@ -114,6 +135,36 @@ struct PhotoBenchReport: Encodable {
                 "| \(row.device) | \(row.batch) | \(row.photos) | \(String(format: "%.3f", row.seconds)) | "
                     + "\(String(format: "%.1f", row.photosPerSecond)) |")
         }
+        lines += expansionMarkdown
         return lines.joined(separator: "\n")
+    }
+
+    /// The expansion's tables: each step on each set, then the tuning grid's N-S scores (mAP in brackets).
+    private var expansionMarkdown: [String] {
+        guard !expansion.isEmpty else { return [] }
+        var lines = ["", "| set | photos | ranking | k | α | N-S score | mAP |", "|---|---:|---|---:|---:|---:|---:|"]
+        for row in expansion {
+            let parameters = row.step.contains("expansion") || row.step.contains("augmentation")
+            lines.append(
+                "| \(row.set) | \(row.photos) | \(row.step) | \(parameters ? "\(row.neighbours)" : "") | "
+                    + "\(parameters ? String(format: "%g", row.weightPower) : "") | "
+                    + "\(String(format: "%.3f", row.nsScore)) | \(String(format: "%.3f", row.meanAveragePrecision)) |")
+        }
+        let powers = Array(Set(expansionGrid.map(\.weightPower))).sorted()
+        guard let set = expansionGrid.first?.set else { return lines }
+        lines += [
+            "", "\(set), augmentation and α query expansion at each k (rows) and α (columns): N-S score (mAP)", "",
+            "| k | " + powers.map { "α \(String(format: "%g", $0))" }.joined(separator: " | ") + " |",
+            "|---:|" + String(repeating: "---:|", count: powers.count),
+        ]
+        for count in Array(Set(expansionGrid.map(\.neighbours))).sorted() {
+            let cells = powers.map { power in
+                expansionGrid.first { $0.neighbours == count && $0.weightPower == power }.map {
+                    String(format: "%.3f (%.3f)", $0.nsScore, $0.meanAveragePrecision)
+                } ?? ""
+            }
+            lines.append("| \(count) | " + cells.joined(separator: " | ") + " |")
+        }
+        return lines
     }
 }

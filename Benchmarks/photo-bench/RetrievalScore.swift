@@ -7,11 +7,12 @@ struct RetrievalScore {
     /// retrieval's mAP is usually counted).
     let meanAveragePrecision: Double
 
-    /// Scores `distance(query, other)` over photos whose groups are `groups`; ties keep index order.
-    init(groups: [Int], distance: (Int, Int) -> Float) {
-        let count = groups.count
+    /// Scores `distance(query, other)` over photos whose groups are `groups`, the first `queries` of them
+    /// (every one when nil) each a query; ties keep index order.
+    init(groups: [Int], queries: Int? = nil, distance: (Int, Int) -> Float) {
+        let count = groups.count, queries = queries ?? count
         var hits = 0.0, precision = 0.0
-        for query in 0..<count {
+        for query in 0..<queries {
             let ranking = (0..<count).map { (distance(query, $0), $0) }.sorted { $0 < $1 }.map(\.1)
             hits += Double(ranking.prefix(4).filter { groups[$0] == groups[query] }.count)
             let others = ranking.filter { $0 != query }
@@ -23,7 +24,7 @@ struct RetrievalScore {
             }
             precision += relevant > 0 ? sum / Double(relevant) : 0
         }
-        nsScore = hits / Double(count)
-        meanAveragePrecision = precision / Double(count)
+        nsScore = hits / Double(queries)
+        meanAveragePrecision = precision / Double(queries)
     }
 }
