@@ -48,36 +48,58 @@ import Testing
         #expect(within < across, "within \(within), across \(across)")
     }
 
-    /// A new process (here a new catalog on the same file) ranks the prints of the file beside the database,
-    /// which the first search that read them all wrote, while the file's tag is the database's.
-    @Test func newProcessesReadThePrintsFileWhileItHoldsTheDatabasesPrints() async throws {
+    /// A new process (here a new catalog on the same file) ranks by the augmented prints and neighbour lists
+    /// in the files beside the database, which the first search wrote, while they hold the database's prints.
+    /// Once photos are removed or added, both a process that kept its gallery and a new one bring them up to
+    /// date, and rank as a process that makes them from scratch does.
+    @Test func similarPrintsFollowTheCatalogAsIfMadeFromScratch() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: FileSystemPath.folder(of: folder)) }
-        let context = try IndexingTests.context(), path = folder + "/../cbir.sqlite", file = path + "-prints"
-        _ = try await Catalog(path: path).index(folder: folder, analyses: [try PhotoPrintAnalysis(context: context)])
+        let context = try IndexingTests.context(), path = folder + "/../cbir.sqlite"
+        let files = [path + "-similar-prints", path + "-print-neighbours"]
+        let analyses: [any PhotoAnalysis] = [try PhotoPrintAnalysis(context: context)]
+        _ = try await Catalog(path: path).index(folder: folder, analyses: analyses)
         let query = try #require(try Catalog(path: path).storedPrint(ofPhotoAt: folder + "/ukbench00000.jpg"))
-        func ranked() throws -> [SimilarPhoto] {
-            try Catalog(path: path).similarPhotos(to: query, top: 10, context: context)
+        let kept = try Catalog(path: path)
+        func ranked(by catalog: Catalog? = nil) throws -> [SimilarPhoto] {
+            try (catalog ?? Catalog(path: path)).similarPhotos(to: query, top: 10, context: context)
         }
-        #expect(!FileManager.default.fileExists(atPath: file))
-        let all = try ranked()
-        #expect(all.count == 6 && FileManager.default.fileExists(atPath: file), "the first search wrote the file")
+        func fromScratch() throws -> [SimilarPhoto] {
+            for file in files { try? FileManager.default.removeItem(atPath: file) }
+            return try ranked()
+        }
+        #expect(files.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+        let all = try ranked(by: kept)
+        #expect(all.count == 6 && files.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "written")
+        #expect(all.first?.path.hasSuffix("ukbench00000.jpg") == true)
+        #expect(all.prefix(4).allSatisfy { $0.path.contains("ukbench0000") }, "\(all.map(\.path))")
         #expect(try ranked() == all)
 
-        // Trusted while its tag is the database's: a file of one print with that tag is all a new process ranks.
+        // Trusted while their tag is the database's: a gallery of one print with that tag is all a new process ranks.
         let tag = try #require(
             try Catalog(path: path).read { db in
                 try Data.fetchOne(db, sql: "SELECT tag FROM table_tags WHERE name = 'photo_prints'")
             })
         let single = EmbeddingGallery(length: PhotoPrinter.length, context: context)
         try single.append([(query, FaceID(all[0].image), ImageID(all[0].image))])
-        try single.write(to: file, tag: tag)
+        try single.write(to: files[0], tag: tag)
         #expect(try ranked().count == 1)
-        // Passed over once the prints change.
+
+        // A view of the object gone: the others' lists lose it.
         try await Catalog(path: path).write { db in
-            try db.execute(sql: "DELETE FROM photo_prints WHERE image_id = ?", arguments: [all[5].image])
+            try db.execute(sql: "DELETE FROM photo_prints WHERE image_id = ?", arguments: [all[1].image])
         }
-        #expect(try ranked() == Array(all.prefix(5)), "the prints are read from the database again")
+        let fewer = try ranked(by: kept)
+        #expect(fewer.count == 5 && !fewer.contains { $0.image == all[1].image })
+        #expect(try ranked() == fewer, "a new process, from the lists in the file")
+        #expect(try fromScratch() == fewer)
+        // Printed again by the next run: the lists take it back in.
+        let run = try await Catalog(path: path).index(folder: folder, analyses: analyses)
+        #expect(run.upgraded == 1, "\(run)")
+        let again = try ranked(by: kept)
+        #expect(again.count == 6)
+        #expect(try fromScratch() == again)
+        #expect(again.map(\.image).sorted() == all.map(\.image).sorted())
     }
 
     @Test func printsAreAddedWithoutFindingFacesAgain() async throws {

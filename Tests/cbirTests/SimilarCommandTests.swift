@@ -29,7 +29,8 @@ import Testing
     }
 
     /// Every indexed photo asked in one call: its own object's other three views fill its top 4 for most of
-    /// them (the print's N-S score on the whole dev set is 3.967), itself first at distance 0.
+    /// them (the plain print's N-S score on the whole dev set is 3.967, the expanded ranking's 4.000), itself
+    /// first, nearly at distance 0 (its augmented print holds its print).
     @Test(arguments: TestStore.allCases) func theOtherViewsComeFirst(store: TestStore) throws {
         let (folder, database) = try Self.indexedFolder(on: store)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -43,7 +44,7 @@ import Testing
         var perfect = 0
         for report in reports {
             #expect(report.results.first?.path.hasSuffix(report.query.suffix(16)) == true)
-            #expect(report.results.first.map { abs($0.distance) < 1e-4 } == true)
+            #expect(report.results.first.map { abs($0.distance) < 0.01 } == true, "\(report.results)")
             if report.results.count == 4, report.results.allSatisfy({ group($0.path) == group(report.query) }) {
                 perfect += 1
             }

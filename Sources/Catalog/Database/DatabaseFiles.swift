@@ -21,13 +21,15 @@ public struct DatabaseFiles: Sendable {
     /// The database's descriptors laid out for search (``Gallery/write(to:tag:)``), a cache (`GalleryCache`).
     var gallery: String { path + "-faces" }
 
-    /// The faces' embeddings and the photos' prints laid out for search (``EmbeddingGallery/write(to:tag:)``),
-    /// caches too.
+    /// The faces' embeddings and the photos' augmented prints (`SimilarPrints`) laid out for search
+    /// (``EmbeddingGallery/write(to:tag:)``), and the neighbour lists the augmented prints were made from
+    /// (`PrintNeighbourhoodsFile`), caches too.
     var embeddings: String { path + "-embeddings" }
-    var prints: String { path + "-prints" }
+    var similarPrints: String { path + "-similar-prints" }
+    var printNeighbours: String { path + "-print-neighbours" }
 
     /// The caches beside the database, made again from it when missing.
-    var caches: [String] { [gallery, embeddings, prints] }
+    var caches: [String] { [gallery, embeddings, similarPrints, printNeighbours] }
 
     /// The folder of the photos' and faces' thumbnails the web page shows, made again when missing.
     public var thumbnails: String { path + "-thumbnails" }

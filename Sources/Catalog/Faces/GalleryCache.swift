@@ -28,8 +28,8 @@ final class GalleryCache: @unchecked Sendable {
     private var entries: [Key: Entry<Gallery>] = [:]
     /// The faces' embeddings, per device.
     private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
-    /// The photos' prints, per device.
-    private var prints: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
+    /// The photos' prints as "more like this" ranks them, per device.
+    private var similar: [ObjectIdentifier: SimilarPrints] = [:]
 
     /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
     /// Faces described with other parameters are an error: comparing them would be silently wrong.
@@ -69,18 +69,77 @@ final class GalleryCache: @unchecked Sendable {
             })
     }
 
-    /// The gallery of every stored photo's print on `context`'s device, up to date: each photo a row whose
-    /// face and image ids are the photo's, searched by the embeddings' kernel.
-    func printGallery(of database: Catalog, context: RenderContext) throws(CatalogError) -> EmbeddingGallery {
-        let store = PhotoStore()
-        return try cached(
-            &prints, ObjectIdentifier(context.device),
-            make: EmbeddingGallery(length: PhotoPrinter.length, context: context), from: database,
-            tag: { connection in try TableTags.tag(of: PhotoStore.table, connection) }, ids: store.imageIDs,
-            file: Self.file(database.files.prints, length: PhotoPrinter.length, context: context),
-            append: { gallery, ids, connection in
-                try store.prints(ids, connection) { batch in try gallery.append(batch) }
-            })
+    /// The photos' prints as "more like this" ranks them (``SimilarPrints``) on `context`'s device, up to
+    /// date with the stored prints. Unchanged, it is kept; changed, every stored print is read again and the
+    /// neighbour lists are brought up to date (``PrintNeighbourhoods/update(to:)``), so that only the
+    /// augmented prints of photos whose list changed, and of photos new or gone, move in the gallery. A new
+    /// process reads the gallery and the lists from their files beside the database while they hold the
+    /// stored prints, and otherwise updates the lists it finds there.
+    func similarPrints(of database: Catalog, context: RenderContext) throws(CatalogError) -> SimilarPrints {
+        let tag = { @Sendable (connection: any StoreConnection) throws -> Data in
+            try TableTags.tag(of: PhotoStore.table, connection)
+        }
+        let current = try database.readingStatement(tag)
+        let key = ObjectIdentifier(context.device)
+        lock.lock()
+        defer { lock.unlock() }
+        if let kept = similar[key], kept.tag == current { return kept }
+        let start = similar.removeValue(forKey: key)
+        let expansion = SimilarPrints.expansion, files = database.files
+        let entry = try database.reading { connection in
+            let current = try tag(connection)
+            if let start, start.tag == current { return start }
+            let saved =
+                start == nil
+                ? PrintNeighbourhoodsFile.read(files.printNeighbours, count: expansion.neighbourCount) : nil
+            if let saved, saved.tag == current,
+                let gallery = try? EmbeddingGallery(
+                    contentsOf: files.similarPrints, length: PhotoPrinter.length, tag: current, context: context)
+            {
+                return SimilarPrints(gallery: gallery, neighbourhoods: saved.neighbourhoods, tag: current)
+            }
+            var rooted: [Int64: [Float]] = [:]
+            try PhotoStore().prints(nil, connection) { batch in
+                for row in batch { rooted[row.image.rawValue] = PrintExpansion.rooted(row.embedding) }
+            }
+            let before =
+                start?.neighbourhoods ?? saved?.neighbourhoods ?? PrintNeighbourhoods(count: expansion.neighbourCount)
+            var neighbourhoods = before
+            neighbourhoods.update(to: PrintTable(rooted))
+            // A photo's augmented print moves where its list did; without a gallery kept, every one is made.
+            let gallery = start?.gallery ?? EmbeddingGallery(length: PhotoPrinter.length, context: context)
+            let moved = Set(before.lists.keys).union(rooted.keys).filter { id in
+                start == nil || before.lists[id] != neighbourhoods.lists[id]
+            }
+            do {
+                let held = Set(gallery.faceIDs.map(\.rawValue))
+                for id in moved where held.contains(id) { try gallery.remove(face: FaceID(id)) }
+                let rows = moved.sorted().compactMap { id in
+                    expansion.augmented(id, in: rooted, neighbourhoods: neighbourhoods).map {
+                        (embedding: $0, face: FaceID(id), image: ImageID(id))
+                    }
+                }
+                gallery.reserveCapacity(rooted.count)
+                try gallery.append(rows)
+                if start == nil {
+                    try? gallery.write(to: files.similarPrints, tag: current)
+                }
+            } catch {
+                throw CatalogError.processing("\(error)")
+            }
+            PrintNeighbourhoodsFile.write(neighbourhoods, to: files.printNeighbours, tag: current)
+            return SimilarPrints(gallery: gallery, neighbourhoods: neighbourhoods, tag: current)
+        }
+        similar[key] = entry
+        return entry
+    }
+
+    /// The neighbour lists this process or machine last made of the photos' prints, however old (from the
+    /// gallery kept for any device, else from their file), without reading the prints: for searches among a
+    /// large catalog's candidates, which never read every print.
+    func savedNeighbourhoods(of database: Catalog, count: Int) -> PrintNeighbourhoods? {
+        lock.withLock { similar.values.first?.neighbourhoods }
+            ?? PrintNeighbourhoodsFile.read(database.files.printNeighbours, count: count)?.neighbourhoods
     }
 
     /// An embedding gallery's file at `path`, of rows of `length` values.

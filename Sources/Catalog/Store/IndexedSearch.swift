@@ -16,6 +16,17 @@ extension Catalog {
     /// The fewest candidates the index is asked for.
     static let minimumCandidates = 40
 
+    /// The store's index where searches of `column` take their candidates from it: where it keeps one and the
+    /// column holds more than ``exactSearchLimit`` vectors.
+    nonisolated func candidateIndex(for column: VectorColumn) throws(CatalogError) -> (any VectorIndex)? {
+        guard let index = storage.vectorIndex,
+            // An estimate, which needs no snapshot shared with the search.
+            try readingStatement({ connection in try index.approximateCount(of: column, connection) })
+                > Self.exactSearchLimit
+        else { return nil }
+        return index
+    }
+
     /// The candidates the store's index finds near `probes` (enough for `top` results each, among the keys
     /// `filter` returns), as a gallery on `context` that a search re-ranks exactly in float32; nil where the
     /// search reads every vector instead: the store keeps no index, or `column` holds no more than
@@ -24,11 +35,7 @@ extension Catalog {
         _ column: VectorColumn, near probes: [[Float]], top: Int, among filter: String? = nil,
         context: RenderContext
     ) throws(CatalogError) -> EmbeddingGallery? {
-        guard let index = storage.vectorIndex,
-            // An estimate, which needs no snapshot shared with the search.
-            try readingStatement({ connection in try index.approximateCount(of: column, connection) })
-                > Self.exactSearchLimit
-        else { return nil }
+        guard let index = try candidateIndex(for: column) else { return nil }
         let count = max(top * Self.candidatesPerResult, Self.minimumCandidates)
         let gallery = EmbeddingGallery(length: column.length, context: context)
         try reading { connection in

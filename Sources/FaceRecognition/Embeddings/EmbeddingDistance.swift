@@ -53,15 +53,36 @@ public struct EmbeddingDistance: Filter {
         in: KernelSource(name: "EmbeddingDistance", bytes: FaceRecognitionCL.embeddingDistance),
         schedules: .uniform([64, 1])
     ) { arguments, grid in
-        // A row of the gallery is read once from memory for every probe.
+        // A row of the gallery is read once from memory for every probe: four rows against four probes at a
+        // time (RowArithmetic.squaredDistances), the rest one pair at a time, every pair's sum the same.
         let count = Int(arguments.count), length = Int(arguments.length), probeCount = grid[1]
         CPUParallel.forEachRange(count) { rows in
             let gallery = arguments.gallery.elements, probes = arguments.probes.elements
             let distances = arguments.distances.elements
-            for i in rows {
+            func row(_ i: Int) -> UnsafePointer<Float> { gallery + i * length }
+            func probe(_ p: Int) -> UnsafePointer<Float> { probes + p * length }
+            var i = rows.lowerBound
+            while i + 4 <= rows.upperBound {
+                var p = 0
+                while p + 4 <= probeCount {
+                    let tile = RowArithmetic.squaredDistances(
+                        (row(i), row(i + 1), row(i + 2), row(i + 3)),
+                        (probe(p), probe(p + 1), probe(p + 2), probe(p + 3)),
+                        count: length)
+                    for pair in 0..<16 { distances[(p + pair % 4) * count + i + pair / 4] = tile[pair].squareRoot() }
+                    p += 4
+                }
+                for p in p..<probeCount {
+                    for r in i..<i + 4 {
+                        distances[p * count + r] = RowArithmetic.squaredDistance(row(r), probe(p), count: length)
+                            .squareRoot()
+                    }
+                }
+                i += 4
+            }
+            for r in i..<rows.upperBound {
                 for p in 0..<probeCount {
-                    distances[p * count + i] =
-                        RowArithmetic.squaredDistance(gallery + i * length, probes + p * length, count: length)
+                    distances[p * count + r] = RowArithmetic.squaredDistance(row(r), probe(p), count: length)
                         .squareRoot()
                 }
             }

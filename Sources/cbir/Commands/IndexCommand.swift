@@ -129,6 +129,9 @@ struct IndexCommand: AsyncParsableCommand {
             \(counted(statistics.printedImages, "photo")) printed, \(counted(statistics.failedImages, "failed file"))
             """
         )
+        if !noPhotos, statistics.printedImages > 0 {
+            try store.prepareSimilarPhotos(context: try context ?? RenderContext.orDefault(nil, for: .search))
+        }
         guard !noFaces else { return }
         if run.endedRun {
             print("people: \(try await store.clusterPeople(context: context))")
