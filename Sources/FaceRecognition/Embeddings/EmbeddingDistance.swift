@@ -54,28 +54,22 @@ public struct EmbeddingDistance: Filter {
         schedules: .uniform([64, 1])
     ) { arguments, grid in
         // A row of the gallery is read once from memory for every probe: four rows against four probes at a
-        // time (RowArithmetic.squaredDistances), the rest one pair at a time, every pair's sum the same.
+        // time (RowArithmetic.squaredDistances; the last probe repeated where fewer are left, so that one probe
+        // too has four sums in flight), rows left at the end one pair at a time, every pair's sum the same.
         let count = Int(arguments.count), length = Int(arguments.length), probeCount = grid[1]
         CPUParallel.forEachRange(count) { rows in
             let gallery = arguments.gallery.elements, probes = arguments.probes.elements
             let distances = arguments.distances.elements
             func row(_ i: Int) -> UnsafePointer<Float> { gallery + i * length }
-            func probe(_ p: Int) -> UnsafePointer<Float> { probes + p * length }
+            func probe(_ p: Int) -> UnsafePointer<Float> { probes + min(p, probeCount - 1) * length }
             var i = rows.lowerBound
             while i + 4 <= rows.upperBound {
-                var p = 0
-                while p + 4 <= probeCount {
+                for p in stride(from: 0, to: probeCount, by: 4) {
                     let tile = RowArithmetic.squaredDistances(
-                        (row(i), row(i + 1), row(i + 2), row(i + 3)),
-                        (probe(p), probe(p + 1), probe(p + 2), probe(p + 3)),
+                        (row(i), row(i + 1), row(i + 2), row(i + 3)), (probe(p), probe(p + 1), probe(p + 2), probe(p + 3)),
                         count: length)
-                    for pair in 0..<16 { distances[(p + pair % 4) * count + i + pair / 4] = tile[pair].squareRoot() }
-                    p += 4
-                }
-                for p in p..<probeCount {
-                    for r in i..<i + 4 {
-                        distances[p * count + r] = RowArithmetic.squaredDistance(row(r), probe(p), count: length)
-                            .squareRoot()
+                    for pair in 0..<16 where p + pair % 4 < probeCount {
+                        distances[(p + pair % 4) * count + i + pair / 4] = tile[pair].squareRoot()
                     }
                 }
                 i += 4
