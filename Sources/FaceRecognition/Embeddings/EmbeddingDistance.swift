@@ -66,7 +66,8 @@ public struct EmbeddingDistance: Filter {
             while i + 4 <= rows.upperBound {
                 for p in stride(from: 0, to: probeCount, by: 4) {
                     let tile = RowArithmetic.squaredDistances(
-                        (row(i), row(i + 1), row(i + 2), row(i + 3)), (probe(p), probe(p + 1), probe(p + 2), probe(p + 3)),
+                        (row(i), row(i + 1), row(i + 2), row(i + 3)),
+                        (probe(p), probe(p + 1), probe(p + 2), probe(p + 3)),
                         count: length)
                     for pair in 0..<16 where p + pair % 4 < probeCount {
                         distances[(p + pair % 4) * count + i + pair / 4] = tile[pair].squareRoot()
