@@ -4,7 +4,7 @@ import ImageKernels
 import PhotoSimilarity
 
 /// An indexed photo found like another, and how far it lies as "more like this" ranks photos
-/// (``SimilarPrints``): the cosine distance of the query's expanded print to the photo's augmented one (near
+/// (`SimilarPrints`): the cosine distance of the query's expanded print to the photo's augmented one (near
 /// 0 for the photo itself and its copies, about 0.1–0.3 between views of one object, up to 2).
 public struct SimilarPhoto: Sendable, Codable, Equatable {
     public let image: Int64
@@ -14,7 +14,7 @@ public struct SimilarPhoto: Sendable, Codable, Equatable {
 
 extension Catalog {
     /// The `top` indexed photos nearest to `print` (a photo's L2-normalised print), nearest first, ranked on
-    /// `context`'s device with the search kernel of face embeddings as ``SimilarPrints`` ranks them: over every
+    /// `context`'s device with the search kernel of face embeddings as `SimilarPrints` ranks them: over every
     /// printed photo (the gallery stays on the device between searches and follows the database's changes),
     /// or, in a large PostgreSQL catalog, over the candidates its index finds
     /// (`candidateGallery(_:near:top:among:context:)`).
@@ -54,7 +54,7 @@ extension Catalog {
         }
     }
 
-    /// The `top` printed photos nearest to each of `prints` as ``SimilarPrints`` ranks them, with the cosine
+    /// The `top` printed photos nearest to each of `prints` as `SimilarPrints` ranks them, with the cosine
     /// distances of the expanded queries to their augmented prints; their files unchecked. A large PostgreSQL
     /// catalog ranks the candidates its index finds near the plain prints, augmented by the neighbour lists
     /// this machine last made (`GalleryCache.savedNeighbourhoods(of:)`; none: their rooted prints).
@@ -108,7 +108,7 @@ extension Catalog {
     /// distance d is √(2 − 2 cos).
     private static func similarity(ofDistance distance: Float) -> Float { 1 - distance * distance / 2 }
 
-    /// Brings what "more like this" ranks by (``SimilarPrints``: the augmented prints and their neighbour
+    /// Brings what "more like this" ranks by (`SimilarPrints`: the augmented prints and their neighbour
     /// lists) up to date with the stored prints and saves it beside the database, so that the next search, in
     /// this process or a new one, need not: indexing ends with it. A large PostgreSQL catalog, whose searches
     /// rank its index's candidates and never read every print, is left as it is.
