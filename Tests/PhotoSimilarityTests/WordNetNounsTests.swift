@@ -1,0 +1,52 @@
+import Foundation
+import PhotoSimilarity
+import Testing
+
+/// WordNet 3.0's nouns as Debian's wordnet-base installs them (scripts/setup.sh): a word's senses as a user
+/// types it, the nouns under a sense (ImageNet's dog breeds under "dog"), and a damaged file named with its
+/// line.
+@Suite(
+    .enabled(
+        if: WordNetNouns.isInstalled(),
+        "WordNet 3.0 is not in /usr/share/wordnet (scripts/setup.sh installs Debian's wordnet-base)"))
+struct WordNetNounsTests {
+    static let nouns = Result { try WordNetNouns() }
+
+    @Test func wordsAsUsersTypeThem() throws {
+        let nouns = try Self.nouns.get()
+        let dog = try #require(nouns.senses(of: "dog").first)
+        #expect(dog == 2_084_071 && nouns.words(of: dog).contains("domestic_dog"))
+        #expect(nouns.senses(of: "Dogs") == nouns.senses(of: "dog"))
+        #expect(nouns.senses(of: "mice") == nouns.senses(of: "mouse") && !nouns.senses(of: "mouse").isEmpty)
+        #expect(nouns.senses(of: "boxes") == nouns.senses(of: "box"))
+        #expect(nouns.senses(of: "ladies") == nouns.senses(of: "lady"))
+        #expect(nouns.senses(of: "hot dog") == nouns.senses(of: "hot-dog") && !nouns.senses(of: "hot dog").isEmpty)
+        #expect(nouns.senses(of: "qwertyzzz").isEmpty && nouns.senses(of: "").isEmpty)
+    }
+
+    @Test func theNounsUnderASense() throws {
+        let nouns = try Self.nouns.get()
+        let dogs = nouns.subtree(of: 2_084_071)
+        // Chihuahua (n02085620) and Siberian husky (n02110185), ImageNet classes, lie under "dog".
+        #expect(dogs.contains(2_085_620) && dogs.contains(2_110_185) && dogs.contains(2_084_071))
+        #expect(!dogs.contains(2_121_808), "a domestic cat is no dog")
+        #expect(nouns.hypernyms(of: 2_085_620) == [2_085_374], "Chihuahua is a toy dog")
+        let vehicles = try #require(nouns.senses(of: "vehicle").first)
+        #expect(nouns.subtree(of: vehicles).contains(2_958_343), "a car is a vehicle")
+        // Instances count too: Etna (n09174718) is an instance of a volcano.
+        #expect(nouns.senses(of: "volcano").contains { nouns.subtree(of: $0).contains(9_174_718) })
+    }
+
+    @Test func aDamagedFileIsNamedWithItsLine() throws {
+        let folder = FileManager.default.temporaryDirectory.path + "/wordnet-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(throws: WordNetError.missing(path: folder + "/index.noun")) { try WordNetNouns(folder: folder) }
+        try Data("  licence\ndog n 1 0 1 0 02084071\ncat n 2 0\n".utf8).write(
+            to: URL(fileURLWithPath: folder + "/index.noun"))
+        #expect(
+            throws: WordNetError.malformed(
+                path: folder + "/index.noun", line: 3, reason: "not a line of WordNet 3.0's noun files")
+        ) { try WordNetNouns(folder: folder) }
+    }
+}
