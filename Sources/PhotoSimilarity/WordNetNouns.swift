@@ -29,7 +29,7 @@ public struct WordNetNouns: Sendable {
     /// Reads the noun files in `folder`; an error names the file missing or the line it could not read.
     public init(folder: String = debianFolder) throws(WordNetError) {
         var senses: [String: [Synset]] = [:]
-        try Self.lines(of: folder + "/index.noun") { fields, _ throws(WordNetError) in
+        try Self.lines(of: folder + "/index.noun") { fields throws(WordNetError) in
             // lemma pos synset_cnt p_cnt [ptr_symbol…] sense_cnt tagsense_cnt synset_offset…
             guard fields.count >= 4, let count = Int(fields[2]), let pointers = Int(fields[3]),
                 fields.count == 4 + pointers + 2 + count
@@ -38,7 +38,7 @@ public struct WordNetNouns: Sendable {
             return true
         }
         var below: [Synset: [Synset]] = [:], above: [Synset: [Synset]] = [:], lemmas: [Synset: [String]] = [:]
-        try Self.lines(of: folder + "/data.noun") { fields, _ throws(WordNetError) in
+        try Self.lines(of: folder + "/data.noun") { fields throws(WordNetError) in
             // offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt (symbol offset pos source/target)… | gloss
             guard fields.count >= 4, let offset = Synset(fields[0]), let words = Int(fields[3], radix: 16),
                 fields.count > 4 + 2 * words, let pointers = Int(fields[4 + 2 * words]),
@@ -57,7 +57,7 @@ public struct WordNetNouns: Sendable {
             return true
         }
         var exceptions: [String: [String]] = [:]
-        try Self.lines(of: folder + "/noun.exc") { fields, _ throws(WordNetError) in
+        try Self.lines(of: folder + "/noun.exc") { fields throws(WordNetError) in
             guard fields.count >= 2 else { return false }
             exceptions[String(fields[0])] = fields.dropFirst().map(String.init)
             return true
@@ -99,10 +99,10 @@ public struct WordNetNouns: Sendable {
     /// The words of `synset`, as WordNet writes them (spaces as underscores); empty for an offset it lacks.
     public func words(of synset: Synset) -> [String] { lemmas[synset] ?? [] }
 
-    /// Calls `body` with each line's fields (split at spaces) and its number, past the licence at the top of
-    /// each file (lines that start with a space); a line `body` cannot read is an error naming it.
+    /// Calls `body` with each line's fields (split at spaces), past the licence at the top of each file (lines
+    /// that start with a space); a line `body` cannot read is an error naming it.
     private static func lines(
-        of path: String, _ body: ([Substring], Int) throws(WordNetError) -> Bool
+        of path: String, _ body: ([Substring]) throws(WordNetError) -> Bool
     ) throws(WordNetError) {
         guard let data = FileManager.default.contents(atPath: path) else { throw .missing(path: path) }
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
@@ -111,7 +111,7 @@ public struct WordNetNouns: Sendable {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
         where !line.isEmpty && !line.hasPrefix(" ") {
             let fields = line.split(separator: " ")
-            guard try body(fields, index + 1) else {
+            guard try body(fields) else {
                 throw .malformed(path: path, line: index + 1, reason: "not a line of WordNet 3.0's noun files")
             }
         }
