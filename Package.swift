@@ -150,6 +150,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], path: "Benchmarks/photo-bench", exclude: ["search-latency.sh"]),
         .executableTarget(
+            name: "word-bench",
+            dependencies: [
+                "PhotoSimilarity", "ImageCodecs", "ImageKernels", "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ], path: "Benchmarks/word-bench"),
+        .executableTarget(
             name: "cleanup-bench",
             dependencies: [
                 "Catalog", "ImageCodecs", "ImageKernels", "BenchmarkSupport",

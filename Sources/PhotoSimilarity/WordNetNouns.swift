@@ -105,14 +105,19 @@ public struct WordNetNouns: Sendable {
         of path: String, _ body: ([Substring]) throws(WordNetError) -> Bool
     ) throws(WordNetError) {
         guard let data = FileManager.default.contents(atPath: path) else { throw .missing(path: path) }
-        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
-            throw .malformed(path: path, line: 0, reason: "not text")
-        }
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-        where !line.isEmpty && !line.hasPrefix(" ") {
-            let fields = line.split(separator: " ")
+        let bytes = [UInt8](data), newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
+        var start = 0, number = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: newline) ?? bytes.count
+            let line = bytes[start..<end]
+            (start, number) = (end + 1, number + 1)
+            guard let first = line.first, first != space else { continue }
+            // A synset's gloss, after " | ", holds nothing read here and most of the file's bytes.
+            let fields = line.prefix { $0 != UInt8(ascii: "|") }.split(separator: space).map {
+                Substring(String(decoding: $0, as: UTF8.self))
+            }
             guard try body(fields) else {
-                throw .malformed(path: path, line: index + 1, reason: "not a line of WordNet 3.0's noun files")
+                throw .malformed(path: path, line: number, reason: "not a line of WordNet 3.0's noun files")
             }
         }
     }

@@ -1,0 +1,144 @@
+import ArgumentParser
+import BenchmarkSupport
+import Foundation
+import ImageCodecs
+import ImageKernels
+import PhotoSimilarity
+
+/// `word-bench`: how well and how fast photos are found by a word. On a folder of folders of photos and a
+/// list of words, each with the folders whose photos it should find (caltech-dev's `queries.tsv`), every
+/// photo is ranked for every word by its stored classes (``PhotoClasses``) through WordNet
+/// (``WordClasses``): average precision and precision at 10 per word and in all, for each count of classes
+/// kept per photo; then the time to read WordNet and the class list, and to answer a word at each library
+/// size (the collection's stored classes repeated).
+@main
+struct WordBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "word-bench", abstract: "Measure photos found by a word: mAP, P@10 and time per word.")
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case markdown, json }
+
+    @Option(help: "The device that prints: cpu or opencl.")
+    var device: DeviceSelection = .cpu
+
+    @Option(help: "markdown table or a JSON object.")
+    var format: Format = .markdown
+
+    @Option(help: "Timed runs per figure (median reported).")
+    var runs = 5
+
+    @Option(help: "A folder of folders of photos, each folder one kind of thing.")
+    var collection = "../shared/datasets/caltech-dev"
+
+    @Option(help: "word<TAB>folders (comma-separated) lines, after a header line; default: the collection's own.")
+    var queries: String?
+
+    @Option(parsing: .upToNextOption, help: "Counts of classes kept per photo to score.")
+    var kept = [5, 10, PhotoClasses.storedCount, 50, 1000]
+
+    @Option(parsing: .upToNextOption, help: "Library sizes to time a word at.")
+    var sizes = [10_000, 100_000]
+
+    @Option(parsing: .upToNextOption, help: "Words to time.")
+    var timedWords = ["dog", "car", "sunflower", "dog beach"]
+
+    func validate() throws {
+        guard runs >= 1, kept.allSatisfy({ $0 >= 1 }), sizes.allSatisfy({ $0 >= 1 }), !timedWords.isEmpty else {
+            throw ValidationError("runs, kept counts and sizes ≥ 1 and a word to time, please")
+        }
+    }
+
+    func run() throws {
+        let words = try Self.queries(at: queries ?? collection + "/queries.tsv")
+        var names: [String] = [], folders: [String] = []
+        for folder in try FileManager.default.contentsOfDirectory(atPath: collection).sorted() {
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: collection + "/" + folder)) ?? []
+            for file in files.sorted() where file.lowercased().hasSuffix(".jpg") {
+                names.append(folder + "/" + file)
+                folders.append(folder)
+            }
+        }
+        guard !names.isEmpty else { throw ValidationFailure("no photos in \(collection)") }
+        guard let device = device.devices(progress: progress).first else { throw ValidationFailure("no device") }
+        let printer = try PhotoPrinter(context: RenderContext(device: device))
+        progress("classifying \(names.count) photos of \(collection)")
+        var logits: [[Float]] = []
+        for start in stride(from: 0, to: names.count, by: 16) {
+            let photos = try names[start..<min(start + 16, names.count)].map {
+                try ImageDecoder.decode(contentsOf: collection + "/" + $0)
+            }
+            logits += try printer.printsAndLogits(of: photos).map(\.logits)
+        }
+        var loaded: WordClasses?
+        let loading = try medianSeconds(runs: runs) { loaded = try WordClasses() }
+        guard let vocabulary = loaded else { return }
+
+        var scores: [WordBenchReport.Score] = []
+        for count in kept {
+            let photos = logits.map { PhotoClasses(logits: $0, keeping: count) }
+            for (word, relevant) in words {
+                let query = try vocabulary.query([word])
+                let ranking = photos.indices.sorted { (query.score(photos[$0]), $1) > (query.score(photos[$1]), $0) }
+                let hits = ranking.map { relevant.contains(folders[$0]) }
+                scores.append(
+                    .init(
+                        kept: count, word: word, classes: query.terms.flatMap(\.classes).count,
+                        nearest: query.terms.contains(where: \.nearest), relevant: hits.filter { $0 }.count,
+                        averagePrecision: Self.averagePrecision(hits), precisionAt10: Self.precision(hits, at: 10)))
+            }
+        }
+
+        var timings: [WordBenchReport.Timing] = []
+        let real = logits.map { PhotoClasses(logits: $0) }
+        for size in sizes {
+            let library = (0..<size).map { real[$0 % real.count] }
+            for word in timedWords {
+                progress("timing \"\(word)\" among \(size) photos")
+                let seconds = try medianSeconds(runs: runs) {
+                    let query = try vocabulary.query([word])
+                    _ = query.ranking(of: library, best: 100)
+                }
+                timings.append(.init(photos: size, words: word, seconds: seconds))
+            }
+        }
+        let report = WordBenchReport(
+            machine: machineDescription() + "; printed on \(device.kind)", runs: runs, photos: names.count,
+            storedCount: PhotoClasses.storedCount, scores: scores, loadingSeconds: loading, timings: timings)
+        switch format {
+        case .json: try printJSONReport(report)
+        case .markdown: print(report.markdown)
+        }
+    }
+
+    /// The words and the folders each should find.
+    static func queries(at path: String) throws -> [(word: String, folders: Set<String>)] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationFailure("\(path): cannot read the words")
+        }
+        return try text.split(separator: "\n").dropFirst().map { line in
+            let fields = line.split(separator: "\t")
+            guard fields.count == 2 else { throw ValidationFailure("\(path): \"\(line)\" is not word<TAB>folders") }
+            return (String(fields[0]), Set(fields[1].split(separator: ",").map(String.init)))
+        }
+    }
+
+    /// Average precision of a ranking whose relevant photos are `hits`.
+    static func averagePrecision(_ hits: [Bool]) -> Double {
+        var found = 0, sum = 0.0
+        for (rank, hit) in hits.enumerated() where hit {
+            found += 1
+            sum += Double(found) / Double(rank + 1)
+        }
+        return found == 0 ? 0 : sum / Double(found)
+    }
+
+    /// The share of relevant photos among the first `count`.
+    static func precision(_ hits: [Bool], at count: Int) -> Double {
+        Double(hits.prefix(count).filter { $0 }.count) / Double(count)
+    }
+}
+
+/// Progress for a person watching; the table goes to standard output.
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("word-bench: \(message)\n".utf8))
+}

@@ -1,0 +1,177 @@
+/// Which of the classifier's ImageNet classes a word a user types names, through WordNet 3.0: the classes
+/// whose synsets are the word's noun senses or lie under them ("dog": 120 breeds; "vehicle": every car, boat
+/// and plane); for a word with none under it, the classes nearest to its senses in WordNet's hierarchy
+/// (Wu–Palmer similarity: "sunflower" finds the daisy, a fellow flower).
+public struct WordClasses: Sendable {
+    public let nouns: WordNetNouns
+    public let classes: ImageNetClasses
+    private let classOfSynset: [WordNetNouns.Synset: Int]
+
+    /// The longest run of typed words read as one noun ("golden retriever", "ice cream").
+    public static let longestCompound = 3
+
+    public init(nouns: WordNetNouns, classes: ImageNetClasses) {
+        self.nouns = nouns
+        self.classes = classes
+        classOfSynset = Dictionary(uniqueKeysWithValues: classes.synsets.enumerated().map { ($1, $0) })
+    }
+
+    /// WordNet from Debian's folder and the class list from the model cache.
+    public init() throws(WordSearchError) {
+        let nouns: WordNetNouns
+        do { nouns = try WordNetNouns() } catch { throw .wordNet(error) }
+        self.init(nouns: nouns, classes: try ImageNetClasses())
+    }
+
+    /// The query for `text` (words as typed, any number to an argument): runs of words WordNet knows as one
+    /// noun are read as one, longest first; every word or run must be a noun WordNet knows.
+    public func query(_ text: [String]) throws(WordSearchError) -> WordQuery {
+        let words = text.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) }
+        guard !words.isEmpty else { throw .noWords }
+        var terms: [WordQuery.Term] = [], unknown: [String] = [], start = 0
+        while start < words.count {
+            let runs = (1...min(Self.longestCompound, words.count - start)).reversed().lazy.map { length in
+                (length, words[start..<start + length].joined(separator: " "))
+            }
+            guard let (length, noun) = runs.first(where: { !nouns.senses(of: $0.1).isEmpty }) else {
+                unknown.append(words[start])
+                start += 1
+                continue
+            }
+            terms.append(term(for: noun))
+            start += length
+        }
+        guard unknown.isEmpty else { throw .unknownWords(unknown) }
+        return WordQuery(terms: terms, classCount: classes.synsets.count)
+    }
+
+    /// What a person should know of how `query` was read: for each term whose classes are the nearest, which
+    /// they are.
+    public func notes(on query: WordQuery) -> [String] {
+        query.terms.filter(\.nearest).map { term in
+            let names = term.classes.map { nouns.words(of: classes.synsets[$0]).first ?? "class \($0)" }
+                .map { $0.replacingOccurrences(of: "_", with: " ") }
+            return "no class the classifier knows is a kind of \(term.noun): it finds the nearest in WordNet instead ("
+                + names.joined(separator: ", ") + ")"
+        }
+    }
+
+    /// The classes `noun` names: those under its senses, else the nearest.
+    private func term(for noun: String) -> WordQuery.Term {
+        let senses = nouns.senses(of: noun)
+        let under = Set(senses.flatMap { nouns.subtree(of: $0) }).compactMap { classOfSynset[$0] }.sorted()
+        guard under.isEmpty else { return WordQuery.Term(noun: noun, classes: under, nearest: false) }
+        return WordQuery.Term(noun: noun, classes: nearestClasses(to: senses), nearest: true)
+    }
+
+    /// The classes most similar to any of `senses` by Wu–Palmer similarity (ties all kept): twice the depth
+    /// of the deepest synset above both, over the sum of their depths through it (depths from WordNet's root,
+    /// which is 1).
+    private func nearestClasses(to senses: [WordNetNouns.Synset]) -> [Int] {
+        var depths: [WordNetNouns.Synset: Int] = [:]
+        let senseAncestors = senses.map(ancestors(of:))
+        var best = 0.0, nearest: [Int] = []
+        for (index, synset) in classes.synsets.enumerated() {
+            let classAncestors = ancestors(of: synset)
+            for above in senseAncestors {
+                for (common, senseDistance) in above {
+                    guard let classDistance = classAncestors[common] else { continue }
+                    let depth = Double(deepestPath(from: common, memo: &depths) + 1)
+                    let similarity = 2 * depth / (Double(senseDistance + classDistance) + 2 * depth)
+                    if similarity > best + 1e-9 {
+                        (best, nearest) = (similarity, [index])
+                    } else if similarity > best - 1e-9, nearest.last != index {
+                        nearest.append(index)
+                    }
+                }
+            }
+        }
+        return nearest.sorted()
+    }
+
+    /// `synset` and every synset above it, each with its fewest steps up from `synset`.
+    private func ancestors(of synset: WordNetNouns.Synset) -> [WordNetNouns.Synset: Int] {
+        var distances = [synset: 0], next = [synset]
+        while !next.isEmpty {
+            var following: [WordNetNouns.Synset] = []
+            for current in next {
+                let step = (distances[current] ?? 0) + 1
+                for parent in nouns.hypernyms(of: current) where distances[parent] == nil {
+                    distances[parent] = step
+                    following.append(parent)
+                }
+            }
+            next = following
+        }
+        return distances
+    }
+
+    /// The most steps from `synset` up to a root.
+    private func deepestPath(from synset: WordNetNouns.Synset, memo: inout [WordNetNouns.Synset: Int]) -> Int {
+        if let known = memo[synset] { return known }
+        var deepest = 0
+        for parent in nouns.hypernyms(of: synset) { deepest = max(deepest, deepestPath(from: parent, memo: &memo) + 1) }
+        memo[synset] = deepest
+        return deepest
+    }
+}
+
+/// Words as classes to score photos by: each term (a noun as typed) names classes, a photo's score for a
+/// term is the probability it shows one of them, and its score for the query is the product over the terms,
+/// so that "dog beach" ranks first the photos likeliest to show both.
+public struct WordQuery: Sendable {
+    /// One noun of the query and the classes it names.
+    public struct Term: Sendable, Equatable {
+        /// The noun as typed (a run of words for a compound).
+        public let noun: String
+        /// The classes it names, in order.
+        public let classes: [Int]
+        /// Whether no class lies under the noun, and these are the nearest in WordNet instead.
+        public let nearest: Bool
+
+        public init(noun: String, classes: [Int], nearest: Bool) {
+            (self.noun, self.classes, self.nearest) = (noun, classes, nearest)
+        }
+    }
+
+    public let terms: [Term]
+    private let weights: [[Float]]
+
+    /// A query of `terms`, whose classes are below `classCount`.
+    public init(terms: [Term], classCount: Int) {
+        self.terms = terms
+        weights = terms.map { term in
+            var weights = [Float](repeating: 0, count: classCount)
+            for index in term.classes { weights[index] = 1 }
+            return weights
+        }
+    }
+
+    /// How well the photo matches: the product of its probabilities of showing each term.
+    public func score(_ photo: PhotoClasses) -> Float {
+        weights.reduce(1) { $0 * photo.probability(weightedBy: $1) }
+    }
+
+    /// The `count` best of `photos` (every one when nil) by ``score(_:)``, best first, ties to the earlier
+    /// photo; photos that score 0 (none of their kept classes is named) are left out.
+    public func ranking(of photos: [PhotoClasses], best count: Int? = nil) -> [(index: Int, score: Float)] {
+        guard count != 0 else { return [] }
+        var scored: [(index: Int, score: Float)] = []
+        for (index, photo) in photos.enumerated() {
+            let score = score(photo)
+            if score > 0 { scored.append((index, score)) }
+        }
+        let ordered = { (a: (index: Int, score: Float), b: (index: Int, score: Float)) in
+            (a.score, b.index) > (b.score, a.index)
+        }
+        guard let count, count < scored.count else { return scored.sorted(by: ordered) }
+        // The best `count` kept in a sorted buffer: most photos fall below its last and are passed over.
+        var best = Array(scored.prefix(count)).sorted(by: ordered)
+        for candidate in scored.dropFirst(count) where ordered(candidate, best[count - 1]) {
+            let position = best.firstIndex { ordered(candidate, $0) } ?? count - 1
+            best.insert(candidate, at: position)
+            best.removeLast()
+        }
+        return best
+    }
+}
