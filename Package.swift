@@ -218,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "CatalogServerTests",
             dependencies: [
-                "CatalogServer", "Catalog", "ImageCodecs", "ImageKernels", "TestSupport",
+                "CatalogServer", "Catalog", "ImageCodecs", "ImageKernels", "PhotoSimilarity", "NeuralNetworks",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -227,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "CatalogTests",
             dependencies: [
-                "Catalog", "FaceRecognition", "PhotoSimilarity", "ImageCodecs", "ImageKernels", "TestSupport",
+                "Catalog", "FaceRecognition", "PhotoSimilarity", "NeuralNetworks", "ImageCodecs", "ImageKernels", "TestSupport",
                 "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

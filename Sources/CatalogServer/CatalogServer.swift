@@ -37,6 +37,7 @@ public func buildRouter(_ configuration: ServerConfiguration) throws -> Router<B
     PeopleController(service: service).addRoutes(to: router)
     PhotosController(service: service).addRoutes(to: router)
     SearchController(service: service).addRoutes(to: router)
+    WordSearchController(service: service).addRoutes(to: router)
     DuplicatesController(service: service).addRoutes(to: router)
     CleanupController(service: service).addRoutes(to: router)
     return router

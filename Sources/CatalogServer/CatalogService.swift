@@ -30,6 +30,7 @@ final class CatalogService: Sendable {
         let printer: PhotoPrinter
     }
     private let models = Mutex<Models?>(nil)
+    private let vocabulary = Mutex<WordClasses?>(nil)
     private let duplicates = KeptUntilChanged<[DuplicateGroup]>()
     private let peopleList = KeptUntilChanged<[Person]>()
     private let suggested = KeptUntilChanged<PersonSuggestions>()
@@ -68,6 +69,18 @@ final class CatalogService: Sendable {
                 printer: try PhotoPrinter(context: configuration.context))
             models = loaded
             return loaded
+        }
+    }
+
+    /// WordNet's nouns and ImageNet's classes, to find photos by words; read at the first such search.
+    var wordClasses: WordClasses {
+        get throws {
+            try vocabulary.withLock { vocabulary in
+                if let vocabulary { return vocabulary }
+                let loaded = try WordClasses()
+                vocabulary = loaded
+                return loaded
+            }
         }
     }
 

@@ -66,12 +66,13 @@ public struct WordNetNouns: Sendable {
     }
 
     /// The noun senses of `word` as a user types it (any case, spaces or hyphens between its words), most
-    /// frequent first: of the word itself where WordNet lists it, else of its singular (the irregular plurals'
-    /// list, then WordNet's rules for regular ones: dogs, boxes, churches, ladies, women).
+    /// frequent first: of the word itself where WordNet lists it, then of its singular where it reads as a
+    /// plural (the irregular plurals' list, then WordNet's rules for regular ones: dogs, boxes, churches,
+    /// ladies, women), so that "crabs" is the animals as well as their lice, and "glasses" glass too.
     public func senses(of word: String) -> [Synset] {
         let lemma = word.lowercased().split(whereSeparator: { $0 == " " || $0 == "-" || $0 == "_" })
             .joined(separator: "_")
-        if let found = senses[lemma] { return found }
+        let own = senses[lemma] ?? []
         let suffixes = [
             ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
             ("ies", "y"), ("s", ""),
@@ -81,7 +82,8 @@ public struct WordNetNouns: Sendable {
             + suffixes.compactMap { ending, replacement in
                 lemma.hasSuffix(ending) ? String(lemma.dropLast(ending.count)) + replacement : nil
             }
-        return bases.lazy.compactMap { senses[$0] }.first ?? []
+        let singular = bases.lazy.compactMap { senses[$0] }.first ?? []
+        return own + singular.filter { !own.contains($0) }
     }
 
     /// `synset` and every noun synset under it: its hyponyms and instances, and theirs, to the leaves.

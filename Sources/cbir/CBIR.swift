@@ -12,7 +12,7 @@ struct CBIR: AsyncParsableCommand {
         subcommands: [
             Devices.self, FilterCommand.self, DetectCommand.self, IndexCommand.self, QueryCommand.self,
             LabelCommand.self, LabelsCommand.self, IdentifyCommand.self, StatsCommand.self, CheckCommand.self,
-            RemoveCommand.self, PeopleCommand.self, PhotosCommand.self, SimilarCommand.self,
+            RemoveCommand.self, PeopleCommand.self, PhotosCommand.self, SimilarCommand.self, SearchCommand.self,
             DuplicatesCommand.self, ServeCommand.self, CopyCommand.self,
         ])
 

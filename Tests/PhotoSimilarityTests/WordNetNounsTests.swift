@@ -19,6 +19,9 @@ struct WordNetNounsTests {
         #expect(nouns.senses(of: "Dogs") == nouns.senses(of: "dog"))
         #expect(nouns.senses(of: "mice") == nouns.senses(of: "mouse") && !nouns.senses(of: "mouse").isEmpty)
         #expect(nouns.senses(of: "boxes") == nouns.senses(of: "box"))
+        // "crabs" is a noun of its own (an infestation) and the plural of the animal.
+        let crabs = nouns.senses(of: "crabs"), crab = nouns.senses(of: "crab")
+        #expect(crabs.count > crab.count && Set(crab).isSubset(of: crabs) && crabs.first.map(crab.contains) == false)
         #expect(nouns.senses(of: "ladies") == nouns.senses(of: "lady"))
         #expect(nouns.senses(of: "hot dog") == nouns.senses(of: "hot-dog") && !nouns.senses(of: "hot dog").isEmpty)
         #expect(nouns.senses(of: "qwertyzzz").isEmpty && nouns.senses(of: "").isEmpty)

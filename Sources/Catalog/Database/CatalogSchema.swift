@@ -36,6 +36,7 @@ enum CatalogSchema {
         migrator.registerMigration("cleanup journal", migrate: CleanupJournal.createTables)
         migrator.registerMigration("cleanup runs without action", migrate: CleanupJournal.dropAction)
         migrator.registerMigration("indexing queue", migrate: IndexingQueue.createTables)
+        migrator.registerMigration("photo classes", migrate: PhotoStore.addClasses)
         for analysis in analyses {
             for (name, migration) in analysis.migrations {
                 migrator.registerMigration("indexer \(analysis.name) \(name)", migrate: migration)

@@ -30,6 +30,8 @@ final class GalleryCache: @unchecked Sendable {
     private var embeddings: [ObjectIdentifier: Entry<EmbeddingGallery>] = [:]
     /// The photos' prints as "more like this" ranks them, per device.
     private var similar: [ObjectIdentifier: SimilarPrints] = [:]
+    /// The photos' classes, to find them by words.
+    private var classes: StoredPhotoClasses?
 
     /// The gallery of every stored face described with `parameters`, on `context`'s device, up to date.
     /// Faces described with other parameters are an error: comparing them would be silently wrong.
@@ -132,6 +134,21 @@ final class GalleryCache: @unchecked Sendable {
         }
         similar[key] = entry
         return entry
+    }
+
+    /// Every stored photo's classes, read again whenever the prints' table changed.
+    func photoClasses(of database: Catalog) throws(CatalogError) -> StoredPhotoClasses {
+        let tag = { @Sendable (connection: any StoreConnection) throws -> Data in
+            try TableTags.tag(of: PhotoStore.table, connection)
+        }
+        let current = try database.readingStatement(tag)
+        if let kept = lock.withLock({ classes }), kept.tag == current { return kept }
+        let read = try database.reading { connection in
+            let rows = try PhotoStore().classes(connection)
+            return StoredPhotoClasses(images: rows.map(\.image), classes: rows.map(\.classes), tag: try tag(connection))
+        }
+        lock.withLock { classes = read }
+        return read
     }
 
     /// The neighbour lists this process or machine last made of the photos' prints, however old (from the

@@ -4,7 +4,7 @@ import GRDB
 import PhotoSimilarity
 
 /// The `photo_prints` table and every statement on it: what the photo analysis stores of each image (its
-/// print, its perceptual hash and its sharpness), one row an image, dropped with the image
+/// print, its perceptual hash, its sharpness and its most probable ImageNet classes), one row an image, dropped with the image
 /// (`ON DELETE CASCADE`). A catalog has the table without any analysis, so that searches and duplicate
 /// groups read it with no model loaded.
 public struct PhotoStore: Sendable {
@@ -18,6 +18,9 @@ public struct PhotoStore: Sendable {
         public let hash: PerceptualHash
         /// The variance of the grey plane's Laplacian, at the size the photo was decoded at.
         public let sharpness: Double
+        /// What the photo shows, to find it by words; nil where not read, or not stored (a photo printed
+        /// before classes were kept, until the next `cbir index`).
+        public let classes: PhotoClasses?
     }
 
     public init() {}
@@ -32,21 +35,53 @@ public struct PhotoStore: Sendable {
         try TableTags.track(table, db)
     }
 
+    /// The column of each photo's classes (``PhotoClasses/bytes``), empty for rows made before it: the next
+    /// `cbir index` fills them (``lacksPrintOrClasses(image:_:)``).
+    static func addClasses(_ db: Database) throws {
+        try db.alter(table: table) { t in t.add(column: "classes", .blob) }
+    }
+
+    /// The same on PostgreSQL.
+    static let postgresAddClasses = ["ALTER TABLE \(table) ADD COLUMN classes bytea"]
+
     func insert(_ entry: Entry, _ connection: any StoreConnection) throws {
         try connection.execute(
             """
-            INSERT INTO \(Self.table) (image_id, print, hash, sharpness) VALUES (?, ?, ?, ?) ON CONFLICT (image_id) \
-            DO UPDATE SET print = excluded.print, hash = excluded.hash, sharpness = excluded.sharpness
+            INSERT INTO \(Self.table) (image_id, print, hash, sharpness, classes) VALUES (?, ?, ?, ?, ?) \
+            ON CONFLICT (image_id) DO UPDATE SET print = excluded.print, hash = excluded.hash, \
+            sharpness = excluded.sharpness, classes = excluded.classes
             """,
             [
                 .integer(entry.image), .vector(entry.print), .integer(Int64(bitPattern: entry.hash.bits)),
-                .real(entry.sharpness),
+                .real(entry.sharpness), entry.classes.map { .blob($0.bytes) } ?? .null,
             ])
     }
 
     /// Whether the image has no row yet (indexed before photos were analysed).
     func lacksPrint(image: Int64, _ connection: any StoreConnection) throws -> Bool {
         try connection.integer("SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ?", [.integer(image)]) == 0
+    }
+
+    /// Whether the image has no row, or a row without classes (printed before classes were kept).
+    func lacksPrintOrClasses(image: Int64, _ connection: any StoreConnection) throws -> Bool {
+        try connection.integer(
+            "SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ? AND classes IS NOT NULL", [.integer(image)]) == 0
+    }
+
+    /// Every stored photo's classes, by image id, in id order; rows without classes are left out. A stored
+    /// value that is no list of classes is an error naming the image.
+    func classes(_ connection: any StoreConnection) throws -> [(image: Int64, classes: PhotoClasses)] {
+        try connection.rows(
+            "SELECT image_id, classes FROM \(Self.table) WHERE classes IS NOT NULL ORDER BY image_id", []
+        ).map { row throws(CatalogError) in
+            let image: Int64 = try row.get(0), bytes: Data = try row.get(1)
+            guard let classes = PhotoClasses(bytes: bytes) else {
+                throw .storage(
+                    path: Self.table,
+                    reason: "the classes of image \(image) are damaged (`cbir index` stores them again once removed)")
+            }
+            return (image, classes)
+        }
     }
 
     /// The images with a row.
@@ -115,7 +150,8 @@ public struct PhotoStore: Sendable {
             PrintedPhoto(
                 entry: Entry(
                     image: try row.get(0), print: try row.get(1),
-                    hash: PerceptualHash(bits: UInt64(bitPattern: try row.get(2) as Int64)), sharpness: try row.get(3)),
+                    hash: PerceptualHash(bits: UInt64(bitPattern: try row.get(2) as Int64)), sharpness: try row.get(3),
+                    classes: nil),
                 path: localPath(try row.get(4)), size: try row.get(5), contentHash: try row.get(6),
                 pixels: try row.get(7))
         }

@@ -105,7 +105,7 @@ extension CatalogTable {
             "photo_prints",
             [
                 ("image_id", .integer), ("print", .vector(length: PhotoPrinter.length, halfPrecision: true)),
-                ("hash", .integer), ("sharpness", .real),
+                ("hash", .integer), ("sharpness", .real), ("classes", .blob),
             ], ofImage: "image_id = ?"),
         CatalogTable(
             "indexing_runs",

@@ -121,6 +121,7 @@ enum PostgresSchema {
                 """
             ]
         ),
+        ("photo-classes", PhotoStore.postgresAddClasses),
     ]
 
     /// Checks pgvector and brings the tables up to date (a writer), or checks they are (a reader), in one

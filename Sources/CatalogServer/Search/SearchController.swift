@@ -15,9 +15,7 @@ struct SearchController<Context: RequestContext>: Sendable {
     static var similarCount: Int { 12 }
 
     func addRoutes(to router: Router<Context>) {
-        router.get("/search") { _, _ in
-            Page(template: "search", title: "Search", content: SearchContent(result: nil, preview: nil))
-        }
+        router.get("/search", use: wordsPage)
         router.post("/search", use: searchPage)
         router.post("/api/search", use: search)
     }
@@ -90,6 +88,46 @@ struct SearchController<Context: RequestContext>: Sendable {
         let result: ResultContent?
         /// The upload, small, as a data URL.
         let preview: String?
+        var words: WordsContent? = nil
+    }
+
+    /// Photos found by the words of `?q=`, or why none could be.
+    private struct WordsContent: Encodable {
+        let title: String
+        let notes: [String]
+        let error: String?
+        let results: [WordContent]
+        let isEmpty: Bool
+    }
+
+    private struct WordContent: Encodable {
+        let id: Int64
+        let name: String
+        let score: String
+    }
+
+    /// The search page: the upload form, and the photos the words of `?q=` find (the box on every page).
+    @Sendable func wordsPage(_ request: Request, context: Context) throws -> Page {
+        let text = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else {
+            return Page(template: "search", title: "Search", content: SearchContent(result: nil, preview: nil))
+        }
+        var words: WordsContent
+        do {
+            let found = try WordSearchController<Context>(service: service).result(of: request)
+            words = WordsContent(
+                title: found.words.joined(separator: " "), notes: found.notes, error: nil,
+                results: found.results.map {
+                    WordContent(
+                        id: $0.id, name: PhotosController<Context>.name($0.path),
+                        score: String(format: "%.3f", $0.score))
+                }, isEmpty: found.results.isEmpty)
+        } catch let error as HTTPError where error.status == .badRequest {
+            words = WordsContent(title: text, notes: [], error: error.body, results: [], isEmpty: false)
+        }
+        return Page(
+            template: "search", title: "Photos of \(words.title)",
+            content: SearchContent(result: nil, preview: nil, words: words))
     }
 
     private struct FaceContent: Encodable {

@@ -41,6 +41,7 @@ struct Page: ResponseGenerator {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let frame: [String: Any] = [
             "title": title,
+            "query": request.uri.path == "/search" ? request.uri.queryParameters.get("q") ?? "" : "",
             "navigation": Self.sections.map { path, label in
                 ["path": path, "label": label, "current": request.uri.path.hasPrefix(path)] as [String: Any]
             },
