@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# How long `cbir similar` and `cbir query` take in a fresh process on a catalog of COUNT photos (default 10,000;
-# Benchmarks/serve-load/grown-catalog.sh makes it): p50 and p99 of RUNS new processes (default 20) asking
-# `similar` for a photo in the catalog (its stored print) and for one outside it (decoded and printed first, the
-# model loaded), and `query` for a face of a photo outside it (found, aligned, embedded, then searched). On the
-# SQLite file, and with a PostgreSQL URL (an empty database; `cbir copy` fills it) also on PostgreSQL twice: exact
-# (every vector on the device, as on SQLite: FACESEARCH_EXACT_SEARCH above the catalog's size) and through its
-# HNSW indexes (FACESEARCH_EXACT_SEARCH=0). A first process of each writes the galleries' cache files. Needs a
-# release build and sqlite3; $CBIR names another build of the tool.
+# How long `cbir similar`, `cbir search` and `cbir query` take in a fresh process on a catalog of COUNT photos
+# (default 10,000; Benchmarks/serve-load/grown-catalog.sh makes it): p50 and p99 of RUNS new processes (default
+# 20) asking `similar` for a photo in the catalog (its stored print) and for one outside it (decoded and printed
+# first, the model loaded), `search` for a word (WordNet read, every photo's classes scored), and `query` for a
+# face of a photo outside it (found, aligned, embedded, then searched). On the SQLite file, and with a PostgreSQL
+# URL (an empty database; `cbir copy` fills it) also on PostgreSQL twice: exact (every vector on the device, as
+# on SQLite: FACESEARCH_EXACT_SEARCH above the catalog's size) and through its HNSW indexes
+# (FACESEARCH_EXACT_SEARCH=0). A first process of each writes the galleries' cache files. Needs a release build
+# and sqlite3; $CBIR names another build of the tool.
 # Usage: bash Benchmarks/photo-bench/search-latency.sh [COUNT] [RUNS] [postgres://user@host:port/database]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,6 +34,7 @@ rows() {
   local store=$1 catalog=$2
   echo "| $store | similar: a photo in the catalog | $(percentiles similar "$inside" --top 10 --db "$catalog") |"
   echo "| $store | similar: a photo outside it | $(percentiles similar "$outside" --top 10 --db "$catalog") |"
+  echo "| $store | search: a word (dog) | $(percentiles search dog --top 10 --db "$catalog") |"
   echo "| $store | query: a face outside it | $(percentiles query "$outside" --top 10 --db "$catalog") |"
 }
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"

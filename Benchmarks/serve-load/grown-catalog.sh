@@ -27,7 +27,7 @@ while [ "$(sqlite3 "$db" 'SELECT COUNT(*) FROM images')" -lt "$count" ]; do
     INSERT INTO face_embeddings SELECT face_id + $offset, embedding FROM face_embeddings WHERE face_id < 1000000;
     INSERT INTO face_descriptors SELECT face_id + $offset, parameters, descriptor FROM face_descriptors
       WHERE face_id < 1000000;
-    INSERT INTO photo_prints SELECT image_id + $offset, print, hash, sharpness FROM photo_prints
+    INSERT INTO photo_prints SELECT image_id + $offset, print, hash, sharpness, classes FROM photo_prints
       WHERE image_id < 1000000;
     COMMIT;"
 done

@@ -34,7 +34,7 @@ struct WordBench: ParsableCommand {
     var queries: String?
 
     @Option(parsing: .upToNextOption, help: "Counts of classes kept per photo to score.")
-    var kept = [5, 10, PhotoClasses.storedCount, 50, 1000]
+    var kept = [5, 10, 20, 50, PhotoClasses.storedCount, 1000]
 
     @Option(parsing: .upToNextOption, help: "Library sizes to time a word at.")
     var sizes = [10_000, 100_000]

@@ -35,7 +35,7 @@ struct WordBenchReport: Encodable {
         var lines = ["Machine: \(machine); medians of \(runs) runs", ""]
         lines += ["Photos found by a word: \(photos) photos, each word's ranking of all", ""]
         lines += ["| classes kept | mAP | P@10 |", "|---:|---:|---:|"]
-        let counts = scores.map(\.kept).reduce(into: [Int]()) { if !$0.contains($1) { $0.append($1) } }
+        let counts = Set(scores.map(\.kept)).sorted()
         for count in counts {
             let rows = scores.filter { $0.kept == count }
             let mean = { (value: (Score) -> Double) in rows.map(value).reduce(0, +) / Double(rows.count) }

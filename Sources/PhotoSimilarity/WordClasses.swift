@@ -1,7 +1,7 @@
 /// Which of the classifier's ImageNet classes a word a user types names, through WordNet 3.0: the classes
-/// whose synsets are the word's noun senses or lie under them ("dog": 120 breeds; "vehicle": every car, boat
-/// and plane); for a word with none under it, the classes nearest to its senses in WordNet's hierarchy
-/// (Wu–Palmer similarity: "sunflower" finds the daisy, a fellow flower).
+/// whose synsets are the word's noun senses or lie under them ("dog": 118 breeds; "vehicle": every car, boat
+/// and plane); for a word with none under it, the classes nearest to its most frequent sense in WordNet's
+/// hierarchy (Wu–Palmer similarity: "sunflower" finds the daisy, a fellow flower).
 public struct WordClasses: Sendable {
     public let nouns: WordNetNouns
     public let classes: ImageNetClasses
@@ -61,7 +61,9 @@ public struct WordClasses: Sendable {
         let senses = nouns.senses(of: noun)
         let under = Set(senses.flatMap { nouns.subtree(of: $0) }).compactMap { classOfSynset[$0] }.sorted()
         guard under.isEmpty else { return WordQuery.Term(noun: noun, classes: under, nearest: false) }
-        return WordQuery.Term(noun: noun, classes: nearestClasses(to: senses), nearest: true)
+        // The nearest to its most frequent sense only: to all of them, a rare sense's neighbours win as often as
+        // not ("man" the chess piece found the pool table, "man" the adult male finds the people).
+        return WordQuery.Term(noun: noun, classes: nearestClasses(to: Array(senses.prefix(1))), nearest: true)
     }
 
     /// The classes most similar to any of `senses` by Wu–Palmer similarity (ties all kept): twice the depth
