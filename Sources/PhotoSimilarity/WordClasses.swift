@@ -29,17 +29,24 @@ public struct WordClasses: Sendable {
         let words = text.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) }
         guard !words.isEmpty else { throw .noWords }
         var terms: [WordQuery.Term] = [], unknown: [String] = [], start = 0
-        while start < words.count {
-            let runs = (1...min(Self.longestCompound, words.count - start)).reversed().lazy.map { length in
-                (length, words[start..<start + length].joined(separator: " "))
+        do {
+            while start < words.count {
+                var found: (length: Int, noun: String, senses: [WordNetNouns.Synset])?
+                for length in (1...min(Self.longestCompound, words.count - start)).reversed() where found == nil {
+                    let noun = words[start..<start + length].joined(separator: " ")
+                    let senses = try nouns.senses(of: noun)
+                    if !senses.isEmpty { found = (length, noun, senses) }
+                }
+                guard let found else {
+                    unknown.append(words[start])
+                    start += 1
+                    continue
+                }
+                terms.append(try term(for: found.noun, senses: found.senses))
+                start += found.length
             }
-            guard let (length, noun) = runs.first(where: { !nouns.senses(of: $0.1).isEmpty }) else {
-                unknown.append(words[start])
-                start += 1
-                continue
-            }
-            terms.append(term(for: noun))
-            start += length
+        } catch {
+            throw .wordNet(error)
         }
         guard unknown.isEmpty else { throw .unknownWords(unknown) }
         return WordQuery(terms: terms, classCount: classes.synsets.count)
@@ -47,58 +54,82 @@ public struct WordClasses: Sendable {
 
     /// What a person should know of how `query` was read: for each term whose classes are the nearest, which
     /// they are.
-    public func notes(on query: WordQuery) -> [String] {
-        query.terms.filter(\.nearest).map { term in
-            let names = term.classes.map { nouns.words(of: classes.synsets[$0]).first ?? "class \($0)" }
-                .map { $0.replacingOccurrences(of: "_", with: " ") }
-            return "no class the classifier knows is a kind of \(term.noun): it finds the nearest in WordNet instead ("
-                + names.joined(separator: ", ") + ")"
+    public func notes(on query: WordQuery) throws(WordSearchError) -> [String] {
+        var notes: [String] = []
+        for term in query.terms where term.nearest {
+            var names: [String] = []
+            for index in term.classes {
+                let words: [String]
+                do { words = try nouns.words(of: classes.synsets[index]) } catch { throw .wordNet(error) }
+                names.append((words.first ?? "class \(index)").replacingOccurrences(of: "_", with: " "))
+            }
+            notes.append(
+                "no class the classifier knows is a kind of \(term.noun): it finds the nearest in WordNet instead ("
+                    + names.joined(separator: ", ") + ")")
         }
+        return notes
     }
 
-    /// The classes `noun` names: those under its senses, else the nearest.
-    private func term(for noun: String) -> WordQuery.Term {
-        let senses = nouns.senses(of: noun)
-        let under = Set(senses.flatMap { nouns.subtree(of: $0) }).compactMap { classOfSynset[$0] }.sorted()
-        guard under.isEmpty else { return WordQuery.Term(noun: noun, classes: under, nearest: false) }
+    /// The classes `noun` (whose `senses` these are) names: those under its senses, else the nearest.
+    private func term(for noun: String, senses: [WordNetNouns.Synset]) throws(WordNetError) -> WordQuery.Term {
+        var under: Set<Int> = []
+        for sense in senses {
+            for synset in try nouns.subtree(of: sense) { if let index = classOfSynset[synset] { under.insert(index) } }
+        }
+        guard under.isEmpty else { return WordQuery.Term(noun: noun, classes: under.sorted(), nearest: false) }
         // The nearest to its most frequent sense only: to all of them, a rare sense's neighbours win as often as
         // not ("man" the chess piece found the pool table, "man" the adult male finds the people).
-        return WordQuery.Term(noun: noun, classes: nearestClasses(to: Array(senses.prefix(1))), nearest: true)
+        return WordQuery.Term(noun: noun, classes: try nearestClasses(to: senses[0]), nearest: true)
     }
 
-    /// The classes most similar to any of `senses` by Wu–Palmer similarity (ties all kept): twice the depth
-    /// of the deepest synset above both, over the sum of their depths through it (depths from WordNet's root,
-    /// which is 1).
-    private func nearestClasses(to senses: [WordNetNouns.Synset]) -> [Int] {
-        var depths: [WordNetNouns.Synset: Int] = [:]
-        let senseAncestors = senses.map(ancestors(of:))
+    /// The classes most similar to `sense` by Wu–Palmer similarity (ties all kept): twice the depth of the
+    /// deepest synset above both, over the sum of their depths through it (depths from WordNet's root, which
+    /// is 1).
+    private func nearestClasses(to sense: WordNetNouns.Synset) throws(WordNetError) -> [Int] {
+        // The 1,000 classes' paths up meet within a few thousand synsets: each line is read once.
+        var tree = Hypernyms(nouns: nouns)
+        let senseAncestors = try tree.ancestors(of: sense)
         var best = 0.0, nearest: [Int] = []
         for (index, synset) in classes.synsets.enumerated() {
-            let classAncestors = ancestors(of: synset)
-            for above in senseAncestors {
-                for (common, senseDistance) in above {
-                    guard let classDistance = classAncestors[common] else { continue }
-                    let depth = Double(deepestPath(from: common, memo: &depths) + 1)
-                    let similarity = 2 * depth / (Double(senseDistance + classDistance) + 2 * depth)
-                    if similarity > best + 1e-9 {
-                        (best, nearest) = (similarity, [index])
-                    } else if similarity > best - 1e-9, nearest.last != index {
-                        nearest.append(index)
-                    }
+            let classAncestors = try tree.ancestors(of: synset)
+            for (common, senseDistance) in senseAncestors {
+                guard let classDistance = classAncestors[common] else { continue }
+                let depth = Double(try tree.deepestPath(from: common) + 1)
+                let similarity = 2 * depth / (Double(senseDistance + classDistance) + 2 * depth)
+                if similarity > best + 1e-9 {
+                    (best, nearest) = (similarity, [index])
+                } else if similarity > best - 1e-9, nearest.last != index {
+                    nearest.append(index)
                 }
             }
         }
-        return nearest.sorted()
+        return nearest
+    }
+}
+
+/// The synsets above others, each read from WordNet once.
+private struct Hypernyms {
+    let nouns: WordNetNouns
+    private var parents: [WordNetNouns.Synset: [WordNetNouns.Synset]] = [:]
+    private var depths: [WordNetNouns.Synset: Int] = [:]
+
+    init(nouns: WordNetNouns) { self.nouns = nouns }
+
+    mutating func parents(of synset: WordNetNouns.Synset) throws(WordNetError) -> [WordNetNouns.Synset] {
+        if let known = parents[synset] { return known }
+        let read = try nouns.hypernyms(of: synset)
+        parents[synset] = read
+        return read
     }
 
     /// `synset` and every synset above it, each with its fewest steps up from `synset`.
-    private func ancestors(of synset: WordNetNouns.Synset) -> [WordNetNouns.Synset: Int] {
+    mutating func ancestors(of synset: WordNetNouns.Synset) throws(WordNetError) -> [WordNetNouns.Synset: Int] {
         var distances = [synset: 0], next = [synset]
         while !next.isEmpty {
             var following: [WordNetNouns.Synset] = []
             for current in next {
                 let step = (distances[current] ?? 0) + 1
-                for parent in nouns.hypernyms(of: current) where distances[parent] == nil {
+                for parent in try parents(of: current) where distances[parent] == nil {
                     distances[parent] = step
                     following.append(parent)
                 }
@@ -109,11 +140,11 @@ public struct WordClasses: Sendable {
     }
 
     /// The most steps from `synset` up to a root.
-    private func deepestPath(from synset: WordNetNouns.Synset, memo: inout [WordNetNouns.Synset: Int]) -> Int {
-        if let known = memo[synset] { return known }
+    mutating func deepestPath(from synset: WordNetNouns.Synset) throws(WordNetError) -> Int {
+        if let known = depths[synset] { return known }
         var deepest = 0
-        for parent in nouns.hypernyms(of: synset) { deepest = max(deepest, deepestPath(from: parent, memo: &memo) + 1) }
-        memo[synset] = deepest
+        for parent in try parents(of: synset) { deepest = max(deepest, try deepestPath(from: parent) + 1) }
+        depths[synset] = deepest
         return deepest
     }
 }

@@ -35,10 +35,10 @@ struct WordClassesTests {
         let sunflower = try vocabulary.query(["sunflowers"])
         #expect(sunflower.terms[0].nearest && sunflower.terms[0].classes == [985])
         #expect(
-            vocabulary.notes(on: sunflower) == [
+            try vocabulary.notes(on: sunflower) == [
                 "no class the classifier knows is a kind of sunflowers: it finds the nearest in WordNet instead (daisy)"
             ])
-        #expect(vocabulary.notes(on: try vocabulary.query(["dog"])).isEmpty)
+        #expect(try vocabulary.notes(on: vocabulary.query(["dog"])).isEmpty)
     }
 
     @Test func unknownWordsAreNamed() throws {

@@ -44,7 +44,7 @@ struct WordSearchController<Context: RequestContext>: Sendable {
         do { query = try vocabulary.query([text]) } catch { throw HTTPError(.badRequest, message: error.description) }
         let found = try service.catalog.photos(showing: query, top: top)
         return Result(
-            words: query.terms.map(\.noun), notes: vocabulary.notes(on: query),
+            words: query.terms.map(\.noun), notes: try vocabulary.notes(on: query),
             results: found.map { Found(id: $0.image, path: $0.path, score: $0.score) })
     }
 }

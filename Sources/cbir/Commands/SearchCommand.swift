@@ -58,7 +58,7 @@ struct SearchCommand: ParsableCommand {
                 \(database.shown)` to give them theirs
                 """)
         }
-        for note in vocabulary.notes(on: query) { FileHandle.standardError.write(Data("\(note)\n".utf8)) }
+        for note in try vocabulary.notes(on: query) { FileHandle.standardError.write(Data("\(note)\n".utf8)) }
         let found = try store.photos(showing: query, top: top)
         let report = Report(
             words: query.terms.map(\.noun), results: found.map { Report.Result(path: $0.path, score: $0.score) })
