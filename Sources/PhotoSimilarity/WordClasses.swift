@@ -9,6 +9,9 @@ public struct WordClasses: Sendable {
 
     /// The longest run of typed words read as one noun ("golden retriever", "ice cream").
     public static let longestCompound = 3
+    /// The most words a query takes: each more multiplies a photo's score by a probability, and past a few
+    /// no photo scores above 0.
+    public static let maximumWords = 32
 
     public init(nouns: WordNetNouns, classes: ImageNetClasses) {
         self.nouns = nouns
@@ -28,6 +31,7 @@ public struct WordClasses: Sendable {
     public func query(_ text: [String]) throws(WordSearchError) -> WordQuery {
         let words = text.flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) }
         guard !words.isEmpty else { throw .noWords }
+        guard words.count <= Self.maximumWords else { throw .tooManyWords(words.count) }
         var terms: [WordQuery.Term] = [], unknown: [String] = [], start = 0
         do {
             while start < words.count {

@@ -47,6 +47,7 @@ struct WordClassesTests {
             try vocabulary.query(["qwzx dog", "blorf"])
         }
         #expect(throws: WordSearchError.noWords) { try vocabulary.query([" ", ""]) }
+        #expect(throws: WordSearchError.tooManyWords(33)) { try vocabulary.query(Array(repeating: "dog", count: 33)) }
     }
 
     @Test func severalWordsScoreThePhotosShowingAll() throws {

@@ -62,26 +62,34 @@ public struct PhotoStore: Sendable {
         try connection.integer("SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ?", [.integer(image)]) == 0
     }
 
-    /// Whether the image has no row, or a row without classes (printed before classes were kept).
+    /// Whether the image has no row, or a row without classes that can be read (printed before classes were
+    /// kept, or damaged since): the next `cbir index` makes them.
     func lacksPrintOrClasses(image: Int64, _ connection: any StoreConnection) throws -> Bool {
-        try connection.integer(
-            "SELECT COUNT(*) FROM \(Self.table) WHERE image_id = ? AND classes IS NOT NULL", [.integer(image)]) == 0
+        let row = try connection.rows("SELECT classes FROM \(Self.table) WHERE image_id = ?", [.integer(image)]).first
+        guard let bytes = try row?.get(0) as Data? else { return true }
+        return PhotoClasses(bytes: bytes) == nil
     }
 
-    /// Every stored photo's classes, by image id, in id order; rows without classes are left out. A stored
-    /// value that is no list of classes is an error naming the image.
+    /// Every stored photo's classes, by image id, in id order; rows without classes, or with classes that
+    /// cannot be read (``damagedClasses(_:)``), are left out until `cbir index` makes them again.
     func classes(_ connection: any StoreConnection) throws -> [(image: Int64, classes: PhotoClasses)] {
-        try connection.rows(
+        var found: [(image: Int64, classes: PhotoClasses)] = []
+        try connection.forEachRow(
             "SELECT image_id, classes FROM \(Self.table) WHERE classes IS NOT NULL ORDER BY image_id", []
-        ).map { row throws(CatalogError) in
-            let image: Int64 = try row.get(0), bytes: Data = try row.get(1)
-            guard let classes = PhotoClasses(bytes: bytes) else {
-                throw .storage(
-                    path: Self.table,
-                    reason: "the classes of image \(image) are damaged (`cbir index` stores them again once removed)")
-            }
-            return (image, classes)
+        ) { row in
+            if let classes = PhotoClasses(bytes: try row.get(1)) { found.append((try row.get(0), classes)) }
         }
+        return found
+    }
+
+    /// The images whose stored classes cannot be read (not a whole number of entries, a class past the
+    /// classifier's, a probability outside 0…1).
+    func damagedClasses(_ connection: any StoreConnection) throws -> [Int64] {
+        var damaged: [Int64] = []
+        try connection.forEachRow("SELECT image_id, classes FROM \(Self.table) WHERE classes IS NOT NULL", []) { row in
+            if PhotoClasses(bytes: try row.get(1)) == nil { damaged.append(try row.get(0)) }
+        }
+        return damaged
     }
 
     /// The images with a row.

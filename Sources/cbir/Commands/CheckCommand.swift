@@ -39,7 +39,8 @@ struct CheckCommand: AsyncParsableCommand {
             print(
                 """
                 \(incomplete.count) photo\(incomplete.count == 1 ? "'s" : "s'") prints or embeddings held values \
-                that are not numbers and were dropped; `cbir index` of their folders makes them again:
+                that are not numbers, or classes that could not be read, and were dropped; `cbir index` of their \
+                folders makes them again:
                 """)
             for path in incomplete { print("  \(FileSystemPath.displayed(path))") }
             return
