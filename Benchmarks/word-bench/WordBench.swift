@@ -9,7 +9,8 @@ import PhotoSimilarity
 /// list of words, each with the folders whose photos it should find (caltech-dev's `queries.tsv`), every
 /// photo is ranked for every word by its stored classes (``PhotoClasses``) through WordNet
 /// (``WordClasses``): average precision and precision at 10 per word and in all, for each count of classes
-/// kept per photo; then the time to read WordNet and the class list, and to answer a word at each library
+/// kept per photo; the same with each word's own classes withheld, as for a word ImageNet lacks, the classes
+/// near it weighted at several powers of their nearness; then the time to read WordNet and the class list, and to answer a word at each library
 /// size (the collection's stored classes repeated).
 @main
 struct WordBench: ParsableCommand {
@@ -82,8 +83,32 @@ struct WordBench: ParsableCommand {
                 let hits = ranking.map { relevant.contains(folders[$0]) }
                 scores.append(
                     .init(
-                        kept: count, word: word, classes: query.terms.flatMap(\.classes).count,
+                        kept: count, word: word, power: nil, classes: query.terms.flatMap(\.classes).count,
                         nearest: query.terms.contains(where: \.nearest), relevant: hits.filter { $0 }.count,
+                        averagePrecision: Self.averagePrecision(hits), precisionAt10: Self.precision(hits, at: 10)))
+            }
+        }
+
+        // Words ImageNet lacks, as the words with classes of their own would be without them: each word's own
+        // classes withheld, the classes near its most frequent sense weighted at each power.
+        let stored = logits.map { PhotoClasses(logits: $0) }
+        var withheld: [WordBenchReport.Score] = []
+        for (word, relevant) in words {
+            guard let term = try vocabulary.query([word]).terms.first, !term.nearest,
+                let sense = try vocabulary.nouns.senses(of: word).first
+            else { continue }
+            var similarities = try vocabulary.similarities(to: sense)
+            for index in term.classes { similarities[index] = 0 }
+            for power in Self.nearnessPowers {
+                let weights = WordClasses.weights(nearness: similarities, power: power)
+                let scores = stored.map { $0.probability(weightedBy: weights) }
+                let ranking = scores.indices.sorted { (scores[$0], $1) > (scores[$1], $0) }
+                let hits = ranking.map { relevant.contains(folders[$0]) }
+                withheld.append(
+                    .init(
+                        kept: PhotoClasses.storedCount, word: word, power: power,
+                        classes: weights.filter { $0 >= WordClasses.leastWeight }.count, nearest: true,
+                        relevant: relevant.count,
                         averagePrecision: Self.averagePrecision(hits), precisionAt10: Self.precision(hits, at: 10)))
             }
         }
@@ -103,12 +128,16 @@ struct WordBench: ParsableCommand {
         }
         let report = WordBenchReport(
             machine: machineDescription() + "; printed on \(device.kind)", runs: runs, photos: names.count,
-            storedCount: PhotoClasses.storedCount, scores: scores, loadingSeconds: loading, timings: timings)
+            storedCount: PhotoClasses.storedCount, scores: scores, withheld: withheld, loadingSeconds: loading,
+            timings: timings)
         switch format {
         case .json: try printJSONReport(report)
         case .markdown: print(report.markdown)
         }
     }
+
+    /// The powers of nearness to weigh classes by where a word's own are withheld: the stored one, and others.
+    static let nearnessPowers = [16, WordClasses.nearnessPower, 64, .infinity]
 
     /// The words and the folders each should find.
     static func queries(at path: String) throws -> [(word: String, folders: Set<String>)] {

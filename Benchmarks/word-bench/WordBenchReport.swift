@@ -1,4 +1,5 @@
 import Foundation
+import PhotoSimilarity
 
 /// word-bench's figures. Field names are the JSON format other tools read: keep them.
 struct WordBenchReport: Encodable {
@@ -6,6 +7,8 @@ struct WordBenchReport: Encodable {
     struct Score: Encodable {
         let kept: Int
         let word: String
+        /// With the word's own classes withheld, the power of nearness the classes near it were weighted by.
+        let power: Double?
         /// How many classes the word names, and whether they are the nearest (none lies under it).
         let classes: Int
         let nearest: Bool
@@ -27,6 +30,8 @@ struct WordBenchReport: Encodable {
     let photos: Int
     let storedCount: Int
     let scores: [Score]
+    /// Each word with classes of its own ranked without them, at each power of nearness.
+    let withheld: [Score]
     /// Reading WordNet's noun files and the class list.
     let loadingSeconds: Double
     let timings: [Timing]
@@ -47,8 +52,18 @@ struct WordBenchReport: Encodable {
         lines += ["| word | classes | relevant | AP | P@10 |", "|---|---:|---:|---:|---:|"]
         for row in scores where row.kept == storedCount {
             lines.append(
-                "| \(row.word) | \(row.classes)\(row.nearest ? " nearest" : "") | \(row.relevant) | "
+                "| \(row.word) | \(row.classes)\(row.nearest ? " near" : "") | \(row.relevant) | "
                     + String(format: "%.3f | %.2f |", row.averagePrecision, row.precisionAt10))
+        }
+        lines += ["", "Each word's own classes withheld, the classes near it weighted by nearness to a power:", ""]
+        lines += ["| power | mAP | P@10 | words |", "|---:|---:|---:|---:|"]
+        for power in Set(withheld.compactMap(\.power)).sorted() {
+            let rows = withheld.filter { $0.power == power }
+            let mean = { (value: (Score) -> Double) in rows.map(value).reduce(0, +) / Double(rows.count) }
+            lines.append(
+                "| \(power.isInfinite ? "∞ (the nearest alone)" : String(format: "%.0f", power))"
+                    + "\(power == WordClasses.nearnessPower ? " (used)" : "") | "
+                    + String(format: "%.3f | %.3f | %d |", mean(\.averagePrecision), mean(\.precisionAt10), rows.count))
         }
         lines += ["", String(format: "Reading WordNet 3.0's nouns and the class list: %.0f ms", loadingSeconds * 1000)]
         lines += ["", "| photos | words | ms per query |", "|---:|---|---:|"]

@@ -31,13 +31,27 @@ struct WordClassesTests {
 
     @Test func aWordWithNoClassUnderItNamesTheNearest() throws {
         let vocabulary = try Self.vocabulary.get()
-        // No ImageNet class is a sunflower; the daisy (class 985) is the nearest flower.
-        let sunflower = try vocabulary.query(["sunflowers"])
-        #expect(sunflower.terms[0].nearest && sunflower.terms[0].classes == [985])
+        // No ImageNet class is a sunflower; the daisy (class 985) is the nearest flower, and counts most.
+        let sunflower = try #require(try vocabulary.query(["sunflowers"]).terms.first)
+        #expect(sunflower.nearest && sunflower.classes.contains(985))
+        let daisy = try #require(sunflower.classes.firstIndex(of: 985))
+        #expect(sunflower.weights[daisy] == 1 && sunflower.weights.filter { $0 == 1 }.count == 1)
+        #expect(sunflower.weights.allSatisfy { $0 >= WordClasses.leastWeight && $0 <= 1 })
+        let notes = try vocabulary.notes(on: vocabulary.query(["sunflowers"]))
         #expect(
-            try vocabulary.notes(on: sunflower) == [
-                "no class the classifier knows is a kind of sunflowers: it finds the nearest in WordNet instead (daisy)"
-            ])
+            notes.count == 1
+                && notes[0].hasPrefix(
+                    "no class the classifier knows is a kind of sunflowers: it finds those nearest in WordNet instead (daisy"
+                ))
+        // Near "man" the adult male (its most frequent sense) lie people, not the pool table of "man" the chess piece.
+        let man = try #require(try vocabulary.query(["man"]).terms.first)
+        let heaviest = man.classes.indices.max { man.weights[$0] < man.weights[$1] }.map { man.classes[$0] }
+        #expect(
+            heaviest.map { [981, 983].contains($0) } == true,
+            "ballplayer or scuba diver, not \(String(describing: heaviest))")
+        // Nearness to the power: infinite keeps the nearest alone.
+        #expect(WordClasses.weights(nearness: [0.5, 0.9, 0.9, 0], power: .infinity) == [0, 1, 1, 0])
+        #expect(WordClasses.weights(nearness: [0.45, 0.9], power: 2) == [0.25, 1])
         #expect(try vocabulary.notes(on: vocabulary.query(["dog"])).isEmpty)
     }
 
