@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `cbir serve` under load on loopback: requests per second and p50/p99 latency (wrk) for the people page and
-# API, photo pages, similar photos and search by upload of a 640×480 JPEG, on a database of COUNT photos
-# (default 10,000); then the server's memory over a mixed run of MINUTES (default 5).
+# API, photo pages, similar photos, photos found by a word and search by upload of a 640×480 JPEG, on a database
+# of COUNT photos (default 10,000); then the server's memory over a mixed run of MINUTES (default 5).
 #
 # The database: the shared wild photos and UKBench photos (265) indexed with faces and prints, their rows copied
 # until there are COUNT photos (grown-catalog.sh). $CBIR names another build of the tool.
@@ -40,23 +40,26 @@ lua() {
 local ids = {$(cat "$work/ids")}
 local kind = "$1"
 local file = io.open("$work/probe.jpg", "rb"); local probe = file:read("*all"); file:close()
+local pages = $(( (people + 59) / 60 ))
+local words = {"dog", "car", "sunflower", "chair", "suit", "bottle", "dog beach", "umbrella"}
 local n = 0
 request = function()
   n = n + 1
   local id = ids[math.random(#ids)]
   local k = kind
   if k == "mixed" then k = ({"people", "photo", "similar", "people-api", "photo", "similar", "people", "search"})[n % 8 + 1] end
-  if k == "people" then return wrk.format("GET", "/people?page=" .. (n % 5 + 1)) end
-  if k == "people-api" then return wrk.format("GET", "/api/people?page=" .. (n % 5 + 1)) end
+  if k == "people" then return wrk.format("GET", "/people?page=" .. (n % pages + 1)) end
+  if k == "people-api" then return wrk.format("GET", "/api/people?page=" .. (n % pages + 1)) end
   if k == "photo" then return wrk.format("GET", "/photos/" .. id) end
   if k == "similar" then return wrk.format("GET", "/api/photos/" .. id .. "/similar") end
+  if k == "words" then return wrk.format("GET", "/api/search?q=" .. words[n % #words + 1]:gsub(" ", "%%20")) end
   return wrk.format("POST", "/api/search", {["Content-Type"] = "image/jpeg"}, probe)
 end
 LUA
 }
-for kind in people people-api photo similar search mixed; do lua "$kind"; done
+for kind in people people-api photo similar words search mixed; do lua "$kind"; done
 # Warm up: the galleries read, the models loaded, the programs built.
-for kind in people photo similar search; do wrk -t1 -c1 -d2s -s "$work/$kind.lua" "$base" >/dev/null; done
+for kind in people photo similar words search; do wrk -t1 -c1 -d2s -s "$work/$kind.lua" "$base" >/dev/null; done
 
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); loopback, wrk ${seconds} s a row"
 echo "Database: $images photos, $faces faces, $people people, $printed prints; store: $([ -n "$url" ] && echo PostgreSQL || echo SQLite)"
@@ -74,7 +77,7 @@ measure() {
     END { printf "| %s | %d | %.1f | %.1f | %.1f | %d |\n", kind, c, rate, p50, p99, errors }' "$work/out"
 }
 measure people 16; measure people-api 16; measure photo 16; measure photo 4; measure similar 16; measure similar 4
-measure search 1; measure search 4
+measure words 16; measure words 4; measure search 1; measure search 4
 
 rss() { awk '/VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$server/status"; }
 echo

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Which of the classifier's ImageNet classes a word a user types names, through WordNet 3.0: the classes
 /// whose synsets are the word's noun senses or lie under them ("dog": 118 breeds; "vehicle": every car, boat
@@ -9,6 +10,8 @@ public struct WordClasses: Sendable {
     public let nouns: WordNetNouns
     public let classes: ImageNetClasses
     private let classOfSynset: [WordNetNouns.Synset: Int]
+    /// The classes' paths up WordNet, read at the first word none lies under and kept for the next (a server's).
+    private let classPaths = ClassPaths()
 
     /// The longest run of typed words read as one noun ("golden retriever", "ice cream").
     public static let longestCompound = 3
@@ -82,7 +85,7 @@ public struct WordClasses: Sendable {
         return notes
     }
 
-    /// The classes `noun` (whose `senses` these are) names: those under its senses, else the nearest.
+    /// The classes `noun` (whose `senses` these are) names: those under its senses, else those near the first.
     private func term(for noun: String, senses: [WordNetNouns.Synset]) throws(WordNetError) -> WordQuery.Term {
         var under: Set<Int> = []
         for sense in senses {
@@ -116,12 +119,17 @@ public struct WordClasses: Sendable {
     /// Each class's Wu–Palmer similarity to `sense`: twice the depth of the deepest synset above both, over
     /// the sum of their depths through it (depths from WordNet's root, which is 1); 1 for the sense itself.
     public func similarities(to sense: WordNetNouns.Synset) throws(WordNetError) -> [Double] {
-        // The 1,000 classes' paths up meet within a few thousand synsets: each line is read once.
-        var tree = Hypernyms(nouns: nouns)
-        let senseAncestors = try tree.ancestors(of: sense)
+        let kept = try classPaths.value { () throws(WordNetError) in
+            // The 1,000 classes' paths up meet within a few thousand synsets: each line is read once.
+            var tree = Hypernyms(nouns: nouns)
+            var paths: [[WordNetNouns.Synset: Int]] = []
+            for synset in classes.synsets { paths.append(try tree.ancestors(of: synset)) }
+            return (tree, paths)
+        }
+        var tree = kept.0
+        let paths = kept.1, senseAncestors = try tree.ancestors(of: sense)
         var similarities = [Double](repeating: 0, count: classes.synsets.count)
-        for (index, synset) in classes.synsets.enumerated() {
-            let classAncestors = try tree.ancestors(of: synset)
+        for (index, classAncestors) in paths.enumerated() {
             for (common, senseDistance) in senseAncestors {
                 guard let classDistance = classAncestors[common] else { continue }
                 let depth = Double(try tree.deepestPath(from: common) + 1)
@@ -133,8 +141,23 @@ public struct WordClasses: Sendable {
     }
 }
 
+/// The classes' synsets with the synsets above each (and their fewest steps up), and the hypernyms read to
+/// find them, made once.
+private final class ClassPaths: Sendable {
+    private let made = Mutex<(Hypernyms, [[WordNetNouns.Synset: Int]])?>(nil)
+
+    func value(
+        _ make: () throws(WordNetError) -> (Hypernyms, [[WordNetNouns.Synset: Int]])
+    ) throws(WordNetError) -> (Hypernyms, [[WordNetNouns.Synset: Int]]) {
+        if let kept = made.withLock({ $0 }) { return kept }
+        let value = try make()
+        made.withLock { $0 = value }
+        return value
+    }
+}
+
 /// The synsets above others, each read from WordNet once.
-private struct Hypernyms {
+private struct Hypernyms: Sendable {
     let nouns: WordNetNouns
     private var parents: [WordNetNouns.Synset: [WordNetNouns.Synset]] = [:]
     private var depths: [WordNetNouns.Synset: Int] = [:]
@@ -172,70 +195,5 @@ private struct Hypernyms {
         for parent in try parents(of: synset) { deepest = max(deepest, try deepestPath(from: parent) + 1) }
         depths[synset] = deepest
         return deepest
-    }
-}
-
-/// Words as classes to score photos by: each term (a noun as typed) names classes, a photo's score for a
-/// term is the probability it shows one of them, and its score for the query is the product over the terms,
-/// so that "dog beach" ranks first the photos likeliest to show both.
-public struct WordQuery: Sendable {
-    /// One noun of the query and the classes it names.
-    public struct Term: Sendable, Equatable {
-        /// The noun as typed (a run of words for a compound).
-        public let noun: String
-        /// The classes it names, in order.
-        public let classes: [Int]
-        /// How much each counts: 1 for a class under the noun, less for a class only near it.
-        public let weights: [Float]
-        /// Whether no class lies under the noun, and these are near it in WordNet instead.
-        public let nearest: Bool
-
-        /// A term naming `classes` with `weights` (default: 1 each).
-        public init(noun: String, classes: [Int], weights: [Float]? = nil, nearest: Bool) {
-            (self.noun, self.classes, self.nearest) = (noun, classes, nearest)
-            self.weights = weights ?? classes.map { _ in 1 }
-        }
-    }
-
-    public let terms: [Term]
-    private let weights: [[Float]]
-
-    /// A query of `terms`, whose classes are below `classCount`.
-    public init(terms: [Term], classCount: Int) {
-        self.terms = terms
-        weights = terms.map { term in
-            var weights = [Float](repeating: 0, count: classCount)
-            for (index, weight) in zip(term.classes, term.weights) { weights[index] = weight }
-            return weights
-        }
-    }
-
-    /// How well the photo matches: the product over the terms of its probability of showing each, the
-    /// probability of each class weighted as the term weights it.
-    public func score(_ photo: PhotoClasses) -> Float {
-        weights.reduce(1) { $0 * photo.probability(weightedBy: $1) }
-    }
-
-    /// The `count` best of `photos` (every one when nil) by ``score(_:)``, best first, ties to the earlier
-    /// photo; photos that score 0 (none of their kept classes is named) are left out.
-    public func ranking(of photos: [PhotoClasses], best count: Int? = nil) -> [(index: Int, score: Float)] {
-        guard count != 0 else { return [] }
-        var scored: [(index: Int, score: Float)] = []
-        for (index, photo) in photos.enumerated() {
-            let score = score(photo)
-            if score > 0 { scored.append((index, score)) }
-        }
-        let ordered = { (a: (index: Int, score: Float), b: (index: Int, score: Float)) in
-            (a.score, b.index) > (b.score, a.index)
-        }
-        guard let count, count < scored.count else { return scored.sorted(by: ordered) }
-        // The best `count` kept in a sorted buffer: most photos fall below its last and are passed over.
-        var best = Array(scored.prefix(count)).sorted(by: ordered)
-        for candidate in scored.dropFirst(count) where ordered(candidate, best[count - 1]) {
-            let position = best.firstIndex { ordered(candidate, $0) } ?? count - 1
-            best.insert(candidate, at: position)
-            best.removeLast()
-        }
-        return best
     }
 }

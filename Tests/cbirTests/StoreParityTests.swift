@@ -7,9 +7,9 @@ import Testing
 #endif
 
 /// The wild photos and UKBench's dev set indexed into SQLite and into PostgreSQL give the same answers: the
-/// index runs, stats, similar, duplicates (copies and other shots), query, people, and the server's API over
-/// them. Prints are half precision on PostgreSQL, so their distances may differ by up to `printTolerance`, and
-/// two results that close may trade places; everything else is equal.
+/// index runs, stats, similar, photos found by words, duplicates (copies and other shots), query, people, and
+/// the server's API over them. Prints are half precision on PostgreSQL, so their distances may differ by up to
+/// `printTolerance`, and two results that close may trade places; everything else is equal.
 @Suite(.serialized, .enabled(if: TestPostgres.isRunning, "\(TestPostgres.absence)"), .needs(.wildPhotos, .ukbenchDev))
 struct StoreParityTests {
     static let folders = [SharedData.root + "/wild-photos", SharedData.root + "/ukbench-dev"]
@@ -27,6 +27,14 @@ struct StoreParityTests {
         let query: String
         let results: [Result]
     }
+    struct Words: Decodable, Equatable {
+        struct Found: Decodable, Equatable {
+            let path: String
+            let score: Float
+        }
+        let words: [String]
+        let results: [Found]
+    }
     struct Group: Decodable {
         let best: String
         let photos: [Result]
@@ -41,6 +49,7 @@ struct StoreParityTests {
         var indexing: [String] = []
         var stats = ""
         var similar: [[Result]] = []
+        var words: [Words] = []
         var copies: Set<[String]> = [], shots: Set<[String]> = []
         var query: [Query] = []
         var people: Set<[String]> = []
@@ -62,6 +71,7 @@ struct StoreParityTests {
             #expect(Self.alike(one, other, within: Self.printTolerance), "\(one)\n\(other)")
         }
         #expect(sqlite.similar.count == Self.similarQueries.count && sqlite.servedSimilar.count == 3)
+        #expect(sqlite.words.allSatisfy { !$0.results.isEmpty } && sqlite.words == postgres.words)
         #expect(!sqlite.copies.isEmpty && sqlite.copies == postgres.copies, "\(sqlite.copies)\n\(postgres.copies)")
         #expect(!sqlite.shots.isEmpty && sqlite.shots == postgres.shots)
         #expect(sqlite.servedShots == sqlite.shots && postgres.servedShots == postgres.shots)
@@ -91,6 +101,9 @@ struct StoreParityTests {
         }
         answers.stats = try run(["stats", "--json"])
         answers.similar = try json([Similar].self, ["similar"] + Self.similarQueries + ["--top", "4"]).map(\.results)
+        for words in ["suit", "shirt tie", "vehicle"] {
+            answers.words.append(try json(Words.self, ["search", words, "--top", "5"]))
+        }
         answers.copies = Set(try json([Group].self, ["duplicates"]).map(Self.members))
         answers.shots = Set(try json([Group].self, ["duplicates", "--similar"]).map(Self.members))
         for (probe, face) in [("test/obama_and_biden.jpg", 2), ("test/kit_with_rose.jpg", 1)] {
