@@ -10,8 +10,9 @@ import PhotoSimilarity
 /// photo is ranked for every word by its stored classes (``PhotoClasses``) through WordNet
 /// (``WordClasses``): average precision and precision at 10 per word and in all, for each count of classes
 /// kept per photo; the same with each word's own classes withheld, as for a word ImageNet lacks, the classes
-/// near it weighted at several powers of their nearness; then the time to read WordNet and the class list, and to answer a word at each library
-/// size (the collection's stored classes repeated).
+/// near it weighted at several powers of their nearness; then the time to read WordNet and the class list,
+/// and to answer a word at each library size (the collection's stored classes repeated, turned into
+/// ``ClassPostings`` as a catalog holds them).
 @main
 struct WordBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -116,12 +117,12 @@ struct WordBench: ParsableCommand {
         var timings: [WordBenchReport.Timing] = []
         let real = logits.map { PhotoClasses(logits: $0) }
         for size in sizes {
-            let library = (0..<size).map { real[$0 % real.count] }
+            let library = ClassPostings((0..<size).map { real[$0 % real.count] })
             for word in timedWords {
                 progress("timing \"\(word)\" among \(size) photos")
                 let seconds = try medianSeconds(runs: runs) {
                     let query = try vocabulary.query([word])
-                    _ = query.ranking(of: library, best: 100)
+                    _ = library.ranking(for: query, best: 100)
                 }
                 timings.append(.init(photos: size, words: word, seconds: seconds))
             }

@@ -23,12 +23,14 @@ public struct WordQuery: Sendable {
     public let terms: [Term]
     private let weights: [[Float]]
 
-    /// A query of `terms`, whose classes are below `classCount`.
+    /// A query of `terms`, whose classes are below `classCount` (others are left out).
     public init(terms: [Term], classCount: Int) {
         self.terms = terms
         weights = terms.map { term in
             var weights = [Float](repeating: 0, count: classCount)
-            for (index, weight) in zip(term.classes, term.weights) { weights[index] = weight }
+            for (index, weight) in zip(term.classes, term.weights) where (0..<classCount).contains(index) {
+                weights[index] = weight
+            }
             return weights
         }
     }
@@ -42,12 +44,15 @@ public struct WordQuery: Sendable {
     /// The `count` best of `photos` (every one when nil) by ``score(_:)``, best first, ties to the earlier
     /// photo; photos that score 0 (none of their kept classes is named) are left out.
     public func ranking(of photos: [PhotoClasses], best count: Int? = nil) -> [(index: Int, score: Float)] {
+        Self.best(photos.map(score), count)
+    }
+
+    /// The `count` best (every one when nil) of photos that scored `scores`, best first, ties to the earlier
+    /// photo; photos that score 0 left out.
+    static func best(_ scores: [Float], _ count: Int?) -> [(index: Int, score: Float)] {
         guard count != 0 else { return [] }
         var scored: [(index: Int, score: Float)] = []
-        for (index, photo) in photos.enumerated() {
-            let score = score(photo)
-            if score > 0 { scored.append((index, score)) }
-        }
+        for (index, score) in scores.enumerated() where score > 0 { scored.append((index, score)) }
         let ordered = { (a: (index: Int, score: Float), b: (index: Int, score: Float)) in
             (a.score, b.index) > (b.score, a.index)
         }

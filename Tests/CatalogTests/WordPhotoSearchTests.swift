@@ -20,14 +20,8 @@ struct WordPhotoSearchTests {
     /// Three photos each of crabs, laptops, sunflowers and Caltech's unrelated backgrounds.
     static func folder() throws -> String {
         let folder = try IndexingTests.temporaryFolder() + "/photos"
-        for kind in ["crab", "laptop", "sunflower", "BACKGROUND_Google"] {
-            try FileManager.default.createDirectory(atPath: folder + "/" + kind, withIntermediateDirectories: true)
-            for number in 1...3 {
-                let name = String(format: "%@/image_%04d.jpg", kind, number)
-                try FileManager.default.copyItem(
-                    atPath: SharedData.root + "/caltech-dev/" + name, toPath: folder + "/" + name)
-            }
-        }
+        try SharedDataset.copyCaltechPhotos(
+            of: ["crab", "laptop", "sunflower", "BACKGROUND_Google"], count: 3, into: folder)
         return folder
     }
 

@@ -125,4 +125,23 @@ struct PhotoClassesTests {
         }
         #expect(query.ranking(of: photos, best: 0).isEmpty)
     }
+
+    @Test func listsPerClassScoreAsThePhotosOwnClasses() {
+        var generator = SystemRandomNumberGenerator()
+        let photos = (0..<300).map { _ in
+            let classes = Array((0..<50).shuffled(using: &generator).prefix(Int.random(in: 0...6, using: &generator)))
+            return PhotoClasses(
+                classes: classes, probabilities: classes.map { _ in Float.random(in: 0...0.5, using: &generator) })
+        }
+        let postings = ClassPostings(photos, classCount: 50)
+        let query = WordQuery(
+            terms: [
+                .init(noun: "one", classes: [1, 4, 9, 30], nearest: false),
+                .init(noun: "two", classes: [4, 7, 49], weights: [0.5, 1, 0.25], nearest: true),
+            ], classCount: 50)
+        let scores = postings.scores(for: query)
+        #expect(postings.photoCount == 300)
+        #expect(zip(scores, photos).allSatisfy { abs($0 - query.score($1)) <= 1e-6 })
+        #expect(postings.ranking(for: query, best: 20).map(\.index) == query.ranking(of: photos, best: 20).map(\.index))
+    }
 }

@@ -37,6 +37,18 @@ public enum SharedDataset: String, Sendable, CaseIterable {
 
     public var path: String { SharedData.root + "/" + rawValue }
     public var isPresent: Bool { FileManager.default.fileExists(atPath: path) }
+
+    /// Copies the first `count` photos (`image_0001.jpg` on) of each of `kinds`, folders of caltech-dev, into
+    /// folders of the same names under `folder`.
+    public static func copyCaltechPhotos(of kinds: [String], count: Int, into folder: String) throws {
+        for kind in kinds {
+            try FileManager.default.createDirectory(atPath: folder + "/" + kind, withIntermediateDirectories: true)
+            for number in 1...count {
+                let name = String(format: "%@/image_%04d.jpg", kind, number)
+                try FileManager.default.copyItem(atPath: caltechDev.path + "/" + name, toPath: folder + "/" + name)
+            }
+        }
+    }
 }
 
 extension Trait where Self == ConditionTrait {

@@ -17,14 +17,8 @@ import Testing
     /// Four photos each of crabs, laptops, sunflowers and unrelated backgrounds, indexed without faces.
     static func indexedFolder(on store: TestStore) throws -> (folder: String, database: String) {
         let folder = temporaryPath("search"), photos = folder + "/photos"
-        for kind in ["crab", "laptop", "sunflower", "BACKGROUND_Google"] {
-            try FileManager.default.createDirectory(atPath: photos + "/" + kind, withIntermediateDirectories: true)
-            for number in 1...4 {
-                let name = String(format: "%@/image_%04d.jpg", kind, number)
-                try FileManager.default.copyItem(
-                    atPath: SharedData.root + "/caltech-dev/" + name, toPath: photos + "/" + name)
-            }
-        }
+        try SharedDataset.copyCaltechPhotos(
+            of: ["crab", "laptop", "sunflower", "BACKGROUND_Google"], count: 4, into: photos)
         let database = try store.catalog(in: folder, name: "search")
         let index = try CommandRunner(product: "cbir").run(["index", photos, "--db", database, "--no-faces"])
         #expect(index.status == 0 && index.standardOutput.contains("16 photos printed"), "\(index)")

@@ -145,7 +145,8 @@ final class GalleryCache: @unchecked Sendable {
         if let kept = lock.withLock({ classes }), kept.tag == current { return kept }
         let read = try database.reading { connection in
             let rows = try PhotoStore().classes(connection)
-            return StoredPhotoClasses(images: rows.map(\.image), classes: rows.map(\.classes), tag: try tag(connection))
+            return StoredPhotoClasses(
+                images: rows.map(\.image), postings: ClassPostings(rows.map(\.classes)), tag: try tag(connection))
         }
         lock.withLock { classes = read }
         return read

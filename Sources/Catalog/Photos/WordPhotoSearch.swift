@@ -11,15 +11,15 @@ public struct WordMatch: Sendable, Codable, Equatable {
 
 extension Catalog {
     /// The `top` indexed photos (every one that shows any of the words' classes when nil) likeliest to show
-    /// what `query` names, best first, ranked by their stored classes (kept in memory between searches while
-    /// the prints' table is unchanged). Photos whose files are no longer what was indexed
+    /// what `query` names, best first, ranked by their stored classes (kept in memory, as lists per class,
+    /// between searches while the prints' table is unchanged). Photos whose files are no longer what was indexed
     /// (``IndexedFile/staleness(of:)``) are left out, and more asked for in their place.
     public nonisolated func photos(showing query: WordQuery, top: Int?) throws(CatalogError) -> [WordMatch] {
         if let top, top < 1 { throw .invalidQuery("--top must be at least 1") }
         let stored = try galleries.photoClasses(of: self)
         var asked = top, current: [Int64: String] = [:], checked: Set<Int64> = []
         while true {
-            let ranked = query.ranking(of: stored.classes, best: asked)
+            let ranked = stored.postings.ranking(for: query, best: asked)
             let images = ranked.map { (image: stored.images[$0.index], score: $0.score) }
             let unchecked = Set(images.map(\.image)).subtracting(checked)
             for (id, record) in try records(of: unchecked) where IndexedFile.staleness(of: record) == nil {
@@ -44,9 +44,10 @@ extension Catalog {
     }
 }
 
-/// Every stored photo's classes, by image id, as of a tag of the prints' table.
+/// Every stored photo's classes, as lists per class (``ClassPostings``, whose photo n is `images[n]`), as of a
+/// tag of the prints' table.
 struct StoredPhotoClasses: Sendable {
     let images: [Int64]
-    let classes: [PhotoClasses]
+    let postings: ClassPostings
     let tag: Data
 }
