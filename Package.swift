@@ -228,7 +228,8 @@ let package = Package(
         .testTarget(
             name: "CatalogTests",
             dependencies: [
-                "Catalog", "FaceRecognition", "PhotoSimilarity", "NeuralNetworks", "ImageCodecs", "ImageKernels", "TestSupport",
+                "Catalog", "FaceRecognition", "PhotoSimilarity", "NeuralNetworks", "ImageCodecs", "ImageKernels",
+                "TestSupport",
                 "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

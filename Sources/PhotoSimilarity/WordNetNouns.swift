@@ -197,7 +197,8 @@ public enum WordNetError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .missing(let path): "\(path): WordNet 3.0 is missing (Debian's wordnet-base installs it)"
+        case .missing(let path):
+            "\(path): WordNet 3.0 is missing (`bash scripts/setup.sh` installs Debian's wordnet-base)"
         case .malformed(let path, let line, let reason): "\(path), line \(line): \(reason)"
         }
     }

@@ -38,11 +38,9 @@ struct WordClassesTests {
         #expect(sunflower.weights[daisy] == 1 && sunflower.weights.filter { $0 == 1 }.count == 1)
         #expect(sunflower.weights.allSatisfy { $0 >= WordClasses.leastWeight && $0 <= 1 })
         let notes = try vocabulary.notes(on: vocabulary.query(["sunflowers"]))
-        #expect(
-            notes.count == 1
-                && notes[0].hasPrefix(
-                    "no class the classifier knows is a kind of sunflowers: it finds those nearest in WordNet instead (daisy"
-                ))
+        let expected =
+            "no class the classifier knows is a kind of sunflowers: it finds those nearest in WordNet instead"
+        #expect(notes.count == 1 && notes[0].hasPrefix(expected + " (daisy"))
         // Near "man" the adult male (its most frequent sense) lie people, not the pool table of "man" the chess piece.
         let man = try #require(try vocabulary.query(["man"]).terms.first)
         let heaviest = man.classes.indices.max { man.weights[$0] < man.weights[$1] }.map { man.classes[$0] }

@@ -4,9 +4,9 @@ import GRDB
 import PhotoSimilarity
 
 /// The `photo_prints` table and every statement on it: what the photo analysis stores of each image (its
-/// print, its perceptual hash, its sharpness and its most probable ImageNet classes), one row an image, dropped with the image
-/// (`ON DELETE CASCADE`). A catalog has the table without any analysis, so that searches and duplicate
-/// groups read it with no model loaded.
+/// print, its perceptual hash, its sharpness and its most probable ImageNet classes), one row an image,
+/// dropped with the image (`ON DELETE CASCADE`). A catalog has the table without any analysis, so that
+/// searches and duplicate groups read it with no model loaded.
 public struct PhotoStore: Sendable {
     static let table = "photo_prints"
 
