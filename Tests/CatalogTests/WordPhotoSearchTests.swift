@@ -28,7 +28,7 @@ struct WordPhotoSearchTests {
     /// The folders of the photos `words` finds, best first.
     static func kinds(_ catalog: Catalog, _ words: String, top: Int? = nil) throws -> [String] {
         try catalog.photos(showing: try WordClasses().query([words]), top: top).map {
-            (($0.path as NSString).deletingLastPathComponent as NSString).lastPathComponent
+            (FileSystemPath.folder(of: $0.path) as NSString).lastPathComponent
         }
     }
 
