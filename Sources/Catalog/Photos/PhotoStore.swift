@@ -35,7 +35,7 @@ public struct PhotoStore: Sendable {
         try TableTags.track(table, db)
     }
 
-    /// The column of each photo's classes (``PhotoClasses/bytes``), empty for rows made before it: the next
+    /// The column of each photo's classes (`PhotoClasses.bytes`), empty for rows made before it: the next
     /// `cbir index` fills them (``lacksPrintOrClasses(image:_:)``).
     static func addClasses(_ db: Database) throws {
         try db.alter(table: table) { t in t.add(column: "classes", .blob) }

@@ -31,27 +31,11 @@ extension Catalog {
         throws(CatalogError) -> [[SimilarPhoto]]
     {
         guard top > 0 else { throw .invalidQuery("--top must be at least 1") }
-        var asked = top, current: [Int64: String] = [:], checked: Set<Int64> = []
-        while true {
-            let nearest = try nearestImages(to: prints, top: asked, context: context)
-            let unchecked = Set(nearest.joined().map(\.image)).subtracting(checked)
-            for (id, record) in try records(of: unchecked) where IndexedFile.staleness(of: record) == nil {
-                current[id] = record.path
+        return try currentPhotos(top: top) { asked throws(CatalogError) in
+            try nearestImages(to: prints, top: asked ?? top, context: context).map { nearest in
+                nearest.map { ($0.image, $0.distance) }
             }
-            checked.formUnion(unchecked)
-            let found = nearest.map { matches in
-                matches.compactMap { match in
-                    current[match.image].map { SimilarPhoto(image: match.image, path: $0, distance: match.distance) }
-                }
-            }
-            // Fewer found than asked: every printed photo was seen.
-            if found.allSatisfy({ $0.count >= top }) || nearest.allSatisfy({ $0.count < asked }) {
-                return found.map { Array($0.prefix(top)) }
-            }
-            // Twice as many: a library with many files gone (a share not mounted) takes a few rounds, not one
-            // a photo.
-            asked *= 2
-        }
+        }.map { found in found.map { SimilarPhoto(image: $0.image, path: $0.path, distance: $0.match) } }
     }
 
     /// The `top` printed photos nearest to each of `prints` as `SimilarPrints` ranks them, with the cosine

@@ -25,6 +25,31 @@ extension Catalog {
                 .union(try unprintedCopies().map(\.image)))
     }
 
+    /// The photos of rankings whose files are still the photos that were indexed (``IndexedFile/staleness(of:)``),
+    /// with their paths: `rank(count)` ranks the best `count` of each (every photo when nil); where files gone
+    /// leave a ranking fewer than `top`, though it had more, it is asked for twice as many, so that a library with
+    /// many files gone (a share not mounted) takes a few rounds, not one a photo.
+    nonisolated func currentPhotos<Match>(
+        top: Int?, _ rank: (Int?) throws(CatalogError) -> [[(image: Int64, match: Match)]]
+    ) throws(CatalogError) -> [[(image: Int64, path: String, match: Match)]] {
+        var asked = top, current: [Int64: String] = [:], checked: Set<Int64> = []
+        while true {
+            let ranked = try rank(asked)
+            let unchecked = Set(ranked.joined().map(\.image)).subtracting(checked)
+            for (id, record) in try records(of: unchecked) where IndexedFile.staleness(of: record) == nil {
+                current[id] = record.path
+            }
+            checked.formUnion(unchecked)
+            let found = ranked.map { matches in
+                matches.compactMap { match in current[match.image].map { (match.image, $0, match.match) } }
+            }
+            guard let top, let wanted = asked,
+                zip(found, ranked).contains(where: { $0.count < top && $1.count == wanted })
+            else { return found.map { photos in top.map { Array(photos.prefix($0)) } ?? photos } }
+            asked = wanted * 2
+        }
+    }
+
     /// The stored records of images by id, read 500 to a statement.
     nonisolated func records(of ids: some Collection<Int64>) throws(CatalogError) -> [Int64: ImageRecord] {
         let ids = Array(ids)

@@ -5,7 +5,7 @@ import PhotoSimilarity
 
 /// Photos found by words: `GET /api/search?q=dog` (and the search page, `GET /search?q=`, from the box on
 /// every page) ranks the indexed photos by how likely the classifier found that they show what the words name
-/// (``WordClasses``: WordNet's nouns to ImageNet's classes), as `cbir search` does.
+/// (`WordClasses`: WordNet's nouns to ImageNet's classes), as `cbir search` does.
 struct WordSearchController<Context: RequestContext>: Sendable {
     let service: CatalogService
     /// Photos listed by default, and at most.
