@@ -80,13 +80,11 @@ struct WordBench: ParsableCommand {
             let photos = logits.map { PhotoClasses(logits: $0, keeping: count) }
             for (word, relevant) in words {
                 let query = try vocabulary.query([word])
-                let ranking = photos.indices.sorted { (query.score(photos[$0]), $1) > (query.score(photos[$1]), $0) }
-                let hits = ranking.map { relevant.contains(folders[$0]) }
                 scores.append(
                     .init(
                         kept: count, word: word, power: nil, classes: query.terms.flatMap(\.classes).count,
-                        nearest: query.terms.contains(where: \.nearest), relevant: hits.filter { $0 }.count,
-                        averagePrecision: Self.averagePrecision(hits), precisionAt10: Self.precision(hits, at: 10)))
+                        nearest: query.terms.contains(where: \.nearest),
+                        hits: Self.hits(photos.map(query.score), relevant: relevant, folders: folders)))
             }
         }
 
@@ -103,21 +101,17 @@ struct WordBench: ParsableCommand {
             for power in Self.nearnessPowers {
                 let weights = WordClasses.weights(nearness: similarities, power: power)
                 let scores = stored.map { $0.probability(weightedBy: weights) }
-                let ranking = scores.indices.sorted { (scores[$0], $1) > (scores[$1], $0) }
-                let hits = ranking.map { relevant.contains(folders[$0]) }
                 withheld.append(
                     .init(
                         kept: PhotoClasses.storedCount, word: word, power: power,
                         classes: weights.filter { $0 >= WordClasses.leastWeight }.count, nearest: true,
-                        relevant: relevant.count,
-                        averagePrecision: Self.averagePrecision(hits), precisionAt10: Self.precision(hits, at: 10)))
+                        hits: Self.hits(scores, relevant: relevant, folders: folders)))
             }
         }
 
         var timings: [WordBenchReport.Timing] = []
-        let real = logits.map { PhotoClasses(logits: $0) }
         for size in sizes {
-            let library = ClassPostings((0..<size).map { real[$0 % real.count] })
+            let library = ClassPostings((0..<size).map { stored[$0 % stored.count] })
             for word in timedWords {
                 progress("timing \"\(word)\" among \(size) photos")
                 let seconds = try medianSeconds(runs: runs) {
@@ -152,19 +146,9 @@ struct WordBench: ParsableCommand {
         }
     }
 
-    /// Average precision of a ranking whose relevant photos are `hits`.
-    static func averagePrecision(_ hits: [Bool]) -> Double {
-        var found = 0, sum = 0.0
-        for (rank, hit) in hits.enumerated() where hit {
-            found += 1
-            sum += Double(found) / Double(rank + 1)
-        }
-        return found == 0 ? 0 : sum / Double(found)
-    }
-
-    /// The share of relevant photos among the first `count`.
-    static func precision(_ hits: [Bool], at count: Int) -> Double {
-        Double(hits.prefix(count).filter { $0 }.count) / Double(count)
+    /// Whether each photo, best score first (ties to the earlier photo), is in one of the `relevant` folders.
+    static func hits(_ scores: [Float], relevant: Set<String>, folders: [String]) -> [Bool] {
+        scores.indices.sorted { (scores[$0], $1) > (scores[$1], $0) }.map { relevant.contains(folders[$0]) }
     }
 }
 

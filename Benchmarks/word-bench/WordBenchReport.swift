@@ -15,6 +15,19 @@ struct WordBenchReport: Encodable {
         let relevant: Int
         let averagePrecision: Double
         let precisionAt10: Double
+
+        /// The scores of a ranking whose photos, best first, are relevant where `hits` says.
+        init(kept: Int, word: String, power: Double?, classes: Int, nearest: Bool, hits: [Bool]) {
+            (self.kept, self.word, self.power, self.classes, self.nearest) = (kept, word, power, classes, nearest)
+            var found = 0, sum = 0.0
+            for (rank, hit) in hits.enumerated() where hit {
+                found += 1
+                sum += Double(found) / Double(rank + 1)
+            }
+            relevant = found
+            averagePrecision = found == 0 ? 0 : sum / Double(found)
+            precisionAt10 = Double(hits.prefix(10).filter { $0 }.count) / 10
+        }
     }
 
     /// How long a word takes among `photos` stored classes: WordNet looked up, every photo scored, the best

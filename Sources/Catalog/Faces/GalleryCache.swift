@@ -78,9 +78,7 @@ final class GalleryCache: @unchecked Sendable {
     /// process reads the gallery and the lists from their files beside the database while they hold the
     /// stored prints, and otherwise updates the lists it finds there.
     func similarPrints(of database: Catalog, context: RenderContext) throws(CatalogError) -> SimilarPrints {
-        let tag = { @Sendable (connection: any StoreConnection) throws -> Data in
-            try TableTags.tag(of: PhotoStore.table, connection)
-        }
+        let tag = Self.printsTag
         let current = try database.readingStatement(tag)
         let key = ObjectIdentifier(context.device)
         lock.lock()
@@ -138,9 +136,7 @@ final class GalleryCache: @unchecked Sendable {
 
     /// Every stored photo's classes, read again whenever the prints' table changed.
     func photoClasses(of database: Catalog) throws(CatalogError) -> StoredPhotoClasses {
-        let tag = { @Sendable (connection: any StoreConnection) throws -> Data in
-            try TableTags.tag(of: PhotoStore.table, connection)
-        }
+        let tag = Self.printsTag
         let current = try database.readingStatement(tag)
         if let kept = lock.withLock({ classes }), kept.tag == current { return kept }
         let read = try database.reading { connection in
@@ -158,6 +154,11 @@ final class GalleryCache: @unchecked Sendable {
     func savedNeighbourhoods(of database: Catalog, count: Int) -> PrintNeighbourhoods? {
         lock.withLock { similar.values.first?.neighbourhoods }
             ?? PrintNeighbourhoodsFile.read(database.files.printNeighbours, count: count)?.neighbourhoods
+    }
+
+    /// The tag of the photos' prints table, which their prints, neighbour lists and classes follow.
+    private static let printsTag = { @Sendable (connection: any StoreConnection) throws -> Data in
+        try TableTags.tag(of: PhotoStore.table, connection)
     }
 
     /// An embedding gallery's file at `path`, of rows of `length` values.

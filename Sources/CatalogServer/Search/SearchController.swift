@@ -114,7 +114,7 @@ struct SearchController<Context: RequestContext>: Sendable {
         }
         var words: WordsContent
         do {
-            let found = try WordSearchController<Context>(service: service).result(of: request)
+            let found = try service.photosFound(by: request)
             words = WordsContent(
                 title: found.words.joined(separator: " "), notes: found.notes, error: nil,
                 results: found.results.map {
